@@ -1,0 +1,5 @@
+"""Run the command line: ``python -m t2gen``."""
+
+from t2gen.cli import main
+
+main()

@@ -1,0 +1,83 @@
+"""The error hierarchy of t2gen: every failure a user can cause is a T2genError."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from t2gen.problems import Problem
+
+__all__ = [
+    "ConfigError",
+    "OutputError",
+    "SchemaError",
+    "T2genError",
+    "TemplateError",
+    "ValidationError",
+]
+
+
+class T2genError(Exception):
+    """Base class of every error caused by input, templates or the file system."""
+
+    def __init__(self, message: str, *, problems: Iterable[Problem] = ()) -> None:
+        """Create the error.
+
+        Args:
+            message: one line for the user.
+            problems: located findings; printed instead of ``message`` when present.
+        """
+        self.problems: list[Problem] = sorted(problems)
+        super().__init__(message)
+
+    def lines(self) -> list[str]:
+        """Return what the user should see, one finding per line."""
+        if self.problems:
+            return [str(p) for p in self.problems]
+        return [str(self)]
+
+
+class ConfigError(T2genError):
+    """A job file that cannot be read or parsed (I/O, encoding, YAML syntax)."""
+
+    def __init__(self, *, path: str, message: str, line: int = 0, col: int = 0) -> None:
+        """Create the error for ``path`` at 1-based ``line``/``col`` (0 if unknown)."""
+        self.path = path
+        problem = Problem(path, line, col, message)
+        super().__init__(str(problem), problems=[problem])
+
+
+class SchemaError(T2genError):
+    """A job file that parses but breaks the job schema or a semantic rule."""
+
+    def __init__(self, *, problems: Iterable[Problem]) -> None:
+        """Create the error from located problems (at least one)."""
+        items = sorted(problems)
+        super().__init__(f"{len(items)} problem(s) in the job file", problems=items)
+
+
+class TemplateError(T2genError):
+    """A template that fails to render or renders YAML that does not parse."""
+
+    def __init__(self, *, template: str, line: int | None, message: str) -> None:
+        """Create the error for ``template`` (its name in the set) at ``line``."""
+        self.template = template
+        self.line = line
+        where = f"{template}:{line}" if line else template
+        super().__init__(f"{where}: {message}")
+
+
+class ValidationError(T2genError):
+    """Manifests that break a Kubernetes schema or a semantic output rule."""
+
+    def __init__(self, *, findings: Iterable[str]) -> None:
+        """Create the error from one line per finding (``Kind/name: field: message``)."""
+        self.findings = list(findings)
+        super().__init__("\n".join(self.findings))
+
+    def lines(self) -> list[str]:
+        """Return one finding per line."""
+        return list(self.findings)
+
+
+class OutputError(T2genError):
+    """Output that cannot be written (a file where a directory should be, I/O errors)."""

@@ -1,0 +1,389 @@
+"""Read a job file (YAML 1.2 or JSON) into plain data plus the position of every node."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.composer import Composer
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import AliasEvent, CollectionStartEvent
+from ruamel.yaml.reader import ReaderError
+
+from t2gen.errors import ConfigError
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_FILE_BYTES",
+    "JsonPath",
+    "SourceDoc",
+    "load_config",
+    "parse_config",
+]
+
+MAX_FILE_BYTES = 1024 * 1024
+"""Largest job file t2gen reads (1 MiB); a real one is a few hundred bytes."""
+
+MAX_DEPTH = 32
+"""Deepest nesting of mappings and lists accepted; the job schema needs 6."""
+
+JsonPath = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class SourceDoc:
+    """A parsed job file.
+
+    Attributes:
+        path: the file as the user named it (``-`` for standard input).
+        data: plain Python data: dict, list, str, int, float, bool, None.
+        positions: 1-based (line, col) of each node's value, by JSON path.
+        key_positions: 1-based (line, col) of each mapping key, by the key's JSON path.
+    """
+
+    path: str
+    data: Any
+    positions: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
+    key_positions: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
+
+    def position(self, path: JsonPath, *, key: bool = False) -> tuple[int, int]:
+        """Return the (line, col) of ``path``, or of its nearest ancestor that has one.
+
+        Args:
+            path: the JSON path of a node.
+            key: prefer the position of the mapping key over that of its value.
+
+        Returns:
+            1-based line and column; ``(1, 1)`` when nothing better is known.
+        """
+        probe = path
+        while True:
+            if key and probe in self.key_positions:
+                return self.key_positions[probe]
+            if probe in self.positions:
+                return self.positions[probe]
+            if probe in self.key_positions:
+                return self.key_positions[probe]
+            if not probe:
+                return (1, 1)
+            probe = probe[:-1]
+
+
+class _StrictComposer(Composer):
+    """A composer that refuses aliases and anchors and limits nesting depth.
+
+    Aliases make a small file expand into a huge one ("billion laughs"); a job
+    file never needs them, so they are refused before anything is built.
+    """
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.parser.peek_event()
+        if isinstance(event, AliasEvent):
+            raise _Refused(
+                event.start_mark,
+                "YAML aliases (*name) are not allowed in a job file; write the value out",
+            )
+        if getattr(event, "anchor", None):
+            raise _Refused(
+                event.start_mark,
+                "YAML anchors (&name) are not allowed in a job file; remove the anchor",
+            )
+        if isinstance(event, CollectionStartEvent):
+            self._t2gen_depth = getattr(self, "_t2gen_depth", 0) + 1
+            if self._t2gen_depth > MAX_DEPTH:
+                raise _Refused(
+                    event.start_mark,
+                    f"nesting deeper than {MAX_DEPTH} levels; a job file needs far fewer",
+                )
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self._t2gen_depth -= 1
+        return super().compose_node(parent, index)
+
+
+class _Refused(Exception):
+    """Raised inside the composer for input that parses but is not accepted."""
+
+    def __init__(self, mark: Any, message: str) -> None:
+        self.mark = mark
+        super().__init__(message)
+
+
+def _make_yaml() -> YAML:
+    """Return a round-trip YAML 1.2 reader that keeps positions and rejects duplicate keys."""
+    reader = YAML(typ="rt")
+    reader.Composer = _StrictComposer
+    reader.allow_duplicate_keys = False
+    # Timestamps stay the strings the user wrote (check-jsonschema does the same).
+    reader.constructor.add_constructor(
+        "tag:yaml.org,2002:timestamp",
+        lambda loader, node: loader.construct_scalar(node),
+    )
+    return reader
+
+
+def read_source(path: str, *, stdin: IO[bytes] | None = None) -> bytes:
+    """Read a job file's bytes, at most :data:`MAX_FILE_BYTES`.
+
+    Args:
+        path: a file path, or ``-`` for standard input.
+        stdin: the stream to read for ``-`` (default ``sys.stdin.buffer``).
+
+    Returns:
+        The raw bytes.
+
+    Raises:
+        ConfigError: the file is missing, a directory, unreadable or too large.
+    """
+    try:
+        if path == "-":
+            stream = stdin if stdin is not None else sys.stdin.buffer
+            raw = stream.read(MAX_FILE_BYTES + 1)
+        else:
+            with Path(path).open("rb") as handle:
+                raw = handle.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigError(path=path, message="no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(path=path, message="is a directory, not a job file") from None
+    except PermissionError:
+        raise ConfigError(path=path, message="permission denied") from None
+    except OSError as err:
+        raise ConfigError(
+            path=path, message=f"cannot read: {err.strerror or err}"
+        ) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ConfigError(
+            path=path,
+            message=f"larger than {MAX_FILE_BYTES // 1024} KiB; a job file is a few hundred bytes",
+        )
+    return raw
+
+
+def _decode(path: str, raw: bytes) -> str:
+    """Decode UTF-8 (a BOM is dropped), reporting the line and column of a bad byte."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        offset = err.start
+        line = raw.count(b"\n", 0, offset) + 1
+        col = offset - (raw.rfind(b"\n", 0, offset) + 1) + 1
+        raise ConfigError(
+            path=path,
+            line=line,
+            col=col,
+            message=f"not UTF-8 (byte 0x{raw[offset]:02x}); save the job file as UTF-8 text",
+        ) from None
+
+
+def load_config(path: str, *, stdin: IO[bytes] | None = None) -> SourceDoc:
+    """Read and parse a job file.
+
+    Args:
+        path: a file path, or ``-`` for standard input.
+        stdin: the stream to read for ``-`` (default ``sys.stdin.buffer``).
+
+    Returns:
+        The parsed document with positions.
+
+    Raises:
+        ConfigError: unreadable, too large, not UTF-8, not YAML, empty, several
+            documents, aliases or anchors, explicit tags, or nested too deep.
+    """
+    return parse_config(_decode(path, read_source(path, stdin=stdin)), path=path)
+
+
+def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
+    """Parse job-file text (see :func:`load_config`)."""
+    reader = _make_yaml()
+    try:
+        documents = list(_first_two(reader.load_all(text)))
+    except _Refused as err:
+        raise ConfigError(
+            path=path, line=err.mark.line + 1, col=err.mark.column + 1, message=str(err)
+        ) from None
+    except MarkedYAMLError as err:
+        raise _yaml_error(path, err) from None
+    except ReaderError as err:
+        line = text.count("\n", 0, err.position) + 1
+        col = err.position - (text.rfind("\n", 0, err.position) + 1) + 1
+        character = (
+            err.character if isinstance(err.character, str) else chr(err.character)
+        )
+        raise ConfigError(
+            path=path,
+            line=line,
+            col=col,
+            message=f"character U+{ord(character):04X} is not allowed in YAML; remove it or write it as an escape in a double-quoted string",
+        ) from None
+    except YAMLError as err:
+        raise ConfigError(
+            path=path, line=1, col=1, message=f"not valid YAML: {err}"
+        ) from None
+    except RecursionError:  # pragma: no cover - the composer's depth limit comes first
+        raise ConfigError(
+            path=path, line=1, col=1, message="nesting too deep"
+        ) from None
+    if len(documents) > 1:
+        raise ConfigError(
+            path=path,
+            line=_second_document_line(text),
+            col=1,
+            message="more than one YAML document; a job file holds exactly one job",
+        )
+    if not documents or documents[0] is None:
+        raise ConfigError(
+            path=path, line=1, col=1, message="empty job file; start from `t2gen init`"
+        )
+    root = documents[0]
+    if not isinstance(root, CommentedMap):
+        kind = "a list" if isinstance(root, CommentedSeq) else "a single value"
+        raise ConfigError(
+            path=path,
+            line=1,
+            col=1,
+            message=f"the job file is {kind}, not a mapping; it must start with `apiVersion: t2gen/v1`",
+        )
+    positions: dict[JsonPath, tuple[int, int]] = {(): (1, 1)}
+    key_positions: dict[JsonPath, tuple[int, int]] = {}
+    data = _plain(root, (), positions, key_positions, path)
+    return SourceDoc(
+        path=path, data=data, positions=positions, key_positions=key_positions
+    )
+
+
+def _first_two(documents: Iterator[Any]) -> Iterator[Any]:
+    """Yield at most two documents, so a long stream is not parsed to its end."""
+    for count, document in enumerate(documents):
+        yield document
+        if count == 1:
+            return
+
+
+def _second_document_line(text: str) -> int:
+    """Return the 1-based line of the second document's ``---`` (best effort)."""
+    seen_content = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith("---") and seen_content:
+            return number
+        if (
+            line.strip()
+            and not line.lstrip().startswith("#")
+            and not line.startswith("%")
+        ):
+            seen_content = seen_content or not line.startswith("---")
+    return 1
+
+
+def _yaml_error(path: str, err: MarkedYAMLError) -> ConfigError:
+    """Turn a ruamel syntax error into a ConfigError at its mark."""
+    mark = err.problem_mark or err.context_mark
+    problem = err.problem or err.context or "not valid YAML"
+    if "found character '\\t'" in problem or "found a tab character" in problem:
+        problem += " (indent with spaces, not tabs)"
+    if "duplicate key" in problem or type(err).__name__ == "DuplicateKeyError":
+        key = problem.split('"')[1] if '"' in problem else ""
+        problem = (
+            f"duplicate key {key!r}; each key may appear once in a mapping"
+            if key
+            else problem
+        )
+    context_mark = err.context_mark
+    if err.context and context_mark is not None and context_mark is not mark:
+        problem = f"{problem} ({err.context} started at {context_mark.line + 1}:{context_mark.column + 1})"
+    line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    return ConfigError(path=path, line=line, col=col, message=problem)
+
+
+def _plain(
+    node: Any,
+    where: JsonPath,
+    positions: dict[JsonPath, tuple[int, int]],
+    key_positions: dict[JsonPath, tuple[int, int]],
+    path: str,
+) -> Any:
+    """Convert ruamel's round-trip nodes to plain data, recording positions."""
+    if isinstance(node, CommentedMap):
+        _reject_tag(node, where, positions, path)
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            line_data = node.lc.data.get(key)
+            if not isinstance(key, str):
+                line, col = (
+                    (line_data[0] + 1, line_data[1] + 1)
+                    if line_data
+                    else positions.get(where, (1, 1))
+                )
+                raise ConfigError(
+                    path=path,
+                    line=line,
+                    col=col,
+                    message=f"mapping key {key!r} is not a string; quote it",
+                )
+            child = (*where, key)
+            if line_data:
+                key_positions[child] = (line_data[0] + 1, line_data[1] + 1)
+                positions[child] = (line_data[2] + 1, line_data[3] + 1)
+            out[key] = _plain(value, child, positions, key_positions, path)
+        return out
+    if isinstance(node, CommentedSeq):
+        _reject_tag(node, where, positions, path)
+        items: list[Any] = []
+        for index, value in enumerate(node):
+            child = (*where, index)
+            line_data = node.lc.data.get(index)
+            if line_data:
+                positions[child] = (line_data[0] + 1, line_data[1] + 1)
+            items.append(_plain(value, child, positions, key_positions, path))
+        return items
+    if node is None or isinstance(node, bool):
+        return node
+    tag = getattr(node, "tag", None)
+    if (
+        tag is not None
+        and getattr(tag, "value", None)
+        and not str(tag.value).startswith("tag:yaml.org,2002:")
+    ):
+        line, col = positions.get(where, (1, 1))
+        raise ConfigError(
+            path=path,
+            line=line,
+            col=col,
+            message=f"YAML tag {tag.value} is not allowed here; remove it",
+        )
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    if isinstance(node, str):
+        return str(node)
+    line, col = positions.get(where, (1, 1))
+    raise ConfigError(
+        path=path,
+        line=line,
+        col=col,
+        message="YAML sets, ordered maps and binary values are not allowed in a job file; "
+        "use a mapping, list, string, number or boolean",
+    )
+
+
+def _reject_tag(
+    node: Any, where: JsonPath, positions: dict[JsonPath, tuple[int, int]], path: str
+) -> None:
+    """Refuse explicit tags such as ``!!set`` or ``!custom`` on collections."""
+    tag = getattr(node, "tag", None)
+    value = getattr(tag, "value", None) if tag is not None else None
+    if value and not str(value).startswith("tag:yaml.org,2002:"):
+        line, col = positions.get(where, (1, 1))
+        raise ConfigError(
+            path=path,
+            line=line,
+            col=col,
+            message=f"YAML tag {value} is not allowed here; remove it",
+        )
