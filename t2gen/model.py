@@ -1,0 +1,302 @@
+"""The job as typed, frozen data, built only from documents that passed validation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from t2gen.quantity import Quantity, parse_quantity
+
+__all__ = [
+    "EnvVar",
+    "Job",
+    "JobMaster",
+    "JobPackage",
+    "JobSpec",
+    "Mpi",
+    "Network",
+    "NodeSelectorRequirement",
+    "PersistentStorage",
+    "Placement",
+    "PreferredRequirement",
+    "Rbac",
+    "WorkerGroup",
+    "build_job",
+]
+
+
+@dataclass(frozen=True)
+class WorkerGroup:
+    """One group of identical workers (a Twister2 compute resource).
+
+    Attributes:
+        index: position in ``spec.workers``; the StatefulSet is ``<job>-<index>``.
+        count: workers in the group.
+        per_pod: workers per pod; ``count`` is a multiple of it.
+        cpu: cores per worker.
+        memory: bytes per worker.
+        volatile_disk: scratch bytes per worker; zero for none.
+    """
+
+    index: int
+    count: int
+    per_pod: int
+    cpu: Quantity
+    memory: Quantity
+    volatile_disk: Quantity
+
+    @property
+    def replicas(self) -> int:
+        """Pods in the group: ``count / per_pod``."""
+        return self.count // self.per_pod
+
+
+@dataclass(frozen=True)
+class NodeSelectorRequirement:
+    """A node-label expression; ``values`` are strings, as Kubernetes needs them."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PreferredRequirement:
+    """A weighted (1-100) node-label preference."""
+
+    weight: int
+    requirement: NodeSelectorRequirement
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Node affinity and uniform mapping for every worker pod."""
+
+    required: tuple[NodeSelectorRequirement, ...]
+    preferred: tuple[PreferredRequirement, ...]
+    uniform: str
+
+
+@dataclass(frozen=True)
+class Network:
+    """Worker ports and the Service type (``Headless`` or ``NodePort``)."""
+
+    base_port: int
+    protocol: str
+    additional_ports: tuple[str, ...]
+    service_type: str
+    node_port: int | None
+
+
+@dataclass(frozen=True)
+class JobMaster:
+    """The job master: in the cluster (``enabled``) or in the client at ``address``."""
+
+    enabled: bool
+    address: str | None
+    cpu: Quantity
+    memory: Quantity
+    port: int
+    volatile_disk: Quantity
+    persistent_disk: Quantity
+
+
+@dataclass(frozen=True)
+class PersistentStorage:
+    """The job's shared PersistentVolumeClaim; ``per_worker`` zero means none."""
+
+    per_worker: Quantity
+    storage_class_name: str | None
+    access_mode: str
+
+
+@dataclass(frozen=True)
+class Mpi:
+    """OpenMPI mode and the SSH key Secret it mounts."""
+
+    enabled: bool
+    ssh_secret_name: str
+
+
+@dataclass(frozen=True)
+class JobPackage:
+    """How pods fetch the job package: ``webserver`` or ``client-to-pods``."""
+
+    upload_method: str
+    uri: str | None
+    file_size: int | None
+    jar_file: str | None
+
+
+@dataclass(frozen=True)
+class EnvVar:
+    """An extra environment variable for every container."""
+
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Rbac:
+    """Whether to render the job's ServiceAccount, Role and RoleBinding."""
+
+    create: bool
+    service_account_name: str | None
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """Everything under ``spec`` of the job file."""
+
+    image: str
+    image_pull_policy: str
+    image_pull_secrets: tuple[str, ...]
+    workers: tuple[WorkerGroup, ...]
+    bind_workers_to_cpu: bool
+    placement: Placement
+    network: Network
+    job_master: JobMaster
+    storage: PersistentStorage
+    mpi: Mpi
+    job_package: JobPackage
+    env: tuple[EnvVar, ...]
+    rbac: Rbac
+
+    @property
+    def total_workers(self) -> int:
+        """Workers in the whole job, over every group."""
+        return sum(group.count for group in self.workers)
+
+    @property
+    def total_pods(self) -> int:
+        """Worker pods in the whole job."""
+        return sum(group.replicas for group in self.workers)
+
+
+@dataclass(frozen=True)
+class Job:
+    """A validated Twister2 job.
+
+    Attributes:
+        name: the job ID; every object name starts with it.
+        namespace: where the objects go, or None to leave it to kubectl/kustomize.
+        labels: extra labels for every object and pod (sorted by key).
+        annotations: extra annotations for every object and pod (sorted by key).
+        spec: the job's specification.
+        source: the job file it came from, as the user named it.
+    """
+
+    name: str
+    namespace: str | None
+    labels: tuple[tuple[str, str], ...]
+    annotations: tuple[tuple[str, str], ...]
+    spec: JobSpec
+    source: str = "-"
+
+
+def _requirement(raw: dict[str, Any]) -> NodeSelectorRequirement:
+    """Build a node-label expression; integer values become strings (Gt/Lt)."""
+    return NodeSelectorRequirement(
+        key=raw["key"],
+        operator=raw["operator"],
+        values=tuple(str(value) for value in raw.get("values", ())),
+    )
+
+
+def build_job(
+    data: dict[str, Any], *, source: str = "-", namespace: str | None = None
+) -> Job:
+    """Build a :class:`Job` from a document that passed the schema and the rules.
+
+    Args:
+        data: the job document with schema defaults applied.
+        source: the job file's name, kept for messages and ``# Source:`` lines.
+        namespace: overrides ``metadata.namespace`` when given (``--namespace``).
+
+    Returns:
+        The typed job.
+
+    Raises:
+        KeyError, ValueError: the document was not validated first (a t2gen bug).
+    """
+    meta = data["metadata"]
+    spec = data["spec"]
+    network = spec["network"]
+    job_master = spec["jobMaster"]
+    persistent = spec["storage"]["persistent"]
+    package = spec["jobPackage"]
+    placement = spec["placement"]
+    return Job(
+        name=meta["name"],
+        namespace=namespace or meta.get("namespace"),
+        labels=tuple(sorted(meta.get("labels", {}).items())),
+        annotations=tuple(sorted(meta.get("annotations", {}).items())),
+        source=source,
+        spec=JobSpec(
+            image=spec["image"],
+            image_pull_policy=spec["imagePullPolicy"],
+            image_pull_secrets=tuple(spec["imagePullSecrets"]),
+            workers=tuple(
+                WorkerGroup(
+                    index=index,
+                    count=group["count"],
+                    per_pod=group["perPod"],
+                    cpu=parse_quantity(group["cpu"]),
+                    memory=parse_quantity(group["memory"]),
+                    volatile_disk=parse_quantity(group["volatileDisk"]),
+                )
+                for index, group in enumerate(spec["workers"])
+            ),
+            bind_workers_to_cpu=spec["bindWorkersToCpu"],
+            placement=Placement(
+                required=tuple(
+                    _requirement(raw) for raw in placement["nodeAffinity"]["required"]
+                ),
+                preferred=tuple(
+                    PreferredRequirement(
+                        weight=raw["weight"], requirement=_requirement(raw)
+                    )
+                    for raw in placement["nodeAffinity"]["preferred"]
+                ),
+                uniform=placement["uniform"],
+            ),
+            network=Network(
+                base_port=network["basePort"],
+                protocol=network["protocol"],
+                additional_ports=tuple(network["additionalPorts"]),
+                service_type=network["service"]["type"],
+                node_port=network["service"].get("nodePort"),
+            ),
+            job_master=JobMaster(
+                enabled=job_master["enabled"],
+                address=job_master.get("address"),
+                cpu=parse_quantity(job_master["cpu"]),
+                memory=parse_quantity(job_master["memory"]),
+                port=job_master["port"],
+                volatile_disk=parse_quantity(job_master["volatileDisk"]),
+                persistent_disk=parse_quantity(job_master["persistentDisk"]),
+            ),
+            storage=PersistentStorage(
+                per_worker=parse_quantity(persistent["perWorker"]),
+                storage_class_name=persistent.get("storageClassName"),
+                access_mode=persistent["accessMode"],
+            ),
+            mpi=Mpi(
+                enabled=spec["mpi"]["enabled"],
+                ssh_secret_name=spec["mpi"]["sshSecretName"],
+            ),
+            job_package=JobPackage(
+                upload_method=package["uploadMethod"],
+                uri=package.get("uri"),
+                file_size=package.get("fileSize"),
+                jar_file=package.get("jarFile"),
+            ),
+            env=tuple(
+                EnvVar(name=raw["name"], value=raw["value"]) for raw in spec["env"]
+            ),
+            rbac=Rbac(
+                create=spec["rbac"]["create"],
+                service_account_name=spec["rbac"].get("serviceAccountName"),
+            ),
+        ),
+    )

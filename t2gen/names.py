@@ -1,0 +1,175 @@
+"""Names, labels, paths and environment variable names shared with the Twister2 runtime.
+
+Everything the Twister2 runtime looks up by name (object names derived from
+the job ID, the ``app``/``t2-job``/``t2-wp``/``t2-mp`` labels, volume paths,
+environment variables) follows the real launcher, cylondata/twister2
+0.8.0-SNAPSHOT: ``KubernetesUtils``, ``KubernetesConstants`` and
+``K8sEnvVariables`` (see ``shared/reference/twister2-k8s.md`` §1, §4.4, §5).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CLASS_JOB_MASTER",
+    "CLASS_MPI_MASTER",
+    "CLASS_WORKER",
+    "JOB_MASTER_CONTAINER",
+    "RESERVED_ENV_NAMES",
+    "RESERVED_LABEL_KEYS",
+    "SELECTOR_LABEL_KEYS",
+    "WORKER_GROUP_LABEL",
+    "common_labels",
+    "job_master_pod_labels",
+    "job_master_selector",
+    "job_master_service_name",
+    "job_master_statefulset_name",
+    "node_port_service_name",
+    "worker_container_name",
+    "worker_pod_labels",
+    "worker_selector",
+    "worker_service_name",
+    "worker_statefulset_name",
+]
+
+# Volumes and where they are mounted (KubernetesConstants).
+MEMORY_VOLUME = "twister2-memory-dir"
+MEMORY_VOLUME_PATH = "/twister2-memory-dir"
+VOLATILE_VOLUME = "twister2-volatile-dir"
+VOLATILE_VOLUME_PATH = "/twister2-volatile"
+PERSISTENT_VOLUME = "persistent-volume"
+PERSISTENT_VOLUME_PATH = "/persistent"
+SSH_KEY_VOLUME = "kube-openmpi-ssh-key"
+SSH_KEY_VOLUME_PATH = "/ssh-key/openmpi"
+SSH_KEY_MODE = 0o400
+
+# Classes the container scripts run (CLASS_TO_RUN).
+CLASS_WORKER = "edu.iu.dsc.tws.rsched.schedulers.k8s.worker.K8sWorkerStarter"
+CLASS_MPI_MASTER = "edu.iu.dsc.tws.rsched.schedulers.k8s.mpi.MPIMasterStarter"
+CLASS_JOB_MASTER = "edu.iu.dsc.tws.rsched.schedulers.k8s.master.JobMasterStarter"
+
+JOB_MASTER_CONTAINER = "twister2-job-master-0"
+JOB_ARCHIVE_DIRECTORY = "twister2-job"
+LOGGER_PROPERTIES_FILE = "common/logger.properties"
+DEFAULT_UPLOADER = "http://twister2-uploader.default.svc.cluster.local"
+JVM_MEMORY_FRACTION = "0.8"
+"""Share of a container's memory given to the JVM heap (twister2.kubernetes.jvm.memory.fraction)."""
+
+WORKER_GROUP_LABEL = "t2-worker-group"
+"""Pod label holding the worker group index; with ``t2-wp`` it makes each StatefulSet's selector unique."""
+
+SELECTOR_LABEL_KEYS = frozenset({"t2-wp", "t2-mp", WORKER_GROUP_LABEL})
+"""Every label key t2gen puts into a selector; fixed forever (selectors are immutable)."""
+
+RESERVED_LABEL_KEYS = frozenset(
+    {
+        "app",
+        "t2-job",
+        "t2-wp",
+        "t2-mp",
+        "t2-wss",
+        "t2-mss",
+        WORKER_GROUP_LABEL,
+        "app.kubernetes.io/name",
+        "app.kubernetes.io/instance",
+        "app.kubernetes.io/component",
+        "app.kubernetes.io/managed-by",
+    }
+)
+"""Label keys t2gen sets itself; a job's own labels may not override them."""
+
+RESERVED_ENV_NAMES = frozenset(
+    {
+        "JOB_ID",
+        "ENCODED_NODE_INFO_LIST",
+        "POD_NAME",
+        "HOST_IP",
+        "HOST_NAME",
+        "JOB_PACKAGE_FILE_SIZE",
+        "USER_JOB_JAR_FILE",
+        "POD_MEMORY_VOLUME",
+        "JOB_ARCHIVE_DIRECTORY",
+        "JOB_PACKAGE_FILENAME",
+        "UPLOAD_METHOD",
+        "JOB_PACKAGE_URI",
+        "LOGGER_PROPERTIES_FILE",
+        "JOB_SUBMISSION_TIME",
+        "RESTORE_JOB",
+        "CONTAINER_NAME",
+        "JOB_MASTER_IP",
+        "CLASS_TO_RUN",
+        "WORKER_PORT",
+        "JVM_MEMORY_MB",
+    }
+)
+"""Every variable of Twister2's ``K8sEnvVariables``: the runtime's, never the user's."""
+
+
+def worker_service_name(job: str) -> str:
+    """Headless Service governing every worker StatefulSet: ``<job>``."""
+    return job
+
+
+def job_master_service_name(job: str) -> str:
+    """Headless Service of the job master: ``<job>-jm`` (workers resolve it by DNS)."""
+    return f"{job}-jm"
+
+
+def node_port_service_name(job: str) -> str:
+    """NodePort Service beside the headless one: ``<job>-np``."""
+    return f"{job}-np"
+
+
+def worker_statefulset_name(job: str, index: int) -> str:
+    """StatefulSet of worker group ``index``: ``<job>-<index>`` (the runtime parses it)."""
+    return f"{job}-{index}"
+
+
+def job_master_statefulset_name(job: str) -> str:
+    """StatefulSet of the job master: ``<job>-jm``."""
+    return f"{job}-jm"
+
+
+def worker_container_name(index: int) -> str:
+    """Container ``index`` of a worker pod: ``twister2-container-<index>``."""
+    return f"twister2-container-{index}"
+
+
+def common_labels(job: str, component: str) -> dict[str, str]:
+    """Labels of every object of a job.
+
+    Args:
+        job: the job ID.
+        component: ``worker``, ``job-master``, ``rbac``, ``config``, ``storage`` or ``ssh``.
+
+    Returns:
+        ``app`` and ``t2-job`` (the Twister2 runtime lists objects by them) and
+        the recommended ``app.kubernetes.io/*`` labels.
+    """
+    return {
+        "app": "twister2",
+        "t2-job": job,
+        "app.kubernetes.io/name": "twister2",
+        "app.kubernetes.io/instance": job,
+        "app.kubernetes.io/component": component,
+        "app.kubernetes.io/managed-by": "t2gen",
+    }
+
+
+def worker_selector(job: str, index: int) -> dict[str, str]:
+    """Selector of worker StatefulSet ``index``: unique to the job and the group."""
+    return {"t2-wp": job, WORKER_GROUP_LABEL: str(index)}
+
+
+def worker_pod_labels(job: str, index: int) -> dict[str, str]:
+    """Labels of a worker pod of group ``index``: common labels plus its selector."""
+    return {**common_labels(job, "worker"), **worker_selector(job, index)}
+
+
+def job_master_selector(job: str) -> dict[str, str]:
+    """Selector of the job master StatefulSet and Service (``t2-mp``)."""
+    return {"t2-mp": job}
+
+
+def job_master_pod_labels(job: str) -> dict[str, str]:
+    """Labels of the job master pod: common labels plus its selector."""
+    return {**common_labels(job, "job-master"), **job_master_selector(job)}
