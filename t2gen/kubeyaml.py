@@ -1,0 +1,174 @@
+"""YAML as kubectl reads it: a loader and an emitter for Kubernetes manifests.
+
+kubectl parses manifests as YAML 1.1 (``sigs.k8s.io/yaml`` on go-yaml v2):
+unquoted ``yes``, ``n``, ``on``, ``0400``, ``1e3`` or ``2024-01-01`` are not
+strings there. The emitter here quotes every string whose plain form could be
+read as anything but that string, so what kubectl reads is exactly the object
+t2gen meant; the loader reads rendered templates with the same YAML 1.1 rules
+(plus go-yaml's ``y``/``n`` booleans and ``1e3`` floats), rejecting duplicate
+keys. Both use PyYAML's C implementation when it is available.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable
+from typing import Any
+
+import yaml
+
+__all__ = ["KubeLoader", "dump_flow", "dump_yaml", "load_all_yaml"]
+
+_BaseLoader: type[yaml.SafeLoader]
+_BaseDumper: type[yaml.SafeDumper]
+try:  # pragma: no branch - the C classes ship in PyYAML's wheels
+    _BaseLoader = yaml.CSafeLoader  # type: ignore[assignment]
+    _BaseDumper = yaml.CSafeDumper  # type: ignore[assignment]
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _BaseLoader = yaml.SafeLoader
+    _BaseDumper = yaml.SafeDumper
+
+# A string may stay plain only if it starts with a letter, `_` or `/` and holds
+# nothing but these characters (`:` only between them), or is a quantity with a
+# suffix, and is not one of the words go-yaml v2 resolves to a bool or null.
+# Everything else is double-quoted.
+_PLAIN_SAFE = re.compile(
+    r"[A-Za-z_/][A-Za-z0-9._/-]*(?::[A-Za-z0-9._/-]+)*"
+    # Kubernetes quantities with a suffix (500m, 1Gi, 2k): no YAML resolver reads
+    # digits followed by one of these letters as anything but a string.
+    r"|[0-9]+(?:\.[0-9]+)?(?:[KMGTPE]i|[numkMGTPE])"
+)
+_YAML11_WORDS = frozenset(
+    word
+    for base in ("y", "yes", "n", "no", "true", "false", "on", "off", "null")
+    for word in (base, base.capitalize(), base.upper())
+)
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    """Represent a string plain when unambiguous, else double-quoted."""
+    plain = _PLAIN_SAFE.fullmatch(data) is not None and data not in _YAML11_WORDS
+    return dumper.represent_scalar(
+        "tag:yaml.org,2002:str", data, style=None if plain else '"'
+    )
+
+
+class KubeDumper(_BaseDumper):  # type: ignore[misc,valid-type]
+    """PyYAML dumper whose strings read back as strings in YAML 1.1 and 1.2."""
+
+
+KubeDumper.add_representer(str, _represent_str)
+
+
+class KubeLoader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """PyYAML safe loader with go-yaml v2's resolution rules; rejects duplicate keys.
+
+    Differences from PyYAML's YAML 1.1 resolver, all to match kubectl:
+    ``y``/``Y``/``n``/``N`` are booleans, ``1e3`` is a float, and timestamps
+    stay strings (kubectl turns them into RFC 3339 strings anyway).
+    """
+
+    def construct_mapping(
+        self, node: yaml.MappingNode, deep: bool = False
+    ) -> dict[Hashable, Any]:
+        """Build a mapping, raising on a key that appears twice."""
+        seen: dict[Hashable, yaml.Node] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    f"found duplicate key {key!r}",
+                    key_node.start_mark,
+                )
+            seen[key] = key_node
+        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
+
+
+KubeLoader.yaml_implicit_resolvers = {
+    first: [
+        (tag, regexp)
+        for tag, regexp in resolvers
+        if tag != "tag:yaml.org,2002:timestamp"
+    ]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+KubeLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:y|Y|n|N)$"), list("yYnN")
+)
+KubeLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)$"),
+    list("-+0123456789"),
+)
+
+
+def _construct_bool(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> bool:
+    """Read a YAML 1.1 boolean, including go-yaml's ``y`` and ``n``."""
+    value = loader.construct_scalar(node)
+    return str(value).lower() in ("y", "yes", "true", "on")
+
+
+KubeLoader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
+KubeLoader.add_constructor(
+    "tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node)
+)
+
+
+def load_all_yaml(text: str) -> list[Any]:
+    """Parse a multi-document YAML stream as kubectl would.
+
+    Args:
+        text: the stream.
+
+    Returns:
+        One Python object per document, ``None`` for empty documents.
+
+    Raises:
+        yaml.YAMLError: the text is not YAML, or a mapping repeats a key.
+    """
+    return list(yaml.load_all(text, Loader=KubeLoader))
+
+
+def dump_yaml(obj: Any) -> str:
+    """Emit one object as block-style YAML in the order its keys were inserted.
+
+    Args:
+        obj: dicts, lists, str, int, float, bool and None.
+
+    Returns:
+        The YAML text ending in a newline; strings quoted as :class:`KubeDumper` decides,
+        lines never folded.
+    """
+    text: str = yaml.dump(
+        obj,
+        Dumper=KubeDumper,
+        default_flow_style=False,
+        sort_keys=False,
+        allow_unicode=True,
+        width=2**31 - 1,
+    )
+    return text
+
+
+def dump_flow(obj: Any) -> str:
+    """Emit one value as a single-line YAML flow node, safe to embed after ``key: ``.
+
+    Args:
+        obj: a scalar, list or dict.
+
+    Returns:
+        E.g. ``"yes"``, ``{app: twister2}`` or ``[a, "1"]``, without a newline.
+    """
+    text: str = yaml.dump(
+        obj,
+        Dumper=KubeDumper,
+        default_flow_style=True,
+        sort_keys=False,
+        allow_unicode=True,
+        width=2**31 - 1,
+    )
+    if text.endswith("\n...\n"):
+        text = text[: -len("\n...\n")]
+    return text.rstrip("\n")
