@@ -1,0 +1,207 @@
+"""The ``t2gen`` command line: parse options, call the pipeline, print, pick the exit code.
+
+Heavy libraries (Jinja2, jsonschema, ruamel.yaml) are imported inside the
+commands that need them, so ``t2gen --help`` and ``--version`` start fast.
+Exit codes: 0 ok, 1 invalid input (or a failed check), 2 usage error.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from t2gen.errors import T2genError
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="t2gen",
+    help="Render the Kubernetes manifests of a Twister2 job from one small, validated job file.\n\n"
+    "Start with `t2gen init > job.yaml`, then `t2gen render job.yaml | kubectl apply -f -`.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+
+
+class OutputFormat(str, Enum):
+    """Formats ``render`` can write."""
+
+    yaml = "yaml"
+    json = "json"
+
+
+def _version(value: bool) -> None:
+    """Print the version and exit (an eager ``--version`` option)."""
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"t2gen {version('t2gen')}")
+        raise typer.Exit()
+
+
+def _namespace(value: Optional[str]) -> Optional[str]:  # noqa: UP045 - Typer reads the annotation at run time
+    """Check ``--namespace`` is a DNS-1123 label, as Kubernetes requires."""
+    if value is not None and (len(value) > 63 or not _DNS_LABEL.fullmatch(value)):
+        raise typer.BadParameter(
+            f"{value!r} is not a namespace name: use at most 63 lower-case letters, digits and '-', "
+            "starting and ending with a letter or digit"
+        )
+    return value
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_version,
+            is_eager=True,
+            help="Print t2gen's version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Render the Kubernetes manifests of a Twister2 job from one small, validated job file."""
+
+
+@contextmanager
+def _reporting() -> Iterator[None]:
+    """Turn a T2genError into lines on stderr and exit code 1 (never a traceback)."""
+    try:
+        yield
+    except T2genError as err:
+        for line in err.lines():
+            typer.echo(line, err=True)
+        raise typer.Exit(1) from None
+
+
+def _write_stdout(text: str) -> None:
+    """Write UTF-8 text with LF line ends to stdout, whatever the locale."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.buffer.flush()
+
+
+JobFiles = Annotated[
+    list[str],
+    typer.Argument(
+        help="Job files (YAML or JSON); `-` reads one from standard input.",
+        metavar="JOB...",
+    ),
+]
+Namespace = Annotated[
+    Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+    typer.Option(
+        "--namespace",
+        "-n",
+        callback=_namespace,
+        help="Namespace for every object; overrides metadata.namespace of the job file.",
+    ),
+]
+
+
+@app.command(
+    epilog="Examples:\n\n"
+    "  t2gen validate examples/*.yaml\n\n"
+    "  cat job.yaml | t2gen validate -",
+)
+def validate(jobs: JobFiles, namespace: Namespace = None) -> None:
+    """Check job files against the schema and Twister2's rules.
+
+    Every problem of every file is printed as `file:line:col: field: message`;
+    exit code 1 if there is any.
+    """
+    with _reporting():
+        from t2gen.pipeline import validate_files
+
+        for job in validate_files(jobs, namespace=namespace):
+            spec = job.spec
+            typer.echo(
+                f"{job.source}: valid: job {job.name}, {spec.total_workers} workers in {spec.total_pods} "
+                f"pod{'s' if spec.total_pods != 1 else ''}"
+            )
+
+
+@app.command(
+    epilog="Examples:\n\n"
+    "  t2gen render job.yaml | kubectl apply -f -\n\n"
+    "  t2gen render job.yaml -o manifests/ && kubectl apply -k manifests/\n\n"
+    "  t2gen render job.yaml --namespace analytics --format json",
+)
+def render(
+    jobs: JobFiles,
+    output: Annotated[
+        Optional[Path],  # noqa: UP045 - Typer reads the annotation at run time
+        typer.Option(
+            "--output-dir",
+            "-o",
+            help="Write one file per object plus kustomization.yaml into this directory (replaced atomically).",
+            file_okay=False,
+        ),
+    ] = None,
+    namespace: Namespace = None,
+    output_format: Annotated[
+        OutputFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="yaml: a `---` stream; json: one v1 List.",
+            case_sensitive=False,
+        ),
+    ] = OutputFormat.yaml,
+) -> None:
+    """Render the manifests of one or more jobs.
+
+    Nothing is written unless every job is valid and every object passes
+    t2gen's checks, so `| kubectl apply -f -` never applies half a job.
+
+    With bindWorkersToCpu the workers get Guaranteed QoS with whole cores; they
+    own those cores only on nodes whose kubelet runs the static CPU manager
+    policy (--cpu-manager-policy=static with a CPU reservation).
+    """
+    with _reporting():
+        from t2gen.output import to_json, to_yaml_stream, write_directory
+        from t2gen.pipeline import generate
+
+        documents = generate(jobs, namespace=namespace)
+        if output is not None:
+            for path in write_directory(documents, output, sources=jobs):
+                typer.echo(str(path), err=True)
+        elif output_format is OutputFormat.json:
+            _write_stdout(to_json(documents))
+        else:
+            _write_stdout(to_yaml_stream(documents))
+
+
+@app.command(epilog="Example:\n\n  t2gen schema > twister2job.schema.json")
+def schema() -> None:
+    """Print the job file's JSON Schema (draft 2020-12), for editors and pre-commit."""
+    with _reporting():
+        from t2gen.resources import schema_path
+
+        _write_stdout(schema_path().read_text(encoding="utf-8"))
+
+
+@app.command(epilog="Example:\n\n  t2gen init > job.yaml && t2gen render job.yaml")
+def init() -> None:
+    """Print a commented starter job file that validates and renders as it is."""
+    with _reporting():
+        from t2gen.resources import starter_job_path
+
+        _write_stdout(starter_job_path().read_text(encoding="utf-8"))
+
+
+def main() -> None:
+    """Run the command line (``python -m t2gen``)."""
+    app()
