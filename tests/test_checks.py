@@ -1,0 +1,255 @@
+"""Each semantic output check fires on a deliberately broken manifest, and only then."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from t2gen.checks import check_objects
+from t2gen.pipeline import generate
+from tests.conftest import ROOT
+
+Objects = list[dict[str, Any]]
+
+
+@pytest.fixture(scope="module")
+def good() -> Objects:
+    documents = generate([str(ROOT / "examples/heterogeneous.yaml")])
+    return [document.obj for document in documents]
+
+
+def find(objects: Objects, kind: str, name: str) -> dict[str, Any]:
+    return next(
+        o for o in objects if o["kind"] == kind and o["metadata"]["name"] == name
+    )
+
+
+def pod(objects: Objects, name: str = "heterogeneous-1") -> dict[str, Any]:
+    return find(objects, "StatefulSet", name)["spec"]["template"]["spec"]  # type: ignore[no-any-return]
+
+
+def set_affinity(objects: Objects, affinity: dict[str, Any]) -> None:
+    pod(objects)["affinity"] = affinity
+
+
+def node_term(expression: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [expression]}]
+            }
+        }
+    }
+
+
+def anti(
+    selector: dict[str, Any], topology_key: str = "kubernetes.io/hostname"
+) -> dict[str, Any]:
+    term = {"labelSelector": selector, "topologyKey": topology_key}
+    return {
+        "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
+    }
+
+
+def test_the_examples_pass(good: Objects) -> None:
+    assert check_objects(good) == []
+
+
+BREAKAGES: dict[str, tuple[Callable[[Objects], None], str]] = {
+    "selector-mismatch": (
+        lambda o: find(o, "StatefulSet", "heterogeneous-0")["spec"]["selector"][
+            "matchLabels"
+        ].update({"t2-wp": "x"}),
+        "StatefulSet/heterogeneous-0: spec.selector: does not match the pod template's labels",
+    ),
+    "selectors-overlap": (
+        lambda o: find(o, "StatefulSet", "heterogeneous-0")["spec"]["selector"][
+            "matchLabels"
+        ].pop("t2-worker-group"),
+        "StatefulSet/heterogeneous-0: spec.selector: also selects the pods of StatefulSet heterogeneous-1",
+    ),
+    "service-not-headless": (
+        lambda o: find(o, "Service", "heterogeneous")["spec"].pop("clusterIP"),
+        "spec.serviceName: Service heterogeneous is not headless",
+    ),
+    "empty-service-name": (
+        lambda o: find(o, "StatefulSet", "heterogeneous-1")["spec"].update(
+            {"serviceName": ""}
+        ),
+        "StatefulSet/heterogeneous-1: spec.serviceName: empty",
+    ),
+    "gt-two-values": (
+        lambda o: set_affinity(
+            o, node_term({"key": "cores", "operator": "Gt", "values": ["3", "4"]})
+        ),
+        "matchExpressions[0]: operator Gt needs exactly one value, got 2",
+    ),
+    "gt-not-integer": (
+        lambda o: set_affinity(
+            o, node_term({"key": "cores", "operator": "Lt", "values": ["four"]})
+        ),
+        "operator Lt needs an integer string, got 'four'",
+    ),
+    "exists-with-values": (
+        lambda o: set_affinity(
+            o, node_term({"key": "gpu", "operator": "Exists", "values": ["a"]})
+        ),
+        "operator Exists takes no values",
+    ),
+    "in-without-values": (
+        lambda o: set_affinity(
+            o, node_term({"key": "gpu", "operator": "In", "values": []})
+        ),
+        "operator In needs at least one value",
+    ),
+    "unknown-operator": (
+        lambda o: set_affinity(o, node_term({"key": "gpu", "operator": "Bogus"})),
+        "unknown operator 'Bogus'",
+    ),
+    "integer-value": (
+        lambda o: set_affinity(
+            o, node_term({"key": "gpu", "operator": "In", "values": [8]})
+        ),
+        "values[0]: 8 is not a string",
+    ),
+    "empty-topology-key": (
+        lambda o: set_affinity(
+            o, anti({"matchLabels": {"t2-wp": "heterogeneous"}}, "")
+        ),
+        "podAntiAffinity.required[0].topologyKey: empty",
+    ),
+    "gt-in-pod-selector": (
+        lambda o: set_affinity(
+            o,
+            anti(
+                {
+                    "matchExpressions": [
+                        {"key": "t2-wp", "operator": "Gt", "values": ["1"]}
+                    ]
+                }
+            ),
+        ),
+        "operator 'Gt' is not allowed in a label selector",
+    ),
+    "selector-misses-workers": (
+        lambda o: set_affinity(
+            o, anti({"matchLabels": {"t2-wp": "heterogeneous", "t2-worker-group": "1"}})
+        ),
+        "does not select the worker pods of heterogeneous-0 (same job heterogeneous)",
+    ),
+    "selector-catches-job-master": (
+        lambda o: set_affinity(o, anti({"matchLabels": {"t2-job": "heterogeneous"}})),
+        "also selects the pods of StatefulSet heterogeneous-jm, which are not workers of job heterogeneous",
+    ),
+    "empty-pod-selector": (
+        lambda o: set_affinity(o, anti({})),
+        "labelSelector: empty: it would select every pod in the namespace",
+    ),
+    "duplicate-port": (
+        lambda o: pod(o)["containers"][1]["ports"][0].update({"containerPort": 9000}),
+        "containerPort: 9000/TCP is also used by container twister2-container-0",
+    ),
+    "port-out-of-range": (
+        lambda o: pod(o)["containers"][0]["ports"][0].update({"containerPort": 70000}),
+        "containerPort: 70000 is not a port (1-65535)",
+    ),
+    "bad-port-name": (
+        lambda o: pod(o)["containers"][0]["ports"][0].update({"name": "Not_A_Name"}),
+        "'Not_A_Name' is not an IANA service name",
+    ),
+    "bad-quantity": (
+        lambda o: pod(o)["containers"][0]["resources"]["requests"].update(
+            {"memory": "10 gigs"}
+        ),
+        "requests.memory: '10 gigs' is not a quantity",
+    ),
+    "non-canonical-quantity": (
+        lambda o: pod(o)["containers"][0]["resources"]["requests"].update(
+            {"cpu": "0.5"}
+        ),
+        "'0.5' is not in canonical form (500m)",
+    ),
+    "request-over-limit": (
+        lambda o: pod(o)["containers"][0]["resources"].update(
+            {"limits": {"cpu": "100m"}}
+        ),
+        "resources.requests.cpu: exceeds its limit",
+    ),
+    "missing-volume": (
+        lambda o: pod(o)["containers"][0]["volumeMounts"].append(
+            {"name": "nope", "mountPath": "/x"}
+        ),
+        "no volume named 'nope' in the pod",
+    ),
+    "duplicate-env": (
+        lambda o: pod(o)["containers"][0]["env"].append(
+            {"name": "JOB_ID", "value": "x"}
+        ),
+        "duplicate variable 'JOB_ID'",
+    ),
+    "long-statefulset-name": (
+        lambda o: find(o, "StatefulSet", "heterogeneous-1")["metadata"].update(
+            {"name": "s" * 53}
+        ),
+        "is 53 characters; a StatefulSet name may have at most 52",
+    ),
+    "service-name-starts-with-digit": (
+        lambda o: find(o, "Service", "heterogeneous")["metadata"].update(
+            {"name": "1svc"}
+        ),
+        "'1svc' is not a DNS-1035 label",
+    ),
+    "bad-label-value": (
+        lambda o: find(o, "ConfigMap", "heterogeneous")["metadata"]["labels"].update(
+            {"team": "a b"}
+        ),
+        "'a b' is not a valid label value",
+    ),
+    "headless-node-port": (
+        lambda o: find(o, "Service", "heterogeneous")["spec"].update(
+            {"type": "NodePort"}
+        ),
+        "a NodePort Service cannot be headless",
+    ),
+    "node-port-out-of-range": (
+        lambda o: find(o, "Service", "heterogeneous-jm")["spec"].update(
+            {
+                "type": "NodePort",
+                "clusterIP": "10.0.0.1",
+                "ports": [{"port": 1, "nodePort": 29999}],
+            }
+        ),
+        "nodePort: 29999 is outside the default NodePort range 30000-32767",
+    ),
+    "dangling-role-ref": (
+        lambda o: find(o, "RoleBinding", "heterogeneous")["roleRef"].update(
+            {"name": "other"}
+        ),
+        "roleRef.name: no Role named 'other' in the output",
+    ),
+    "dangling-subject": (
+        lambda o: find(o, "RoleBinding", "heterogeneous")["subjects"][0].update(
+            {"name": "other"}
+        ),
+        "subjects[0].name: no ServiceAccount named 'other' in the output",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BREAKAGES))
+def test_each_check_fires(good: Objects, name: str) -> None:
+    broken = copy.deepcopy(good)
+    breakage, expected = BREAKAGES[name]
+    breakage(broken)
+    findings = check_objects(broken)
+    assert any(expected in finding for finding in findings), findings
+
+
+def test_affinity_of_job_a_never_selects_pods_of_job_b() -> None:
+    a = generate([str(ROOT / "examples/wordcount.yaml")])
+    b = generate([str(ROOT / "examples/heterogeneous.yaml")])
+    objects = [d.obj for d in a + b]
+    assert check_objects(objects) == []

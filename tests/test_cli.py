@@ -1,0 +1,186 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+from typer.testing import CliRunner
+
+from t2gen.cli import app
+from t2gen.kubeyaml import load_all_yaml
+from t2gen.loader import load_config
+from tests.conftest import EXAMPLES, ROOT, build_file_tree
+from tests.helpers import job_text
+
+runner = CliRunner()
+
+
+def test_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("t2gen ") and result.stderr == ""
+
+
+@pytest.mark.parametrize("command", ["validate", "render", "schema", "init"])
+def test_every_command_has_help_with_an_example(command: str) -> None:
+    result = runner.invoke(app, [command, "--help"])
+    assert result.exit_code == 0
+    assert "Example" in result.stdout and f"t2gen {command}" in result.stdout
+
+
+def test_no_arguments_prints_help() -> None:
+    result = runner.invoke(app, [])
+    assert "Usage" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["render", "--help"]])
+def test_help_and_version_import_no_heavy_library(argv: list[str]) -> None:
+    code = (
+        "import sys\n"
+        "from t2gen.cli import app\n"
+        f"try:\n    app({argv!r})\nexcept SystemExit:\n    pass\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'jinja2', 'jsonschema', 'ruamel', 'yaml', 'pydantic'})\n"
+        "print(heavy, file=sys.stderr)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_python_dash_m() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "t2gen", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0 and result.stdout.startswith("t2gen ")
+
+
+def test_schema_prints_a_valid_schema_that_accepts_every_example() -> None:
+    result = runner.invoke(app, ["schema"])
+    assert result.exit_code == 0
+    schema = json.loads(result.stdout)
+    Draft202012Validator.check_schema(schema)
+    for example in EXAMPLES:
+        Draft202012Validator(schema).validate(load_config(str(example)).data)
+
+
+def test_init_prints_a_starter_that_validates_and_renders(tmp_path: Path) -> None:
+    starter = runner.invoke(app, ["init"])
+    assert starter.exit_code == 0 and starter.stdout.startswith(
+        "# yaml-language-server"
+    )
+    job = tmp_path / "job.yaml"
+    job.write_text(starter.stdout, encoding="utf-8")
+    assert runner.invoke(app, ["validate", str(job)]).exit_code == 0
+    rendered = runner.invoke(app, ["render", str(job)])
+    assert rendered.exit_code == 0
+    kinds = [obj["kind"] for obj in load_all_yaml(rendered.stdout)]
+    assert kinds == [
+        "ServiceAccount",
+        "ConfigMap",
+        "Role",
+        "RoleBinding",
+        "Service",
+        "Service",
+        "StatefulSet",
+        "StatefulSet",
+    ]
+
+
+def test_render_reads_stdin() -> None:
+    text = (ROOT / "examples/wordcount.yaml").read_text()
+    result = runner.invoke(app, ["render", "-"], input=text)
+    assert result.exit_code == 0
+    assert (
+        result.stdout
+        == runner.invoke(app, ["render", str(ROOT / "examples/wordcount.yaml")]).stdout
+    )
+
+
+def test_errors_from_stdin_are_named_dash() -> None:
+    result = runner.invoke(
+        app, ["validate", "-"], input=job_text("workers: [{count: 3, perPod: 2}]\n")
+    )
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith(
+        "-:7:21: spec.workers[0].count: 3 is not divisible by perPod 2"
+    )
+
+
+def test_render_several_jobs_into_one_stream() -> None:
+    result = runner.invoke(app, ["render", *(str(p) for p in EXAMPLES)])
+    assert result.exit_code == 0
+    names = {obj["metadata"]["name"] for obj in load_all_yaml(result.stdout)}
+    assert {"wordcount-0", "heterogeneous-1"} <= names
+
+
+def test_every_bad_file_is_reported_and_nothing_is_rendered(tmp_path: Path) -> None:
+    build_file_tree(
+        tmp_path,
+        {"good.yaml": job_text(), "bad.yaml": job_text("workers: [{count: 0}]\n")},
+    )
+    result = runner.invoke(
+        app,
+        [
+            "render",
+            str(tmp_path / "good.yaml"),
+            str(tmp_path / "bad.yaml"),
+            "missing.yaml",
+        ],
+    )
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert lines == [
+        f"{tmp_path / 'bad.yaml'}:7:21: spec.workers[0].count: 0 is out of range; use 1 to 100000",
+        "missing.yaml: no such file",
+    ]
+
+
+def test_same_job_twice_is_refused() -> None:
+    example = str(ROOT / "examples/wordcount.yaml")
+    result = runner.invoke(app, ["render", example, example])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert "ServiceAccount/wordcount: rendered twice" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["render"], "Missing argument"),
+        (["render", "--bogus", "x"], "No such option"),
+        (["render", "x", "--namespace", "Bad_NS"], "is not a namespace name"),
+        (["render", "x", "--format", "xml"], "Invalid value"),
+        (["frobnicate"], "No such command"),
+    ],
+)
+def test_usage_errors_exit_2(argv: list[str], fragment: str) -> None:
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert fragment in result.stderr
+
+
+def test_namespace_option_overrides_the_file() -> None:
+    result = runner.invoke(
+        app, ["render", str(ROOT / "examples/heterogeneous.yaml"), "-n", "other"]
+    )
+    assert {obj["metadata"]["namespace"] for obj in load_all_yaml(result.stdout)} == {
+        "other"
+    }
+
+
+def test_output_directory(tmp_path: Path) -> None:
+    out = tmp_path / "manifests"
+    result = runner.invoke(
+        app, ["render", str(ROOT / "examples/wordcount.yaml"), "-o", str(out)]
+    )
+    assert result.exit_code == 0 and result.stdout == ""
+    files = sorted(path.name for path in out.iterdir())
+    assert "kustomization.yaml" in files and "statefulset-wordcount-0.yaml" in files

@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+from typing import Any
+
+from t2gen.context import build_context
+from tests.helpers import job_text, valid_job
+
+
+def _context(spec: str, **kwargs: Any) -> dict[str, Any]:
+    return build_context(valid_job(job_text(spec, **kwargs)))
+
+
+def _env(container: dict[str, Any]) -> dict[str, Any]:
+    return {
+        item["name"]: item.get("value", item.get("valueFrom"))
+        for item in container["env"]
+    }
+
+
+def test_worker_group_layout() -> None:
+    context = _context(
+        "workers:\n  - {count: 8, perPod: 2, cpu: 0.5, memory: 2Gi, volatileDisk: 0.5Gi}\n"
+    )
+    (group,) = context["workerGroups"]
+    assert group["replicas"] == 4
+    assert group["metadata"]["name"] == "job-0"
+    assert group["selector"] == {"t2-wp": "job", "t2-worker-group": "0"}
+    assert [c["name"] for c in group["containers"]] == [
+        "twister2-container-0",
+        "twister2-container-1",
+    ]
+    assert [c["ports"][0]["containerPort"] for c in group["containers"]] == [9000, 9001]
+    assert group["containers"][0]["resources"] == {
+        "requests": {"cpu": "500m", "memory": "2Gi"}
+    }
+    assert group["volumes"][1] == {
+        "name": "twister2-volatile-dir",
+        "emptyDir": {"sizeLimit": "1Gi"},
+    }
+
+
+def test_port_stride_with_additional_ports() -> None:
+    context = _context(
+        "workers: [{count: 3, perPod: 3}]\nnetwork: {basePort: 9000, additionalPorts: [a, b]}\n"
+    )
+    ports = [
+        [p["containerPort"] for p in c["ports"]]
+        for c in context["workerGroups"][0]["containers"]
+    ]
+    assert ports == [[9000, 9001, 9002], [9003, 9004, 9005], [9006, 9007, 9008]]
+
+
+def test_runtime_environment() -> None:
+    context = _context(
+        "workers: [{count: 1, memory: 1000Mi}]\njobPackage: {jarFile: wc.jar}\n"
+    )
+    env = _env(context["workerGroups"][0]["containers"][0])
+    assert env["JOB_ID"] == "job"
+    assert env["WORKER_PORT"] == "9000"
+    assert env["JVM_MEMORY_MB"] == "800"
+    assert env["USER_JOB_JAR_FILE"] == "wc.jar"
+    assert (
+        env["JOB_PACKAGE_URI"]
+        == "http://twister2-uploader.default.svc.cluster.local/job.tar.gz"
+    )
+    assert env["POD_NAME"] == {"fieldRef": {"fieldPath": "metadata.name"}}
+    assert "JOB_SUBMISSION_TIME" not in env and "JOB_MASTER_IP" not in env
+    master = _env(context["jobMaster"]["containers"][0])
+    assert (
+        master["CLASS_TO_RUN"].endswith("JobMasterStarter")
+        and master["JVM_MEMORY_MB"] == "819"
+    )
+
+
+def test_user_labels_reach_objects_and_pods_but_never_selectors() -> None:
+    context = _context(
+        "workers: [{count: 1}]\n",
+        metadata="labels: {team: data}\nannotations: {a: b}\n",
+    )
+    group = context["workerGroups"][0]
+    assert group["metadata"]["labels"]["team"] == "data"
+    assert group["podMetadata"]["labels"]["team"] == "data"
+    assert group["podMetadata"]["annotations"] == {"a": "b"}
+    assert "team" not in group["selector"]
+    assert "team" not in context["jobMaster"]["selector"]
+    assert context["metadata"]["configMap"]["annotations"] == {"a": "b"}
+
+
+def test_namespace_only_when_given() -> None:
+    assert (
+        "namespace" not in _context("workers: [{count: 1}]\n")["metadata"]["configMap"]
+    )
+    assert (
+        _context("workers: [{count: 1}]\n", metadata="namespace: ns\n")["metadata"][
+            "configMap"
+        ]["namespace"]
+        == "ns"
+    )
+
+
+def test_role_is_least_privilege_and_names_this_jobs_objects() -> None:
+    rules = _context("workers: [{count: 1}, {count: 1}]\n")["rbac"]["rules"]
+    named = {
+        tuple(r["resources"]): r.get("resourceNames")
+        for r in rules
+        if "resourceNames" in r
+    }
+    assert named[("configmaps",)] == ["job"]
+    assert named[("statefulsets/scale",)] == ["job-0", "job-1"]
+    assert named[("services",)] == ["job", "job-jm"]
+    for rule in rules:
+        assert "*" not in rule["verbs"] and "create" not in rule["verbs"]
+        if "delete" in rule["verbs"] or "patch" in rule["verbs"]:
+            assert rule.get("resourceNames"), rule

@@ -1,0 +1,151 @@
+"""Golden files: the output of t2gen on every example and on invalid inputs is a reviewed contract.
+
+Each case is a directory ``tests/golden/<case>/`` holding ``args`` (the command
+line after ``t2gen``; ``{case}`` is the case directory, ``{out}`` a fresh output
+directory) and the expected ``expected.stdout``, ``expected.stderr``,
+``expected.exit_code`` (when not 0) and, for ``-o``, an ``expected/`` tree.
+``pytest --update-golden`` (``make golden``) rewrites them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import shlex
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from t2gen.checks import check_objects
+from t2gen.cli import app
+from t2gen.kubeyaml import load_all_yaml
+from tests.conftest import (
+    EXAMPLES,
+    KUBE_VERSIONS,
+    ROOT,
+    kube_schema_errors,
+    kubectl_objects,
+)
+
+GOLDEN = ROOT / "tests" / "golden"
+CASES = sorted(path.name for path in GOLDEN.iterdir() if (path / "args").is_file())
+
+
+def _args(case: str, out: Path) -> list[str]:
+    text = (GOLDEN / case / "args").read_text(encoding="utf-8").strip()
+    return [
+        part.replace("{case}", f"tests/golden/{case}").replace("{out}", str(out))
+        for part in shlex.split(text)
+    ]
+
+
+def _compare(expected_path: Path, actual: str, update: bool) -> None:
+    if update:
+        if actual:
+            expected_path.write_text(actual, encoding="utf-8", newline="\n")
+        elif expected_path.exists():
+            expected_path.unlink()
+        return
+    expected = (
+        expected_path.read_text(encoding="utf-8").replace("\r\n", "\n")
+        if expected_path.exists()
+        else ""
+    )
+    if actual != expected:
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(keepends=True),
+                actual.splitlines(keepends=True),
+                str(expected_path),
+                "actual",
+            )
+        )
+        pytest.fail(
+            f"{expected_path.relative_to(ROOT)} differs (run `make golden` if intended):\n{diff}"
+        )
+
+
+def _run(case: str, out: Path) -> Any:
+    return CliRunner().invoke(app, _args(case, out), catch_exceptions=False)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden(case: str, in_root: Path, tmp_path: Path, update_golden: bool) -> None:
+    out = tmp_path / "out"
+    result = _run(case, out)
+    directory = GOLDEN / case
+    _compare(directory / "expected.stdout", result.stdout, update_golden)
+    _compare(
+        directory / "expected.stderr",
+        result.stderr.replace(str(out), "{out}"),
+        update_golden,
+    )
+    _compare(
+        directory / "expected.exit_code",
+        f"{result.exit_code}\n" if result.exit_code else "",
+        update_golden,
+    )
+    tree = directory / "expected"
+    if out.is_dir():
+        if update_golden:
+            shutil.rmtree(tree, ignore_errors=True)
+            shutil.copytree(out, tree)
+        produced = sorted(p.name for p in out.iterdir())
+        assert produced == sorted(p.name for p in tree.iterdir())
+        for name in produced:
+            _compare(tree / name, (out / name).read_text(encoding="utf-8"), False)
+    if result.exit_code:
+        assert result.stdout == "", "nothing may reach stdout when t2gen fails"
+
+
+def _rendered_cases() -> list[str]:
+    return [
+        case
+        for case in CASES
+        if (GOLDEN / case / "expected.stdout").is_file()
+        and _args(case, Path())[0] == "render"
+    ]
+
+
+def _objects(case: str) -> list[dict[str, Any]]:
+    text = (GOLDEN / case / "expected.stdout").read_text(encoding="utf-8")
+    if text.startswith("{"):
+        import json
+
+        return list(json.loads(text)["items"])
+    return [obj for obj in load_all_yaml(text) if obj is not None]
+
+
+@pytest.mark.parametrize("version", KUBE_VERSIONS)
+@pytest.mark.parametrize("case", _rendered_cases())
+def test_golden_is_valid_kubernetes(case: str, version: str) -> None:
+    errors = [
+        error for obj in _objects(case) for error in kube_schema_errors(obj, version)
+    ]
+    assert errors == []
+
+
+@pytest.mark.parametrize("case", _rendered_cases())
+def test_golden_passes_semantic_checks(case: str) -> None:
+    assert check_objects(_objects(case)) == []
+
+
+@pytest.mark.parametrize("case", [c for c in _rendered_cases() if "json" not in c])
+def test_kubectl_reads_the_golden_as_intended(case: str, kubectl: Any) -> None:
+    assert kubectl_objects(kubectl, GOLDEN / case / "expected.stdout") == _objects(case)
+
+
+@pytest.mark.parametrize("case", _rendered_cases())
+def test_render_is_byte_stable(case: str, in_root: Path, tmp_path: Path) -> None:
+    first, second = _run(case, tmp_path / "a"), _run(case, tmp_path / "b")
+    assert first.stdout == second.stdout
+
+
+def test_every_example_has_a_golden_case() -> None:
+    for example in EXAMPLES:
+        assert example.stem in CASES, (
+            f"add tests/golden/{example.stem}/args for {example.name}"
+        )
+        assert _args(example.stem, Path()) == ["render", f"examples/{example.name}"]

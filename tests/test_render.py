@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from t2gen.context import build_context
+from t2gen.errors import TemplateError
+from t2gen.pipeline import builtin_template_set
+from t2gen.render import TemplateSet, render
+from tests.conftest import build_file_tree
+from tests.helpers import job_text, valid_job
+
+
+def _set(tmp_path: Path, files: dict[str, str]) -> TemplateSet:
+    build_file_tree(tmp_path / "set", files)
+    return TemplateSet(name="custom", builtin=tmp_path / "set")
+
+
+def _context() -> dict[str, object]:
+    return build_context(valid_job(job_text()))
+
+
+def test_builtin_set_lists_templates_without_partials() -> None:
+    names = [name for name, _ in builtin_template_set().templates()]
+    assert "_pod.yaml.j2" not in names
+    assert names == sorted(names) and "statefulset-workers.yaml.j2" in names
+
+
+def test_every_expression_is_emitted_as_a_yaml_value(tmp_path: Path) -> None:
+    hostile = "x\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: stolen}"
+    templates = _set(
+        tmp_path,
+        {
+            "cm.yaml.j2": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  a: {{ value }}\n"
+        },
+    )
+    (document,) = render({"value": hostile}, templates)
+    assert document.obj["data"] == {"a": hostile}
+
+
+def test_undefined_names_fail_with_template_and_line(tmp_path: Path) -> None:
+    templates = _set(
+        tmp_path,
+        {
+            "a.yaml.j2": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ nope.name }}\n"
+        },
+    )
+    with pytest.raises(TemplateError) as info:
+        render({}, templates)
+    assert str(info.value) == "custom/a.yaml.j2:4: 'nope' is undefined"
+
+
+def test_syntax_errors_fail_with_template_and_line(tmp_path: Path) -> None:
+    templates = _set(tmp_path, {"a.yaml.j2": "apiVersion: v1\n{% if %}\n"})
+    with pytest.raises(
+        TemplateError, match=r"^custom/a.yaml.j2:2: Expected an expression"
+    ):
+        render({}, templates)
+
+
+def test_errors_in_partials_name_the_partial(tmp_path: Path) -> None:
+    templates = _set(
+        tmp_path,
+        {
+            "a.yaml.j2": "apiVersion: v1\nkind: ConfigMap\n{% include '_p.j2' %}\n",
+            "_p.j2": "metadata:\n  name: {{ missing }}\n",
+        },
+    )
+    with pytest.raises(TemplateError, match=r"^custom/_p.j2:2: 'missing' is undefined"):
+        render({}, templates)
+
+
+def test_broken_yaml_names_the_template_and_the_rendered_line(tmp_path: Path) -> None:
+    templates = _set(
+        tmp_path,
+        {
+            "a.yaml.j2": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n bad: indent\n"
+        },
+    )
+    with pytest.raises(
+        TemplateError,
+        match=r"custom/a.yaml.j2: the rendered YAML does not parse .* rendered line 5",
+    ):
+        render({}, templates)
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("- a\n", "not a Kubernetes object"),
+        ("kind: ConfigMap\nmetadata: {name: x}\n", "without apiVersion"),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n", "without metadata.name"),
+        (
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: 1, k: 2}\n",
+            "duplicate key",
+        ),
+    ],
+)
+def test_documents_must_be_objects(tmp_path: Path, text: str, fragment: str) -> None:
+    with pytest.raises(TemplateError, match=fragment):
+        render({}, _set(tmp_path, {"a.yaml.j2": text}))
+
+
+def test_empty_documents_are_dropped(tmp_path: Path) -> None:
+    templates = _set(
+        tmp_path, {"a.yaml.j2": "{% if false %}apiVersion: v1{% endif %}\n---\n"}
+    )
+    assert render({}, templates) == []
+
+
+def test_builtin_render_of_a_minimal_job() -> None:
+    documents = render(_context(), builtin_template_set())
+    assert [(d.kind, d.name) for d in documents] == [
+        ("ConfigMap", "job"),
+        ("Role", "job"),
+        ("RoleBinding", "job"),
+        ("Service", "job-jm"),
+        ("Service", "job"),
+        ("ServiceAccount", "job"),
+        ("StatefulSet", "job-jm"),
+        ("StatefulSet", "job-0"),
+    ]
+    assert documents[0].template == "k8s/configmap.yaml.j2"
