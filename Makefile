@@ -1,0 +1,58 @@
+# t2gen: every target creates what it needs; CI (.ci/run) calls the same targets.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.DEFAULT_GOAL := help
+.PHONY: help install demo test golden lint format typecheck examples wheel-smoke check bench fuzz clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP) ## Create .venv with t2gen (editable) and the dev tools
+
+demo: $(STAMP) ## Render the example job to stdout
+	$(BIN)/t2gen render examples/wordcount.yaml
+
+test: $(STAMP) ## Run the test suite (unit, golden, kubectl and Kubernetes-schema checks)
+	$(BIN)/python -X warn_default_encoding -m pytest
+
+golden: $(STAMP) ## Rewrite the golden files from the current output (review the diff!)
+	$(BIN)/python -m pytest tests/test_golden.py --update-golden -q
+
+lint: $(STAMP) ## ruff check and ruff format --check
+	$(BIN)/ruff check t2gen tests bench scripts
+	$(BIN)/ruff format --check t2gen tests bench scripts
+
+format: $(STAMP) ## Apply ruff's fixes and formatting
+	$(BIN)/ruff check --fix t2gen tests bench scripts
+	$(BIN)/ruff format t2gen tests bench scripts
+
+typecheck: $(STAMP) ## mypy --strict on t2gen/
+	$(BIN)/mypy
+
+examples: $(STAMP) ## Validate and render every example
+	$(BIN)/t2gen validate examples/*.yaml
+	@for job in examples/*.yaml; do $(BIN)/t2gen render $$job > /dev/null || exit 1; done
+	@echo "all examples render"
+
+wheel-smoke: $(STAMP) ## Build the wheel, install it in a fresh venv, run t2gen from another directory
+	$(BIN)/python scripts/wheel_smoke.py
+
+check: lint typecheck test wheel-smoke ## Every gate CI runs
+
+bench: $(STAMP) ## Time t2gen against python -c pass (and peers); writes bench/results.md
+	$(BIN)/python bench/bench.py
+
+fuzz: $(STAMP) ## A long property-based run over the job schema
+	$(BIN)/python -m pytest tests/test_properties.py -q -p no:randomly --hypothesis-profile=fuzz -s
+
+clean: ## Remove the venv, caches and build output
+	rm -rf $(VENV) .venv-smoke build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis bench/.work
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
