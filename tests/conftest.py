@@ -77,6 +77,7 @@ def kubectl(tmp_path_factory: pytest.TempPathFactory) -> Any:
             input=input_text,
             capture_output=True,
             text=True,
+            encoding="utf-8",
             env=env,
             check=False,
             timeout=60,

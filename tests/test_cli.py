@@ -46,7 +46,11 @@ def test_help_and_version_import_no_heavy_library(argv: list[str]) -> None:
         "print(heavy, file=sys.stderr)\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=True,
     )
     assert result.stderr.strip().splitlines()[-1] == "[]"
 
@@ -56,6 +60,7 @@ def test_python_dash_m() -> None:
         [sys.executable, "-m", "t2gen", "--version"],
         capture_output=True,
         text=True,
+        encoding="utf-8",
         check=False,
     )
     assert result.returncode == 0 and result.stdout.startswith("t2gen ")
@@ -94,7 +99,7 @@ def test_init_prints_a_starter_that_validates_and_renders(tmp_path: Path) -> Non
 
 
 def test_render_reads_stdin() -> None:
-    text = (ROOT / "examples/wordcount.yaml").read_text()
+    text = (ROOT / "examples/wordcount.yaml").read_text(encoding="utf-8")
     result = runner.invoke(app, ["render", "-"], input=text)
     assert result.exit_code == 0
     assert (

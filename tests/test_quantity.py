@@ -134,7 +134,7 @@ def test_matches_kubectl(kubectl: Any, tmp_path: Path) -> None:
         "spec": {"containers": containers},
     }
     manifest = tmp_path / "pod.json"
-    manifest.write_text(json.dumps(pod))
+    manifest.write_text(json.dumps(pod), encoding="utf-8")
     # `set resources --local` parses every quantity and prints Quantity.String().
     result = kubectl(
         "set",

@@ -155,7 +155,9 @@ def test_long_values_are_shortened_in_messages() -> None:
 
 def test_schema_command_output_equals_the_file() -> None:
     assert (
-        json.loads((ROOT / "schemas/twister2job.schema.json").read_text())
+        json.loads(
+            (ROOT / "schemas/twister2job.schema.json").read_text(encoding="utf-8")
+        )
         == load_schema()
     )
 
