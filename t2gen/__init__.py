@@ -8,22 +8,16 @@ The public API is the pipeline's stages, in order::
     documents = render(context, template_set)
     documents = generate(["job.yaml"])     # all of the above, checked and ordered
 
-Every error a user can cause is a :class:`T2genError`.
+Every error a user can cause is a :class:`T2genError`. The stages and
+``__version__`` are loaded on first use, so ``import t2gen`` stays cheap.
 """
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from t2gen.errors import T2genError
-
-try:
-    __version__ = version("t2gen")
-except (
-    PackageNotFoundError
-):  # pragma: no cover - running from a checkout without installing
-    __version__ = "0+unknown"
 
 __all__ = [
     "T2genError",
@@ -41,6 +35,8 @@ if TYPE_CHECKING:
     from t2gen.pipeline import generate, validate
     from t2gen.render import render
 
+    __version__: str
+
 _LAZY = {
     "build_context": "t2gen.context",
     "load_config": "t2gen.loader",
@@ -51,9 +47,14 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    """Import the pipeline's stages on first use, so ``import t2gen`` stays cheap."""
-    if name in _LAZY:
-        import importlib
+    """Load a pipeline stage, or read the installed version, on first use."""
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
 
+        try:
+            return version("t2gen")
+        except PackageNotFoundError:  # pragma: no cover - a checkout never installed
+            return "0+unknown"
+    if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 't2gen' has no attribute {name!r}")
