@@ -392,6 +392,46 @@ def _check_pod_spec(
     yield from _check_affinity(
         f"{path}.affinity", _dict(pod.get("affinity")), owner, objects
     )
+    yield from _check_binding(path, pod, owner)
+
+
+def _check_binding(
+    path: str, pod: dict[str, Any], owner: dict[str, Any]
+) -> Iterator[tuple[str, str]]:
+    """A bound t2gen worker pod is Guaranteed with whole cores, or binding silently does nothing.
+
+    The kubelet's static CPU manager gives exclusive cores only to containers
+    with a whole-number CPU request in Guaranteed pods, where every container
+    has cpu and memory limits equal to its requests.
+    """
+    template = _dict(_dict(owner.get("spec")).get("template"))
+    labels = _dict(_dict(template.get("metadata")).get("labels"))
+    containers = [_dict(c) for c in _list(pod.get("containers"))]
+    bound = any(_dict(c.get("resources")).get("limits") for c in containers)
+    if "t2-wp" not in labels or not bound:
+        return
+    for index, container in enumerate(containers):
+        resources = _dict(container.get("resources"))
+        requests = _dict(resources.get("requests"))
+        limits = _dict(resources.get("limits"))
+        cpath = f"{path}.containers[{index}].resources"
+        for resource in ("cpu", "memory"):
+            request = _as_value(requests.get(resource))
+            limit = _as_value(limits.get(resource))
+            if request is None or limit is None or request != limit:
+                yield (
+                    f"{cpath}.limits.{resource}",
+                    "a bound worker pod needs cpu and memory limits equal to requests in "
+                    "every container (Guaranteed QoS), or the static CPU manager gives it "
+                    "no exclusive cores",
+                )
+        cpu = _as_value(requests.get("cpu"))
+        if cpu is not None and cpu != cpu.to_integral_value():
+            yield (
+                f"{cpath}.requests.cpu",
+                f"{requests.get('cpu')!r} is not a whole number of cores; a bound worker "
+                "gets exclusive cores only for whole CPUs",
+            )
 
 
 def _as_value(amount: Any) -> Decimal | None:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from t2gen.checks import check_objects
+from t2gen.checks import _matches, check_objects
 from t2gen.pipeline import generate
 from tests.conftest import ROOT
 
@@ -236,6 +237,21 @@ BREAKAGES: dict[str, tuple[Callable[[Objects], None], str]] = {
         ),
         "subjects[0].name: no ServiceAccount named 'other' in the output",
     ),
+    "bound-but-burstable": (
+        lambda o: pod(o)["containers"][0]["resources"].update(
+            {"limits": {"cpu": "500m"}}
+        ),
+        "resources.limits.memory: a bound worker pod needs cpu and memory limits equal to requests",
+    ),
+    "bound-fractional-cpu": (
+        lambda o: pod(o)["containers"][0]["resources"].update(
+            {
+                "requests": {"cpu": "500m", "memory": "1Gi"},
+                "limits": {"cpu": "500m", "memory": "1Gi"},
+            }
+        ),
+        "resources.requests.cpu: '500m' is not a whole number of cores",
+    ),
 }
 
 
@@ -248,8 +264,58 @@ def test_each_check_fires(good: Objects, name: str) -> None:
     assert any(expected in finding for finding in findings), findings
 
 
-def test_affinity_of_job_a_never_selects_pods_of_job_b() -> None:
-    a = generate([str(ROOT / "examples/wordcount.yaml")])
-    b = generate([str(ROOT / "examples/heterogeneous.yaml")])
-    objects = [d.obj for d in a + b]
+def _affinity_selectors(objects: Objects) -> list[tuple[str, dict[str, Any]]]:
+    """(job, label selector) of every pod (anti-)affinity term of every StatefulSet."""
+    found = []
+    for obj in objects:
+        if obj["kind"] != "StatefulSet":
+            continue
+        affinity = obj["spec"]["template"]["spec"].get("affinity", {})
+        for kind in ("podAffinity", "podAntiAffinity"):
+            for term in affinity.get(kind, {}).get(
+                "requiredDuringSchedulingIgnoredDuringExecution", []
+            ):
+                found.append(
+                    (obj["metadata"]["labels"]["t2-job"], term["labelSelector"])
+                )
+    return found
+
+
+def _pod_labels(objects: Objects) -> list[tuple[str, str, dict[str, str]]]:
+    """(job, StatefulSet, pod labels) of every pod template."""
+    return [
+        (
+            o["metadata"]["labels"]["t2-job"],
+            o["metadata"]["name"],
+            o["spec"]["template"]["metadata"]["labels"],
+        )
+        for o in objects
+        if o["kind"] == "StatefulSet"
+    ]
+
+
+def test_affinity_of_job_a_never_selects_pods_of_job_b(tmp_path: Path) -> None:
+    # Two jobs with uniform mapping and two worker groups each, one job's name a
+    # prefix of the other's, rendered side by side as if in one namespace.
+    example = (ROOT / "examples/gpu-one-pod-per-node.yaml").read_text(encoding="utf-8")
+    two_groups = example.replace(
+        "    - count: 8\n", "    - count: 2\n      perPod: 2\n    - count: 2\n", 1
+    )
+    paths = []
+    for name in ("gpu", "gpu-0"):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(
+            two_groups.replace("name: gpu-one-pod-per-node", f"name: {name}"),
+            encoding="utf-8",
+        )
+        paths.append(str(path))
+    paths.append(str(ROOT / "examples/pinned-same-node.yaml"))
+    objects = [d.obj for d in generate(paths)]
+    selectors = _affinity_selectors(objects)
+    assert sorted({job for job, _ in selectors}) == ["gpu", "gpu-0", "pinned-same-node"]
+    assert len(selectors) == 5  # every worker group carries the term, not only group 0
+    for job, selector in selectors:
+        for pod_job, statefulset, labels in _pod_labels(objects):
+            is_worker = pod_job == job and statefulset != f"{job}-jm"
+            assert _matches(selector, labels) == is_worker, (job, statefulset)
     assert check_objects(objects) == []

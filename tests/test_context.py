@@ -112,3 +112,57 @@ def test_role_is_least_privilege_and_names_this_jobs_objects() -> None:
         assert "*" not in rule["verbs"] and "create" not in rule["verbs"]
         if "delete" in rule["verbs"] or "patch" in rule["verbs"]:
             assert rule.get("resourceNames"), rule
+
+
+def test_binding_sets_limits_equal_to_requests_for_workers_only() -> None:
+    context = _context(
+        "workers: [{count: 2, cpu: 2, memory: 3Gi}]\nbindWorkersToCpu: true\n"
+    )
+    resources = context["workerGroups"][0]["containers"][0]["resources"]
+    assert resources == {
+        "requests": {"cpu": "2", "memory": "3Gi"},
+        "limits": {"cpu": "2", "memory": "3Gi"},
+    }
+    assert "limits" not in context["jobMaster"]["containers"][0]["resources"]
+
+
+def test_binding_with_openmpi_binds_the_pods_combined_container() -> None:
+    context = _context(
+        "workers: [{count: 4, perPod: 2, cpu: 0.5, memory: 1Gi}]\nbindWorkersToCpu: true\nmpi: {enabled: true}\n"
+    )
+    (container,) = context["workerGroups"][0]["containers"]
+    assert container["resources"]["limits"] == {"cpu": "1", "memory": "2Gi"}
+
+
+def test_placement_applies_to_every_worker_group_and_not_to_the_job_master() -> None:
+    context = _context(
+        "workers: [{count: 1}, {count: 2}]\n"
+        "placement:\n"
+        "  nodeAffinity:\n"
+        "    required: [{key: cores, operator: Gt, values: [8]}]\n"
+        "    preferred: [{weight: 10, key: disk, operator: Exists}]\n"
+        "  uniform: all-separate-nodes\n"
+    )
+    first, second = (group["affinity"] for group in context["workerGroups"])
+    assert first == second
+    node = first["nodeAffinity"]
+    assert node["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"
+    ] == [
+        {"matchExpressions": [{"key": "cores", "operator": "Gt", "values": ["8"]}]}
+    ]  # an integer value is written as the string Kubernetes needs
+    assert node["preferredDuringSchedulingIgnoredDuringExecution"] == [
+        {
+            "weight": 10,
+            "preference": {"matchExpressions": [{"key": "disk", "operator": "Exists"}]},
+        }
+    ]
+    assert first["podAntiAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ] == [
+        {
+            "labelSelector": {"matchLabels": {"t2-wp": "job"}},
+            "topologyKey": "kubernetes.io/hostname",
+        }
+    ]
+    assert context["jobMaster"]["affinity"] is None
