@@ -32,6 +32,9 @@ app = typer.Typer(
 )
 
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_DNS_SUBDOMAIN = re.compile(
+    r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+)
 
 
 class OutputFormat(str, Enum):
@@ -160,6 +163,15 @@ def render(
             case_sensitive=False,
         ),
     ] = OutputFormat.yaml,
+    job_object: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+        typer.Option(
+            "--job-object",
+            help="The job's serialised Twister2 Job object (<job>.job of its package); "
+            "stored as TWISTER2_JOB_OBJECT in the ConfigMap. One job file only.",
+            metavar="FILE",
+        ),
+    ] = None,
 ) -> None:
     """Render the manifests of one or more jobs.
 
@@ -174,7 +186,7 @@ def render(
         from t2gen.output import to_json, to_yaml_stream, write_directory
         from t2gen.pipeline import generate
 
-        documents = generate(jobs, namespace=namespace)
+        documents = generate(jobs, namespace=namespace, job_object=job_object)
         if output is not None:
             for path in write_directory(documents, output, sources=jobs):
                 typer.echo(str(path), err=True)
@@ -200,6 +212,74 @@ def init() -> None:
         from t2gen.resources import starter_job_path
 
         _write_stdout(starter_job_path().read_text(encoding="utf-8"))
+
+
+secret_app = typer.Typer(
+    help="Make Secrets that jobs need; only `ssh` for now.",
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(secret_app, name="secret")
+
+
+class KeyType(str, Enum):
+    """Key types ``secret ssh`` can make."""
+
+    rsa = "rsa"
+    ed25519 = "ed25519"
+
+
+@secret_app.command(
+    "ssh",
+    epilog="Examples:\n\n"
+    "  t2gen secret ssh --name twister2-openmpi-ssh-key | kubectl apply -f -\n\n"
+    "  ssh-keygen -t ed25519 -N '' -f key && t2gen secret ssh --name twister2-openmpi-ssh-key --from-key key",
+)
+def secret_ssh(
+    name: Annotated[
+        str,
+        typer.Option(
+            "--name",
+            help="The Secret's name: spec.mpi.sshSecretName of the jobs that use it.",
+        ),
+    ],
+    namespace: Namespace = None,
+    key_type: Annotated[
+        KeyType,
+        typer.Option(
+            "--key-type", help="Type of a fresh key pair.", case_sensitive=False
+        ),
+    ] = KeyType.rsa,
+    from_key: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+        typer.Option(
+            "--from-key",
+            help="Use this unencrypted private key (OpenSSH or PEM) instead of a fresh one, "
+            "so running again gives the same Secret.",
+            metavar="FILE",
+        ),
+    ] = None,
+) -> None:
+    """Print a Secret with an SSH key pair for OpenMPI jobs (id_rsa, id_rsa.pub, authorized_keys).
+
+    The pods of an OpenMPI job mount it at /ssh-key/openmpi for password-free
+    SSH between them. The Secret is immutable, so applying a different key later
+    fails instead of rotating keys under running jobs. The private key is only
+    ever written to standard output, inside the Secret.
+    """
+    with _reporting():
+        if not _DNS_SUBDOMAIN.fullmatch(name) or len(name) > 253:
+            raise typer.BadParameter(
+                f"{name!r} is not a Secret name: use lower-case letters, digits, '-' and '.'",
+                param_hint="'--name'",
+            )
+        from t2gen.output import to_yaml_stream
+        from t2gen.pipeline import generate_ssh_secret
+
+        documents = generate_ssh_secret(
+            name, namespace=namespace, key_type=key_type.value, from_key=from_key
+        )
+        _write_stdout(to_yaml_stream(documents))
 
 
 def main() -> None:

@@ -8,6 +8,7 @@ describes each key (generated from :data:`CONTEXT_DOC`).
 
 from __future__ import annotations
 
+import base64
 from decimal import Decimal
 from typing import Any
 
@@ -440,11 +441,22 @@ def _role_rules(job: Job) -> list[dict[str, Any]]:
     return rules
 
 
-def build_context(job: Job) -> dict[str, Any]:
+def _config_map_data(job: Job, job_object: bytes | None) -> dict[str, str]:
+    """The ConfigMap's data: never empty, since the runtime JSON-patches keys into it."""
+    data = {"JOB_ID": job.name}
+    if job_object is not None:
+        data["TWISTER2_JOB_OBJECT"] = base64.b64encode(job_object).decode("ascii")
+    return data
+
+
+def build_context(job: Job, *, job_object: bytes | None = None) -> dict[str, Any]:
     """Compute everything the templates show, for one job.
 
     Args:
         job: a validated job.
+        job_object: the serialised Twister2 ``JobAPI.Job`` (the ``<job>.job``
+            file of the job package), stored base64 in the ConfigMap as
+            ``TWISTER2_JOB_OBJECT``, where the Twister2 client keeps it.
 
     Returns:
         A JSON-like dict; its top-level keys are described in :data:`CONTEXT_DOC`.
@@ -495,7 +507,7 @@ def build_context(job: Job) -> dict[str, Any]:
             ],
         },
         "rbac": {"create": spec.rbac.create, "rules": _role_rules(job)},
-        "configMap": {"data": {"JOB_ID": job.name}},
+        "configMap": {"data": _config_map_data(job, job_object)},
         "persistentVolumeClaim": _persistent_volume_claim(job),
         "workerService": {"selector": worker_selector},
         "nodePortService": node_port,

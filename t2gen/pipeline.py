@@ -21,7 +21,17 @@ from t2gen.resources import templates_dir
 from t2gen.rules import rule_problems
 from t2gen.schema import apply_defaults, schema_problems
 
-__all__ = ["builtin_template_set", "generate", "validate", "validate_files"]
+_CONFIG_MAP_LIMIT = (
+    1024 * 1024 - 4096
+)  # a ConfigMap holds at most 1 MiB; leave room for the rest
+
+__all__ = [
+    "builtin_template_set",
+    "generate",
+    "generate_ssh_secret",
+    "validate",
+    "validate_files",
+]
 
 
 def builtin_template_set() -> TemplateSet:
@@ -88,6 +98,7 @@ def generate(
     namespace: str | None = None,
     template_set: TemplateSet | None = None,
     stdin: IO[bytes] | None = None,
+    job_object: str | None = None,
 ) -> list[RenderedDocument]:
     """Validate job files and render every object they need, in install order.
 
@@ -100,6 +111,8 @@ def generate(
         namespace: overrides every job's ``metadata.namespace``.
         template_set: templates to render (default: the built-in ``k8s`` set).
         stdin: the stream read for ``-``.
+        job_object: a file holding the job's serialised Twister2 Job object
+            (``TWISTER2_JOB_OBJECT`` in the ConfigMap); only with one job file.
 
     Returns:
         The objects of every job, sorted by :func:`t2gen.output.sort_documents`.
@@ -111,9 +124,15 @@ def generate(
             jobs render the same object.
     """
     templates = template_set or builtin_template_set()
+    jobs = validate_files(paths, namespace=namespace, stdin=stdin)
+    job_object_bytes = (
+        _read_job_object(job_object, jobs) if job_object is not None else None
+    )
     documents: list[RenderedDocument] = []
-    for job in validate_files(paths, namespace=namespace, stdin=stdin):
-        documents.extend(render(build_context(job), templates))
+    for job in jobs:
+        documents.extend(
+            render(build_context(job, job_object=job_object_bytes), templates)
+        )
     seen: dict[tuple[str, str | None, str], str] = {}
     duplicates = []
     for document in documents:
@@ -127,3 +146,65 @@ def generate(
     if findings:
         raise ValidationError(findings=findings)
     return sort_documents(documents)
+
+
+def _read_job_object(path: str, jobs: Sequence[Job]) -> bytes:
+    """Read the serialised Job object for the one job being rendered."""
+    from t2gen.loader import read_source
+
+    if len(jobs) != 1:
+        raise ConfigError(
+            path=path,
+            message="--job-object belongs to one job; render one job file with it",
+        )
+    data = read_source(path)
+    if len(data) * 4 // 3 > _CONFIG_MAP_LIMIT:
+        raise ConfigError(
+            path=path,
+            message=f"{len(data)} bytes is too large: base64-encoded it would not fit a ConfigMap (1 MiB)",
+        )
+    return data
+
+
+def generate_ssh_secret(
+    name: str,
+    *,
+    namespace: str | None = None,
+    key_type: str = "rsa",
+    from_key: str | None = None,
+) -> list[RenderedDocument]:
+    """Render the Secret holding an OpenMPI job's SSH key pair.
+
+    Args:
+        name: the Secret's name (``spec.mpi.sshSecretName`` of the jobs using it).
+        namespace: its namespace, or None.
+        key_type: ``rsa`` or ``ed25519`` for a fresh key pair.
+        from_key: a private key file to use instead of a fresh one (``-`` for stdin),
+            so that running again gives the same Secret.
+
+    Returns:
+        The Secret, checked like every rendered object.
+
+    Raises:
+        ConfigError: ``from_key`` is unreadable or not an unencrypted private key.
+        ValidationError: the Secret fails a semantic check.
+    """
+    from t2gen.loader import read_source
+    from t2gen.sshkeys import (
+        generate_key_files,
+        key_files_from_private_key,
+        secret_context,
+    )
+
+    if from_key is not None:
+        files = key_files_from_private_key(
+            read_source(from_key), path=from_key, comment=name
+        )
+    else:
+        files = generate_key_files(key_type, comment=name)
+    templates = TemplateSet(name="secret", builtin=templates_dir() / "secret")
+    documents = render(secret_context(name, namespace, files), templates)
+    findings = check_objects([document.obj for document in documents])
+    if findings:
+        raise ValidationError(findings=findings)
+    return documents

@@ -166,3 +166,133 @@ def test_placement_applies_to_every_worker_group_and_not_to_the_job_master() -> 
         }
     ]
     assert context["jobMaster"]["affinity"] is None
+
+
+def test_persistent_claim_size_is_exact() -> None:
+    # 3 workers x 0.1Gi is exactly 0.3Gi: 322122547.2 bytes, which the API server
+    # writes in millibytes. The legacy launcher computed 0.30000000000000004Gi and crashed.
+    from t2gen.quantity import parse_quantity
+
+    context = _context(
+        "workers: [{count: 3}]\nstorage: {persistent: {perWorker: 0.1Gi}}\n"
+    )
+    claim = context["persistentVolumeClaim"]
+    assert claim["storage"] == "322122547200m"
+    assert parse_quantity(claim["storage"]).value == parse_quantity("0.3Gi").value
+    assert (
+        claim["accessModes"] == ["ReadWriteMany"] and claim["storageClassName"] is None
+    )
+
+
+def test_claim_includes_the_job_masters_share_and_is_mounted_everywhere() -> None:
+    context = _context(
+        "workers: [{count: 4, perPod: 2}]\njobMaster: {persistentDisk: 512Mi}\nstorage: {persistent: {perWorker: 1Gi}}\n"
+    )
+    assert context["persistentVolumeClaim"]["storage"] == "4608Mi"
+    for group in [*context["workerGroups"], context["jobMaster"]]:
+        for container in group["containers"]:
+            assert {
+                "name": "persistent-volume",
+                "mountPath": "/persistent",
+            } in container["volumeMounts"]
+
+
+def test_job_master_without_a_share_does_not_mount_the_claim() -> None:
+    context = _context(
+        "workers: [{count: 1}]\nstorage: {persistent: {perWorker: 1Gi}}\n"
+    )
+    assert context["persistentVolumeClaim"]["storage"] == "1Gi"
+    assert all(
+        v["name"] != "persistent-volume" for v in context["jobMaster"]["volumes"]
+    )
+
+
+def test_no_claim_without_per_worker_storage() -> None:
+    context = _context("workers: [{count: 1}]\n")
+    assert context["persistentVolumeClaim"] is None
+    assert all(
+        v["name"] != "persistent-volume" for v in context["workerGroups"][0]["volumes"]
+    )
+
+
+def test_job_master_in_the_client() -> None:
+    context = _context(
+        "workers: [{count: 1}]\njobMaster: {enabled: false, address: 10.1.2.3}\n"
+    )
+    assert context["jobMaster"] is None
+    assert (
+        _env(context["workerGroups"][0]["containers"][0])["JOB_MASTER_IP"] == "10.1.2.3"
+    )
+    named = {
+        tuple(r["resources"]): r.get("resourceNames")
+        for r in context["rbac"]["rules"]
+        if "resourceNames" in r
+    }
+    assert named[("services",)] == ["job"] and named[("statefulsets",)] == ["job-0"]
+
+
+def test_rbac_can_be_left_to_the_cluster() -> None:
+    from t2gen.pipeline import builtin_template_set
+    from t2gen.render import render
+
+    for rbac, account in (
+        ("{create: false}", None),
+        ("{create: false, serviceAccountName: runner}", "runner"),
+    ):
+        context = _context(f"workers: [{{count: 1}}]\nrbac: {rbac}\n")
+        documents = render(context, builtin_template_set())
+        assert {d.kind for d in documents} == {"ConfigMap", "Service", "StatefulSet"}
+        pods = [
+            d.obj["spec"]["template"]["spec"]
+            for d in documents
+            if d.kind == "StatefulSet"
+        ]
+        assert all(pod.get("serviceAccountName") == account for pod in pods)
+
+
+def test_node_port_service_sits_beside_the_headless_one() -> None:
+    context = _context(
+        "workers: [{count: 2}]\nnetwork: {basePort: 7000, protocol: UDP, service: {type: NodePort}}\n"
+    )
+    assert context["nodePortService"] == {
+        "selector": {"t2-wp": "job"},
+        "ports": [
+            {"name": "worker", "port": 7000, "targetPort": 7000, "protocol": "UDP"}
+        ],
+    }
+    assert (
+        context["workerGroups"][0]["serviceName"] == "job"
+    )  # the headless Service still governs
+
+
+def test_openmpi_pods_have_one_container_with_the_pods_resources() -> None:
+    context = _context(
+        "workers: [{count: 6, perPod: 3, cpu: 500m, memory: 1Gi}]\nmpi: {enabled: true}\n"
+    )
+    (container,) = context["workerGroups"][0]["containers"]
+    assert container["args"] == ["-c", "./init_openmpi.sh"]
+    assert container["resources"] == {"requests": {"cpu": "1500m", "memory": "3Gi"}}
+    assert _env(container)["CLASS_TO_RUN"].endswith("mpi.MPIMasterStarter")
+    assert (
+        _env(container)["JVM_MEMORY_MB"] == "819"
+    )  # per worker: each MPI worker is its own JVM
+    assert {
+        "name": "kube-openmpi-ssh-key",
+        "mountPath": "/ssh-key/openmpi",
+    } in container["volumeMounts"]
+    secret = next(
+        v
+        for v in context["workerGroups"][0]["volumes"]
+        if v["name"] == "kube-openmpi-ssh-key"
+    )
+    assert secret["secret"] == {
+        "secretName": "twister2-openmpi-ssh-key",
+        "defaultMode": 0o400,
+    }
+
+
+def test_job_object_goes_into_the_config_map() -> None:
+    job = valid_job(job_text())
+    assert build_context(job)["configMap"]["data"] == {"JOB_ID": "job"}
+    data = build_context(job, job_object=b"\x00\x01binary")["configMap"]["data"]
+    assert data == {"JOB_ID": "job", "TWISTER2_JOB_OBJECT": "AAFiaW5hcnk="}
