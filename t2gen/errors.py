@@ -69,14 +69,20 @@ class TemplateError(T2genError):
 class ValidationError(T2genError):
     """Manifests that break a Kubernetes schema or a semantic output rule."""
 
-    def __init__(self, *, findings: Iterable[str]) -> None:
-        """Create the error from one line per finding (``Kind/name: field: message``)."""
+    def __init__(
+        self, *, findings: Iterable[str], warnings: Iterable[str] = ()
+    ) -> None:
+        """Create the error from one line per finding (``Kind/name: field: message``).
+
+        ``warnings`` (objects that could not be checked) are shown after the findings.
+        """
         self.findings = list(findings)
+        self.warnings = list(warnings)
         super().__init__("\n".join(self.findings))
 
     def lines(self) -> list[str]:
-        """Return one finding per line."""
-        return list(self.findings)
+        """Return one finding per line, then the warnings."""
+        return self.findings + [f"warning: {warning}" for warning in self.warnings]
 
 
 class OutputError(T2genError):

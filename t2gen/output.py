@@ -21,6 +21,7 @@ __all__ = [
     "KUSTOMIZATION",
     "file_name",
     "sort_documents",
+    "to_helm_templates",
     "to_json",
     "to_yaml_stream",
     "write_directory",
@@ -85,6 +86,16 @@ def to_yaml_stream(documents: Sequence[RenderedDocument]) -> str:
     return "".join(
         f"---\n# Source: {doc.template}\n{dump_yaml(doc.obj)}" for doc in documents
     )
+
+
+def to_helm_templates(documents: Sequence[RenderedDocument]) -> str:
+    """Emit the YAML stream for a Helm chart's ``templates/``: every ``{{`` escaped.
+
+    Helm evaluates chart templates as Go templates, so a value containing
+    ``{{`` (an env var, an annotation) would be executed. Each ``{{`` becomes
+    ``{{ "{{" }}``, which Helm renders back to ``{{``.
+    """
+    return to_yaml_stream(documents).replace("{{", '{{ "{{" }}')
 
 
 def to_json(documents: Sequence[RenderedDocument]) -> str:

@@ -7,11 +7,12 @@ job files); every other stage is pure.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import IO
+from pathlib import Path
+from typing import IO, Any
 
 from t2gen.checks import check_objects
 from t2gen.context import build_context
-from t2gen.errors import ConfigError, SchemaError, ValidationError
+from t2gen.errors import ConfigError, SchemaError, T2genError, ValidationError
 from t2gen.loader import SourceDoc, load_config
 from t2gen.model import Job, build_job
 from t2gen.output import sort_documents
@@ -27,16 +28,41 @@ _CONFIG_MAP_LIMIT = (
 
 __all__ = [
     "builtin_template_set",
+    "check_manifests",
     "generate",
     "generate_ssh_secret",
+    "make_template_set",
     "validate",
     "validate_files",
+    "validate_manifests",
 ]
 
 
 def builtin_template_set() -> TemplateSet:
     """The built-in Kubernetes template set (``templates/k8s``)."""
     return TemplateSet(name="k8s", builtin=templates_dir() / "k8s")
+
+
+def make_template_set(overlays: Sequence[str] = ()) -> TemplateSet:
+    """The built-in set with user template directories laid over it (first wins).
+
+    Args:
+        overlays: directories as the user named them; the name is shown in
+            ``# Source:`` lines of the objects their templates produce.
+
+    Raises:
+        T2genError: a directory does not exist.
+    """
+    layers = []
+    for directory in overlays:
+        path = Path(directory)
+        if not path.is_dir():
+            raise T2genError(f"{directory}: no such template directory")
+        layers.append((directory.rstrip("/") or "/", path))
+    builtin = builtin_template_set()
+    return TemplateSet(
+        name=builtin.name, builtin=builtin.builtin, overlays=tuple(layers)
+    )
 
 
 def validate(doc: SourceDoc, *, namespace: str | None = None) -> Job:
@@ -99,6 +125,7 @@ def generate(
     template_set: TemplateSet | None = None,
     stdin: IO[bytes] | None = None,
     job_object: str | None = None,
+    template_dirs: Sequence[str] = (),
 ) -> list[RenderedDocument]:
     """Validate job files and render every object they need, in install order.
 
@@ -109,10 +136,12 @@ def generate(
     Args:
         paths: job files; ``-`` reads standard input.
         namespace: overrides every job's ``metadata.namespace``.
-        template_set: templates to render (default: the built-in ``k8s`` set).
+        template_set: templates to render (default: the built-in ``k8s`` set with
+            ``template_dirs`` laid over it).
         stdin: the stream read for ``-``.
         job_object: a file holding the job's serialised Twister2 Job object
             (``TWISTER2_JOB_OBJECT`` in the ConfigMap); only with one job file.
+        template_dirs: user template directories (``--templates``).
 
     Returns:
         The objects of every job, sorted by :func:`t2gen.output.sort_documents`.
@@ -123,7 +152,7 @@ def generate(
         ValidationError: the rendered objects fail a semantic check, or two
             jobs render the same object.
     """
-    templates = template_set or builtin_template_set()
+    templates = template_set or make_template_set(template_dirs)
     jobs = validate_files(paths, namespace=namespace, stdin=stdin)
     job_object_bytes = (
         _read_job_object(job_object, jobs) if job_object is not None else None
@@ -208,3 +237,96 @@ def generate_ssh_secret(
     if findings:
         raise ValidationError(findings=findings)
     return documents
+
+
+def validate_manifests(
+    objects: Sequence[dict[str, Any]], kube_version: str
+) -> list[str]:
+    """Check objects against Kubernetes' OpenAPI schemas (strict) and t2gen's semantic checks.
+
+    Args:
+        objects: parsed manifests.
+        kube_version: the Kubernetes minor version, e.g. ``1.37``.
+
+    Returns:
+        Warnings: objects whose kind has no schema (custom resources), unchecked.
+
+    Raises:
+        ValidationError: every schema and semantic finding, ``Kind/name: field: message``.
+        T2genError: kubernetes-validate is not installed, or the version is not bundled.
+    """
+    from t2gen.kubeschema import KubeSchemas
+
+    findings, warnings = KubeSchemas(kube_version).check(objects)
+    findings += check_objects(objects)
+    if findings:
+        raise ValidationError(findings=findings, warnings=warnings)
+    return warnings
+
+
+def check_manifests(
+    paths: Sequence[str], kube_version: str, *, stdin: IO[bytes] | None = None
+) -> tuple[int, list[str]]:
+    """Read manifest streams (YAML or JSON, ``List`` kinds unwrapped) and validate them.
+
+    Args:
+        paths: files, ``-`` for standard input.
+        kube_version: the Kubernetes minor version.
+        stdin: the stream read for ``-``.
+
+    Returns:
+        ``(number of objects, warnings)``.
+
+    Raises:
+        SchemaError: a file is unreadable or not YAML (located).
+        ValidationError: any object fails a check.
+    """
+    import yaml
+
+    from t2gen.kubeyaml import load_all_yaml
+    from t2gen.loader import read_source
+
+    objects: list[dict[str, Any]] = []
+    problems: list[Problem] = []
+    for path in paths:
+        try:
+            text = read_source(path, stdin=stdin).decode("utf-8-sig")
+            documents = load_all_yaml(text)
+        except ConfigError as err:
+            problems += err.problems
+            continue
+        except UnicodeDecodeError as err:
+            problems.append(Problem(path, 0, 0, f"not UTF-8 text ({err.reason})"))
+            continue
+        except yaml.YAMLError as err:
+            mark = getattr(err, "problem_mark", None)
+            line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+            problems.append(
+                Problem(
+                    path,
+                    line,
+                    col,
+                    f"not valid YAML: {getattr(err, 'problem', None) or err}",
+                )
+            )
+            continue
+        for index, document in enumerate(documents):
+            if document is None:
+                continue
+            if not isinstance(document, dict):
+                problems.append(
+                    Problem(
+                        path, 0, 0, f"document {index + 1} is not a Kubernetes object"
+                    )
+                )
+            elif document.get("kind") == "List" and isinstance(
+                document.get("items"), list
+            ):
+                objects += [
+                    item for item in document["items"] if isinstance(item, dict)
+                ]
+            else:
+                objects.append(document)
+    if problems:
+        raise SchemaError(problems=problems)
+    return len(objects), validate_manifests(objects, kube_version)

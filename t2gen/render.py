@@ -90,12 +90,37 @@ class TemplateSet:
 
         Partials (``_*.j2``) are only included by other templates, never emitted.
         """
+        return [
+            (name, label)
+            for name, label in self.all_templates()
+            if not name.startswith("_")
+        ]
+
+    def all_templates(self) -> list[tuple[str, str]]:
+        """Return ``(file name, source label)`` of every template and partial, sorted by name."""
         chosen: dict[str, str] = {}
         for label, directory in [*self.overlays, (self.name, self.builtin)]:
             for path in sorted(directory.glob("*.j2")):
-                if not path.name.startswith("_") and path.name not in chosen:
-                    chosen[path.name] = f"{label}/{path.name}"
+                chosen.setdefault(path.name, f"{label}/{path.name}")
         return sorted(chosen.items())
+
+    def source(self, name: str) -> str:
+        """Return the text of template ``name`` (``configmap.yaml.j2`` or ``k8s/configmap.yaml.j2``).
+
+        Raises:
+            TemplateError: no template of that name.
+        """
+        file_name = Path(name).name
+        for directory in self.search_path():
+            path = directory / file_name
+            if path.is_file():
+                return path.read_text(encoding="utf-8")
+        known = ", ".join(n for n, _ in self.all_templates())
+        raise TemplateError(
+            template=name,
+            line=None,
+            message=f"no such template; the templates are {known}",
+        )
 
 
 def _finalize(value: Any) -> str:

@@ -1,0 +1,199 @@
+"""Kubernetes' OpenAPI schemas, offline: validate manifests the way kubeconform does.
+
+Uses the JSON schemas bundled in the ``kubernetes-validate`` package (1.25 to
+1.37, strict flavour: unknown fields are errors) through ``jsonschema``
+directly, because the library's own ``validate()`` re-reads a 1.4 MB
+definitions file on every call and stops at the first error. Here each file is
+read once per run, each kind's validator is built once, and every error of
+every object is reported. ``byte`` fields (Secret ``data``) are checked to be
+base64, which the library skips.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from t2gen.errors import T2genError
+
+__all__ = ["KubeSchemas", "schema_versions"]
+
+_INSTALL_HINT = "install the Kubernetes schemas with: pip install 't2gen[validate]' (kubernetes-validate)"
+
+
+def _schema_root() -> Path:
+    """The directory of kubernetes-validate's bundled schemas."""
+    try:
+        import kubernetes_validate
+    except ImportError:
+        raise T2genError(
+            f"Kubernetes schema validation needs kubernetes-validate; {_INSTALL_HINT}"
+        ) from None
+    return Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
+
+
+def schema_versions() -> list[str]:
+    """Kubernetes minor versions with bundled schemas, oldest first (``["1.25", ..., "1.37"]``).
+
+    Raises:
+        T2genError: kubernetes-validate is not installed.
+    """
+    found = []
+    for entry in _schema_root().iterdir():
+        match = re.fullmatch(r"v(\d+)\.(\d+)\.0-local-strict", entry.name)
+        if match:
+            found.append((int(match[1]), int(match[2])))
+    return [f"{major}.{minor}" for major, minor in sorted(found)]
+
+
+def _is_base64(value: object) -> bool:
+    """The OpenAPI ``byte`` format: standard base64 (Secret ``data`` values)."""
+    if not isinstance(value, str):
+        return True
+    try:
+        base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class _Finding:
+    path: str
+    message: str
+
+
+class KubeSchemas:
+    """The strict OpenAPI schemas of one Kubernetes version, loaded once.
+
+    Args:
+        version: a minor version such as ``1.37`` (``v1.37`` and ``1.37.2`` work too).
+
+    Raises:
+        T2genError: kubernetes-validate is missing, or the version is not bundled
+            (the message lists the versions that are).
+    """
+
+    def __init__(self, version: str) -> None:
+        match = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?", version.strip())
+        versions = schema_versions()
+        wanted = f"{match[1]}.{int(match[2])}" if match else version
+        if wanted not in versions:
+            raise T2genError(
+                f"Kubernetes {version} has no bundled schema; use one of {versions[0]} to {versions[-1]}"
+            )
+        self.version = wanted
+        self._directory = _schema_root() / f"v{wanted}.0-local-strict"
+        self._validators: dict[tuple[str, str], Any] = {}
+
+    @functools.cached_property
+    def _registry(self) -> Any:
+        from referencing import Registry, Resource
+
+        definitions = json.loads(
+            (self._directory / "_definitions.json").read_text(encoding="utf-8")
+        )
+        return Resource.from_contents(definitions) @ Registry()
+
+    def _validator(self, kind: str, api_version: str) -> Any | None:
+        """The validator of one kind (None if no schema: a custom resource)."""
+        key = (kind, api_version)
+        if key not in self._validators:
+            from jsonschema import Draft202012Validator, FormatChecker
+            from referencing import Resource
+
+            group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
+            path = self._directory / f"{kind.lower()}-{group_version}.json"
+            if not path.is_file():
+                self._validators[key] = None
+            else:
+                schema = json.loads(path.read_text(encoding="utf-8"))
+                registry = Resource.from_contents(schema) @ self._registry
+                checker = FormatChecker(formats=())
+                checker.checks("byte")(_is_base64)
+                self._validators[key] = Draft202012Validator(
+                    schema, registry=registry, format_checker=checker
+                )
+        return self._validators[key]
+
+    def errors(self, obj: dict[str, Any]) -> tuple[list[str], bool]:
+        """Validate one object against its kind's schema.
+
+        Args:
+            obj: a parsed manifest.
+
+        Returns:
+            ``(findings, known)``: every error as ``field.path: message`` (the
+            field path is ``.`` for the object itself), and whether a schema for
+            the object's kind exists.
+        """
+        kind, api_version = obj.get("kind"), obj.get("apiVersion")
+        if not isinstance(kind, str) or not isinstance(api_version, str):
+            return ["apiVersion and kind are required (strings)"], True
+        validator = self._validator(kind, api_version)
+        if validator is None:
+            return [], False
+        findings = [_describe(error) for error in validator.iter_errors(obj)]
+        return [
+            f"{f.path}: {f.message}"
+            for f in sorted(findings, key=lambda f: (f.path, f.message))
+        ], True
+
+    def check(self, objects: Iterable[dict[str, Any]]) -> tuple[list[str], list[str]]:
+        """Validate objects; return ``(findings, warnings)`` prefixed with ``Kind/name``.
+
+        Warnings name objects whose kind has no schema (custom resources); they
+        were not checked.
+        """
+        findings: list[str] = []
+        warnings: list[str] = []
+        for obj in objects:
+            name = (
+                obj.get("metadata", {}).get("name", "?")
+                if isinstance(obj.get("metadata"), dict)
+                else "?"
+            )
+            where = f"{obj.get('kind', '?')}/{name}"
+            errors, known = self.errors(obj)
+            if not known:
+                warnings.append(
+                    f"{where}: no Kubernetes {self.version} schema for {obj.get('apiVersion')} {obj.get('kind')} "
+                    "(a custom resource?); not checked"
+                )
+            findings += [f"{where}: {error}" for error in errors]
+        return findings, warnings
+
+
+def _describe(error: Any) -> _Finding:
+    """A readable finding from a jsonschema error, without dumping huge instances."""
+    path = ".".join(
+        str(part) if not isinstance(part, int) else f"[{part}]"
+        for part in error.absolute_path
+    )
+    path = path.replace(".[", "[") or "."
+    if error.validator == "additionalProperties":
+        known = set(error.schema.get("properties", {}))
+        extra = (
+            sorted(set(error.instance) - known)
+            if isinstance(error.instance, dict)
+            else []
+        )
+        return _Finding(
+            path,
+            f"unknown field{'s' if len(extra) != 1 else ''} {', '.join(map(repr, extra))}",
+        )
+    if error.validator == "type":
+        shown = repr(error.instance)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        return _Finding(path, f"{shown} is not of type {error.validator_value!r}")
+    if error.validator == "format":
+        return _Finding(path, f"not valid {error.validator_value} (base64 expected)")
+    message = error.message
+    return _Finding(path, message if len(message) <= 200 else message[:197] + "...")

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from t2gen.cli import app
+from t2gen.context import CONTEXT_DOC, build_context
+from t2gen.docs import job_file_reference, template_context_reference
+from t2gen.schema import load_schema
+from tests.conftest import ROOT
+from tests.helpers import job_text, valid_job
+
+runner = CliRunner()
+
+
+def test_job_file_reference_is_up_to_date() -> None:
+    assert (ROOT / "docs/job-file.md").read_text(
+        encoding="utf-8"
+    ) == job_file_reference(), "run `make docs`"
+
+
+def test_template_reference_is_up_to_date() -> None:
+    assert (ROOT / "docs/templates.md").read_text(
+        encoding="utf-8"
+    ) == template_context_reference(), "run `make docs`"
+
+
+def test_every_schema_key_is_in_the_reference() -> None:
+    page = job_file_reference()
+    for name in (
+        "spec.workers[].perPod",
+        "spec.placement.nodeAffinity.required[].operator",
+        "spec.rbac.create",
+    ):
+        assert f"`{name}`" in page
+    assert load_schema()["description"] in page
+
+
+def test_context_doc_describes_exactly_the_context() -> None:
+    assert set(CONTEXT_DOC) == set(build_context(valid_job(job_text())))
+
+
+def test_templates_list_and_show() -> None:
+    listing = runner.invoke(app, ["templates", "list"]).stdout.splitlines()
+    assert "configmap.yaml.j2\tk8s/configmap.yaml.j2" in listing
+    assert "_pod.yaml.j2\tk8s/_pod.yaml.j2" in listing
+    shown = runner.invoke(app, ["templates", "show", "k8s/configmap.yaml.j2"])
+    assert shown.stdout == (ROOT / "templates/k8s/configmap.yaml.j2").read_text(
+        encoding="utf-8"
+    )
+    missing = runner.invoke(app, ["templates", "show", "nope.j2"])
+    assert missing.exit_code == 1 and "no such template" in missing.stderr
+
+
+def test_templates_list_shows_overlays(tmp_path: object) -> None:
+    overlay = ROOT / "tests/golden/custom-templates/templates"
+    listing = runner.invoke(
+        app, ["templates", "list", "--templates", str(overlay)]
+    ).stdout.splitlines()
+    assert f"networkpolicy.yaml.j2\t{overlay}/networkpolicy.yaml.j2" in listing
+    assert (
+        f"service-job-master.yaml.j2\t{overlay}/service-job-master.yaml.j2" in listing
+    )
+
+
+def test_pre_commit_hooks_name_real_commands() -> None:
+    import yaml
+
+    hooks = yaml.safe_load(
+        (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    )
+    assert {hook["id"] for hook in hooks} == {"t2gen-validate", "t2gen-render-check"}
+    for hook in hooks:
+        command = hook["entry"].split()[1:]
+        assert runner.invoke(app, [*command, "--help"]).exit_code == 0

@@ -1,0 +1,143 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from t2gen.cli import app
+from t2gen.errors import T2genError
+from t2gen.kubeschema import KubeSchemas, schema_versions
+from tests.conftest import EXAMPLES, KUBE_VERSIONS, ROOT
+
+runner = CliRunner()
+
+THREE_ERRORS = """\
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: s}
+spec:
+  replica: 3
+  serviceName: 7
+  selector: {matchLabels: {a: b}}
+  template:
+    metadata: {labels: {a: b}}
+    spec:
+      containers:
+      - name: c
+        image: x
+        resourcez: {}
+"""
+
+
+def test_versions() -> None:
+    versions = schema_versions()
+    assert versions[0] == "1.25" and versions[-1] == "1.37"
+    assert KubeSchemas("v1.30.4").version == "1.30"
+    with pytest.raises(T2genError, match=r"use one of 1\.25 to 1\.37"):
+        KubeSchemas("1.20")
+
+
+def test_every_error_of_an_object_is_reported(tmp_path: Path) -> None:
+    manifest = tmp_path / "bad.yaml"
+    manifest.write_text(THREE_ERRORS, encoding="utf-8")
+    result = runner.invoke(app, ["check", str(manifest)])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.splitlines() == [
+        "StatefulSet/s: spec: unknown field 'replica'",
+        "StatefulSet/s: spec.serviceName: 7 is not of type ['string', 'null']",
+        "StatefulSet/s: spec.template.spec.containers[0]: unknown field 'resourcez'",
+    ]
+
+
+def test_secret_data_must_be_base64(tmp_path: Path) -> None:
+    manifest = tmp_path / "secret.yaml"
+    manifest.write_text(
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {k: 'not base64!'}\n",
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["check", str(manifest)])
+    assert (
+        result.exit_code == 1
+        and "Secret/s: data.k: not valid byte (base64 expected)" in result.stderr
+    )
+
+
+def test_custom_resources_are_named_not_checked(tmp_path: Path) -> None:
+    manifest = tmp_path / "cr.yaml"
+    manifest.write_text(
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n",
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["check", str(manifest)])
+    assert result.exit_code == 0
+    assert (
+        "warning: Widget/w: no Kubernetes 1.37 schema for example.com/v1 Widget"
+        in result.stderr
+    )
+
+
+def test_check_reads_stdin_json_lists_and_runs_semantic_checks() -> None:
+    rendered = runner.invoke(
+        app, ["render", str(ROOT / "examples/wordcount.yaml"), "--format", "json"]
+    ).stdout
+    assert (
+        runner.invoke(app, ["check", "-"], input=rendered).stdout
+        == "8 objects valid for Kubernetes 1.37 (strict)\n"
+    )
+    broken = rendered.replace(
+        '"t2-worker-group": "0"', '"t2-worker-group": "1"', 1
+    )  # the selector now misses its pods
+    result = runner.invoke(app, ["check", "-"], input=broken)
+    assert (
+        result.exit_code == 1
+        and "spec.selector: does not match the pod template's labels" in result.stderr
+    )
+
+
+def test_check_reports_yaml_errors_with_positions(tmp_path: Path) -> None:
+    manifest = tmp_path / "broken.yaml"
+    manifest.write_text("a: [1\n", encoding="utf-8")
+    result = runner.invoke(app, ["check", str(manifest)])
+    assert result.exit_code == 1 and result.stderr.startswith(
+        f"{manifest}:2:1: not valid YAML"
+    )
+
+
+@pytest.mark.parametrize("version", KUBE_VERSIONS)
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_render_validate_passes_for_every_example(example: Path, version: str) -> None:
+    result = runner.invoke(
+        app, ["render", str(example), "--validate", "--kube-version", version]
+    )
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+
+
+def test_render_validate_fails_before_printing(tmp_path: Path) -> None:
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    (templates / "extra.yaml.j2").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata: {a: b}\nbogus: 1\n",
+        encoding="utf-8",
+    )
+    args = [
+        "render",
+        str(ROOT / "examples/wordcount.yaml"),
+        "--templates",
+        str(templates),
+        "--validate",
+    ]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr == "ConfigMap/extra: .: unknown field 'bogus'\n"
+
+
+def test_schemas_are_loaded_once_per_run() -> None:
+    schemas = KubeSchemas("1.37")
+    objects = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}}
+        for i in range(50)
+    ]
+    assert schemas.check(objects) == ([], [])
+    assert list(schemas._validators) == [("ConfigMap", "v1")]
