@@ -60,7 +60,7 @@ bench: $(STAMP) ## Time t2gen against python -c pass (and peers); writes bench/r
 	$(BIN)/python bench/bench.py
 
 fuzz: $(STAMP) ## A long property-based run over the job schema
-	$(BIN)/python -m pytest tests/test_properties.py -q -p no:randomly --hypothesis-profile=fuzz -s
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_properties.py tests/test_injection.py -q -s
 
 clean: ## Remove the venv, caches and build output
 	rm -rf $(VENV) .tools build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis bench/.work

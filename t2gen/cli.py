@@ -412,5 +412,30 @@ def secret_ssh(
 
 
 def main() -> None:
-    """Run the command line (``python -m t2gen``)."""
-    app()
+    """Run the command line (the ``t2gen`` script and ``python -m t2gen``).
+
+    Usage errors (an unknown option, a missing argument, a bad value) are one
+    line on stderr naming the command, then exit code 2, instead of Click's
+    usage block; a closed stdout (``t2gen render job.yaml | head``) ends quietly.
+    """
+    from typer import _click  # typer 0.27-0.28 vendor Click here
+
+    try:
+        result = app(standalone_mode=False, prog_name="t2gen")
+    except _click.exceptions.NoArgsIsHelpError as err:
+        typer.echo(err.format_message(), err=True)
+        sys.exit(err.exit_code)
+    except _click.exceptions.UsageError as err:
+        command = err.ctx.command_path if err.ctx is not None else "t2gen"
+        typer.echo(
+            f"{command}: {err.format_message().rstrip('.')} (see '{command} --help')",
+            err=True,
+        )
+        sys.exit(err.exit_code)
+    except _click.exceptions.ClickException as err:
+        typer.echo(f"t2gen: {err.format_message().rstrip('.')}", err=True)
+        sys.exit(err.exit_code)
+    except typer.Abort:
+        typer.echo("t2gen: aborted", err=True)
+        sys.exit(1)
+    sys.exit(result if isinstance(result, int) else 0)

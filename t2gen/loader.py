@@ -9,7 +9,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.comments import (
+    CommentedMap,
+    CommentedOrderedMap,
+    CommentedSeq,
+    CommentedSet,
+    TaggedScalar,
+)
 from ruamel.yaml.composer import Composer
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent, CollectionStartEvent
@@ -287,6 +293,10 @@ def _yaml_error(path: str, err: MarkedYAMLError) -> ConfigError:
     problem = err.problem or err.context or "not valid YAML"
     if "found character '\\t'" in problem or "found a tab character" in problem:
         problem += " (indent with spaces, not tabs)"
+    elif problem.startswith("mapping values are not allowed"):
+        problem += " (a ': ' inside a value starts a new mapping: quote the value)"
+    elif problem.startswith("expected <block end>"):
+        problem += " (check the indentation of this line against the lines above)"
     if "duplicate key" in problem or type(err).__name__ == "DuplicateKeyError":
         key = problem.split('"')[1] if '"' in problem else ""
         problem = (
@@ -311,6 +321,14 @@ def _plain(
     """Convert ruamel's round-trip nodes to plain data, recording positions."""
     if isinstance(node, CommentedMap):
         _reject_tag(node, where, positions, path)
+        if getattr(node, "merge", None):
+            line, col = positions.get(where, (1, 1))
+            raise ConfigError(
+                path=path,
+                line=line,
+                col=col,
+                message="YAML merge keys (<<) are not allowed in a job file; write the keys out",
+            )
         out: dict[str, Any] = {}
         for key, value in node.items():
             line_data = node.lc.data.get(key)
@@ -344,18 +362,16 @@ def _plain(
         return items
     if node is None or isinstance(node, bool):
         return node
-    tag = getattr(node, "tag", None)
-    if (
-        tag is not None
-        and getattr(tag, "value", None)
-        and not str(tag.value).startswith("tag:yaml.org,2002:")
-    ):
+    tag = _tag_of(node)
+    if isinstance(node, TaggedScalar):
+        if tag == "!!str":
+            return str(node.value)
         line, col = positions.get(where, (1, 1))
         raise ConfigError(
             path=path,
             line=line,
             col=col,
-            message=f"YAML tag {tag.value} is not allowed here; remove it",
+            message=f"YAML tag {tag} is not allowed here; remove it",
         )
     if isinstance(node, int):
         return int(node)
@@ -364,22 +380,39 @@ def _plain(
     if isinstance(node, str):
         return str(node)
     line, col = positions.get(where, (1, 1))
+    kinds: dict[type, str] = {
+        CommentedSet: "!!set",
+        CommentedOrderedMap: "!!omap",
+        bytes: "!!binary",
+    }
+    kind = kinds.get(type(node), "this")
     raise ConfigError(
         path=path,
         line=line,
         col=col,
-        message="YAML sets, ordered maps and binary values are not allowed in a job file; "
-        "use a mapping, list, string, number or boolean",
+        message=f"YAML {kind} values are not allowed in a job file; use a mapping, list, string, number or boolean",
+    )
+
+
+def _tag_of(node: Any) -> str | None:
+    """A node's explicit tag in short form (``!!str``, ``!custom``), or None."""
+    tag = getattr(node, "tag", None)
+    value = getattr(tag, "value", None) if tag is not None else None
+    if not value:
+        return None
+    return (
+        "!!" + value.removeprefix("tag:yaml.org,2002:")
+        if value.startswith("tag:yaml.org,2002:")
+        else str(value)
     )
 
 
 def _reject_tag(
     node: Any, where: JsonPath, positions: dict[JsonPath, tuple[int, int]], path: str
 ) -> None:
-    """Refuse explicit tags such as ``!!set`` or ``!custom`` on collections."""
-    tag = getattr(node, "tag", None)
-    value = getattr(tag, "value", None) if tag is not None else None
-    if value and not str(value).startswith("tag:yaml.org,2002:"):
+    """Refuse explicit tags such as ``!custom`` on collections (``!!map``/``!!seq`` are fine)."""
+    value = _tag_of(node)
+    if value and value not in ("!!map", "!!seq"):
         line, col = positions.get(where, (1, 1))
         raise ConfigError(
             path=path,

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from decimal import ROUND_UP, Decimal, localcontext
 
-__all__ = ["Quantity", "QuantityFormat", "parse_quantity"]
+__all__ = ["Quantity", "QuantityFormat", "QuantityRangeError", "parse_quantity"]
 
 # Go: the number part is [+-]?[0-9]*(\.[0-9]*)?, the suffix a run of
 # [eEinumkKMGTP] then [-+]?[0-9]* (parseQuantityString).
@@ -31,6 +31,17 @@ _DECIMAL_SUFFIX_BY_EXPONENT = {e: s for s, e in _DECIMAL_SUFFIXES.items()}
 _BINARY_SUFFIX_BY_POWER = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"]
 _NANO = Decimal("1e-9")
 _INT64_MAX = 2**63 - 1
+_MAX_DIGITS = (
+    40  # no resource comes near 10^40; larger values are refused, not computed
+)
+_PRECISION = 100  # enough digits for any value below 10^40 at 1n resolution
+
+
+class QuantityRangeError(ValueError):
+    """A well-formed quantity out of range: 10^40 or more, an exponent beyond int32, or not finite.
+
+    The message says which, without repeating the value.
+    """
 
 
 class QuantityFormat(enum.Enum):
@@ -137,14 +148,15 @@ def parse_quantity(text: str | int | float) -> Quantity:
     Raises:
         ValueError: the text is not a quantity (empty, whitespace, an unknown
             suffix such as ``GB``, or a bool).
+        QuantityRangeError: the amount is 10^40 or more, or not finite (YAML ``.inf``).
     """
     if isinstance(text, bool):
         raise ValueError(f"{text!r} is not a quantity")
     if isinstance(text, int):
-        return Quantity(Decimal(text))
+        return _round_to_nano(Decimal(text), QuantityFormat.DECIMAL_SI)
     if isinstance(text, float):
         if text != text or text in (float("inf"), float("-inf")):
-            raise ValueError(f"{text!r} is not a quantity")
+            raise QuantityRangeError("not a finite number")
         return _round_to_nano(Decimal(repr(text)), QuantityFormat.DECIMAL_SI)
     match = _QUANTITY_RE.match(text)
     if not text or match is None:
@@ -154,12 +166,12 @@ def parse_quantity(text: str | int | float) -> Quantity:
     if suffix in _DECIMAL_SUFFIXES:
         fmt = QuantityFormat.DECIMAL_SI
         with localcontext() as ctx:
-            ctx.prec = 200
+            ctx.prec = _PRECISION
             value = number.scaleb(_DECIMAL_SUFFIXES[suffix])
     elif suffix in _BINARY_SUFFIXES:
         fmt = QuantityFormat.BINARY_SI
         with localcontext() as ctx:
-            ctx.prec = 200
+            ctx.prec = _PRECISION
             value = number * (2 ** _BINARY_SUFFIXES[suffix])
     elif (
         len(suffix) > 1
@@ -168,11 +180,18 @@ def parse_quantity(text: str | int | float) -> Quantity:
     ):
         exponent = int(suffix[1:])
         if abs(exponent) > 2**31 - 1:
-            raise ValueError(f"{text!r} has an exponent out of range")
+            raise QuantityRangeError("its exponent is out of range")
         fmt = QuantityFormat.DECIMAL_EXPONENT
-        with localcontext() as ctx:
-            ctx.prec = 200
-            value = number.scaleb(exponent)
+        if number == 0:
+            value = number
+        elif number.adjusted() + exponent >= _MAX_DIGITS:
+            raise QuantityRangeError(f"10^{_MAX_DIGITS} or more")
+        elif number.adjusted() + exponent < -_MAX_DIGITS:
+            value = _NANO.copy_sign(number)  # rounds up to 1n, as Go rounds it
+        else:
+            with localcontext() as ctx:
+                ctx.prec = _PRECISION
+                value = number.scaleb(exponent)
     else:
         raise ValueError(f"{text!r} has an unknown suffix {suffix!r}")
     return _round_to_nano(value, fmt)
@@ -181,8 +200,10 @@ def parse_quantity(text: str | int | float) -> Quantity:
 def _round_to_nano(value: Decimal, fmt: QuantityFormat) -> Quantity:
     """Round away from zero to 1n, cap BinarySI at int64, and demote tiny BinarySI."""
     if value != 0:
+        if value.adjusted() >= _MAX_DIGITS:
+            raise QuantityRangeError(f"10^{_MAX_DIGITS} or more")
         with localcontext() as ctx:
-            ctx.prec = 200
+            ctx.prec = _PRECISION
             value = value.quantize(_NANO, rounding=ROUND_UP)
     if fmt is QuantityFormat.BINARY_SI:
         if abs(value) > _INT64_MAX:

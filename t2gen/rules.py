@@ -14,12 +14,21 @@ from typing import Any
 from t2gen.loader import JsonPath, SourceDoc
 from t2gen.names import RESERVED_ENV_NAMES, RESERVED_LABEL_KEYS
 from t2gen.problems import Problem, format_json_path
-from t2gen.quantity import Quantity, parse_quantity
+from t2gen.quantity import Quantity, QuantityRangeError, parse_quantity
 
-__all__ = ["MAX_TOTAL_WORKERS", "RULES", "rule_problems"]
+__all__ = ["MAX_ENV_ENTRIES", "MAX_TOTAL_WORKERS", "RULES", "rule_problems"]
 
 MAX_TOTAL_WORKERS = 100_000
 """Most workers in one job; the manifests do not grow with it, the cluster does."""
+
+MAX_ENV_ENTRIES = 100_000
+"""Most environment variables over all container templates of a job (about 6 MB of YAML).
+
+Containers x (runtime variables + ``spec.env``): 50 groups of 1 worker per pod
+with 1,000 extra variables is 51,000; 4 workers per pod would be 204,000.
+"""
+
+_RUNTIME_ENV = 20  # variables t2gen sets in each container (K8sEnvVariables), at most
 
 _HOSTNAME_KEY = "kubernetes.io/hostname"
 _LABEL_VALUE_CHARS = frozenset(
@@ -128,9 +137,21 @@ def _quantity_fields(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str, Any]
 def _check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     """Quantities are positive where needed, no finer than 1m, and not absurdly large."""
     for path, name, raw in _quantity_fields(data):
-        quantity = _quantity(raw)
-        if quantity is None:
+        if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
             continue
+        try:
+            quantity = parse_quantity(raw)
+        except QuantityRangeError as err:
+            yield _problem(
+                doc,
+                path,
+                f"{raw} is out of range ({err}); use a quantity below 8Ei (2^63)",
+            )
+            continue
+        except ValueError:
+            continue  # malformed: the schema check reports it
+        if quantity.value < 0:
+            continue  # negative: the schema check reports it
         if not quantity.is_milli_precise():
             unit = "1m (0.001 core)" if name == "cpu" else "1m"
             rounded = (quantity.value * 1000).to_integral_value(rounding=ROUND_CEILING)
@@ -156,12 +177,34 @@ def _check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]
 
 def _check_total_workers(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     """The whole job has at most :data:`MAX_TOTAL_WORKERS` workers."""
-    total = sum(_int(group.get("count")) or 0 for _, group in _groups(data))
+    counts = [_int(group.get("count")) or 0 for _, group in _groups(data)]
+    total = sum(
+        count for count in counts if count <= MAX_TOTAL_WORKERS
+    )  # larger: a schema error
     if total > MAX_TOTAL_WORKERS:
         yield _problem(
             doc,
             ("spec", "workers"),
             f"the job has {total} workers; t2gen supports at most {MAX_TOTAL_WORKERS} in one job",
+        )
+
+
+def _check_size(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """The manifests stay a size t2gen renders in seconds: see :data:`MAX_ENV_ENTRIES`."""
+    spec = _dict(data.get("spec"))
+    mpi = _dict(spec.get("mpi")).get("enabled") is True
+    containers = sum(
+        1 if mpi else (_int(group.get("perPod")) or 1) for _, group in _groups(data)
+    )
+    variables = len(_list(spec.get("env"))) + _RUNTIME_ENV
+    entries = containers * variables
+    if entries > MAX_ENV_ENTRIES:
+        yield _problem(
+            doc,
+            ("spec", "env"),
+            f"the job's pod templates would hold {entries:,} environment variables ({containers} containers x "
+            f"{variables}); t2gen renders at most {MAX_ENV_ENTRIES:,}: use fewer extra variables, fewer workers "
+            "per pod or fewer worker groups",
         )
 
 
@@ -171,17 +214,17 @@ def _check_ports(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     network = _dict(spec.get("network"))
     base = _int(network.get("basePort"))
     stride = len(_list(network.get("additionalPorts"))) + 1
-    if base is None:
-        return
+    if base is None or not 1 <= base <= 65535:
+        return  # out of range: the schema check reports it
     if _dict(spec.get("mpi")).get("enabled") is True:
         # OpenMPI workers use basePort + rank * stride, ranks over the whole job.
         slots = sum(_int(group.get("count")) or 0 for _, group in _groups(data))
-        what = f"OpenMPI ranks 0-{slots - 1}"
+        what = f"OpenMPI ranks 0-{slots - 1}" if slots > 1 else "the OpenMPI rank"
     else:
         slots = max(
             (_int(group.get("perPod")) or 1 for _, group in _groups(data)), default=1
         )
-        what = f"containers 0-{slots - 1} of a pod"
+        what = f"containers 0-{slots - 1} of a pod" if slots > 1 else "the worker"
     highest = base + (slots - 1) * stride + (stride - 1)
     if highest > 65535:
         yield _problem(
@@ -585,6 +628,7 @@ RULES: tuple[Rule, ...] = (
     _check_divisible,
     _check_quantities,
     _check_total_workers,
+    _check_size,
     _check_ports,
     _check_binding,
     _check_operators,

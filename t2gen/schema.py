@@ -33,25 +33,34 @@ _FORMAT_HINTS = {
     "CPU quantity": "cores as a number (2, 0.5) or millicores (500m)",
     "port name": "at most 15 lower-case letters, digits and '-', with at least one letter and no '--' "
     "(an IANA service name such as metrics)",
-    "image reference": "an image name such as twister2/twister2-k8s:0.8.0, without spaces",
-    "URI": "an absolute URI such as http://host/path/job.tar.gz, without spaces",
+    "image reference": "an image name such as twister2/twister2-k8s:0.8.0, without spaces or control characters",
+    "URI": "an absolute URI such as http://host/path/job.tar.gz, without spaces or control characters",
     "file name": "a file name of letters, digits, '.', '_', '+' and '-' (e.g. wordcount.jar)",
     "environment variable name": "letters, digits, '_', '-' and '.', not starting with a digit",
     "host name or IP address": "a host name or an IP address, e.g. 10.0.0.5",
+    "environment variable value": "any text without the NUL character (\\0)",
 }
 _YAML11_BOOLEANS = {"yes", "no", "on", "off", "y", "n"}
 
 
 @functools.cache
+def _schema() -> dict[str, Any]:
+    """The packaged schema, parsed and checked once; never handed out (callers could mutate it)."""
+    schema: dict[str, Any] = json.loads(schema_path().read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return schema
+
+
 def load_schema() -> dict[str, Any]:
     """Return the job file's JSON Schema (draft 2020-12), checked against its metaschema.
+
+    Returns:
+        A fresh copy each call, so a caller that changes it changes nothing else.
 
     Raises:
         jsonschema.exceptions.SchemaError: the packaged schema is broken (a t2gen bug).
     """
-    schema: dict[str, Any] = json.loads(schema_path().read_text(encoding="utf-8"))
-    Draft202012Validator.check_schema(schema)
-    return schema
+    return copy.deepcopy(_schema())
 
 
 def _is_integer(_checker: Any, instance: Any) -> bool:
@@ -68,7 +77,7 @@ _StrictValidator = validators.extend(  # type: ignore[no-untyped-call]
 @functools.cache
 def _validator() -> Any:
     """Return a cached validator for the job schema with strict integers and formats."""
-    return _StrictValidator(load_schema(), format_checker=FormatChecker())
+    return _StrictValidator(_schema(), format_checker=FormatChecker())
 
 
 def schema_problems(doc: SourceDoc) -> list[Problem]:
@@ -148,7 +157,10 @@ def _message(error: ValidationError, schema: dict[str, Any], instance: Any) -> s
     if kind in ("maxLength", "minLength"):
         limit = error.validator_value
         if kind == "maxLength":
-            return f"{_short(instance)} is {len(instance)} characters long; at most {limit} allowed"
+            shown = f"{instance[:40]!r}..." if len(instance) > 40 else repr(instance)
+            return (
+                f"{shown} is {len(instance)} characters long; at most {limit} allowed"
+            )
         return (
             "must not be empty"
             if limit == 1
@@ -239,15 +251,15 @@ def _describe(instance: Any) -> str:
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    """Return ``repr(value)``, cut to ``limit`` characters so huge inputs stay readable."""
+    """Show a value as it was written, cut to about ``limit`` characters so huge inputs stay readable."""
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[:limit]!r}... ({len(value)} characters)"
     text = (
         json.dumps(value, ensure_ascii=False)
         if isinstance(value, (dict, list))
         else repr(value)
     )
-    if len(text) <= limit:
-        return text
-    return text[:limit] + "..."
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def suggest(word: Any, options: list[str], *, noun: str) -> str:
@@ -293,7 +305,7 @@ def apply_defaults(data: Any) -> Any:
     Returns:
         A deep copy with defaults applied.
     """
-    schema = load_schema()
+    schema = _schema()
     result = copy.deepcopy(data)
     _fill(result, schema, schema)
     return result

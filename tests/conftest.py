@@ -126,3 +126,32 @@ def kube_schema_errors(obj: dict[str, Any], version: str) -> list[str]:
             f"{obj.get('kind')}/{obj['metadata'].get('name')}: {'.'.join(map(str, err.path))}: {err.message}"
         ]
     return []
+
+
+# Hypothesis profiles: `make test` runs a modest, reproducible run (derandomised, no
+# example database, so CI never flakes); `make fuzz` a long random one.
+from hypothesis import HealthCheck, settings  # noqa: E402 - after the fixtures above
+
+settings.register_profile(
+    "default",
+    max_examples=50,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
+)
+settings.register_profile(
+    "fuzz",
+    max_examples=1500,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))

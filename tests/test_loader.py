@@ -69,7 +69,7 @@ def test_bom_is_dropped(tmp_path: Path) -> None:
         ("hello\n", (1, 1), "a single value, not a mapping"),
         ("- a\n", (1, 1), "a list, not a mapping"),
         ("a: !custom x\n", (1, 4), "tag !custom"),
-        ("a: !!set {x}\n", (1, 4), "sets"),
+        ("a: !!set {x}\n", (1, 4), "!!set values are not allowed"),
         ('a: "abc\n', (2, 1), "quoted scalar started at 1:4"),
         ("a: [1, 2\nb: 3\n", (2, 2), "flow sequence started at 1:4"),
         ("a: \x00\n", (1, 4), "U+0000"),

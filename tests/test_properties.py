@@ -1,0 +1,120 @@
+"""Property tests over the whole job schema: valid input always gives valid output.
+
+Job files are generated from ``schemas/twister2job.schema.json`` itself with
+hypothesis-jsonschema. For each one, either t2gen rejects it with located
+problems (``file:line:col``), or it renders and the output (a) passes
+Kubernetes' schemas in strict mode, (b) passes t2gen's semantic checks,
+(c) reads back through a real kubectl as the intended objects and (d) is the
+same bytes when rendered again. ``make fuzz`` runs many more examples and
+prints how many were generated and how many rendered.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis_jsonschema import from_schema
+
+from t2gen.checks import check_objects
+from t2gen.errors import SchemaError
+from t2gen.kubeschema import KubeSchemas
+from t2gen.kubeyaml import dump_yaml
+from t2gen.output import to_yaml_stream
+from t2gen.pipeline import generate
+from t2gen.schema import load_schema
+from tests.conftest import kubectl_objects
+
+STATS: Counter[str] = Counter()
+
+
+def _plausible_schema() -> dict[str, Any]:
+    """The job schema narrowed to realistic sizes, so that most generated jobs render.
+
+    The full schema lets hypothesis-jsonschema pick any quantity and any count,
+    and most such jobs break a semantic rule (count not a multiple of perPod,
+    1e39 cores). Here counts are multiples of 4 with perPod 1, 2 or 4 and
+    quantities come from a realistic list; every other key (names, labels,
+    annotations, env, placement, network, storage...) stays fully random.
+    """
+    schema = copy.deepcopy(load_schema())
+    defs = schema["$defs"]
+    defs["cpu"] = {"enum": [1, 2, "250m", "500m", 0.5, 4]}
+    defs["quantity"] = {
+        "enum": [0, "0", "512Mi", "1Gi", "2Gi", "1.5Gi", 1073741824, "100M", "0.1Gi"]
+    }
+    group = defs["workerGroup"]["properties"]
+    group["count"] = {**group["count"], "multipleOf": 4, "maximum": 400}
+    group["perPod"] = {**group["perPod"], "enum": [1, 2, 4]}
+    return schema
+
+
+JOBS = st.one_of(from_schema(load_schema()), from_schema(_plausible_schema()))
+SCHEMAS = {version: KubeSchemas(version) for version in ("1.25", "1.37")}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def report() -> Iterator[None]:
+    yield
+    print(
+        f"\nproperty run: {STATS['generated']} job files generated, {STATS['rendered']} rendered "
+        f"({STATS['objects']} objects checked), {STATS['rejected']} rejected with "
+        f"{STATS['problems']} located problems"
+    )
+
+
+@given(job=JOBS)
+def test_generated_job_files(
+    job: dict[str, Any], tmp_path_factory: pytest.TempPathFactory, kubectl: Any
+) -> None:
+    STATS["generated"] += 1
+    directory = tmp_path_factory.mktemp("job")
+    path = directory / "job.yaml"
+    path.write_text(dump_yaml(job), encoding="utf-8")
+    try:
+        documents = generate([str(path)])
+    except SchemaError as err:
+        STATS["rejected"] += 1
+        STATS["problems"] += len(err.problems)
+        assert err.problems
+        for problem in err.problems:
+            assert (
+                problem.path == str(path) and problem.line >= 1 and problem.col >= 1
+            ), problem
+            assert problem.message and "Traceback" not in problem.message
+        return
+    STATS["rendered"] += 1
+    objects = [document.obj for document in documents]
+    STATS["objects"] += len(objects)
+    for version, schemas in SCHEMAS.items():
+        findings, warnings = schemas.check(objects)
+        assert (findings, warnings) == ([], []), version
+    assert check_objects(objects) == []
+    stream = to_yaml_stream(documents)
+    manifest = directory / "out.yaml"
+    manifest.write_text(stream, encoding="utf-8")
+    assert kubectl_objects(kubectl, manifest) == objects
+    assert to_yaml_stream(generate([str(path)])) == stream
+
+
+@given(job=from_schema(load_schema()), text=st.text(max_size=40))
+def test_yaml_text_never_crashes_the_loader(
+    job: dict[str, Any], text: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Arbitrary text spliced into a valid file: a result or a located error, never a traceback."""
+    source = dump_yaml(job)
+    cut = len(source) // 2
+    path = Path(tmp_path_factory.mktemp("spliced")) / "job.yaml"
+    path.write_text(
+        source[:cut] + text + source[cut:], encoding="utf-8", errors="surrogatepass"
+    )
+    try:
+        generate([str(path)])
+    except SchemaError as err:
+        assert all(problem.path == str(path) for problem in err.problems)
