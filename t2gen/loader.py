@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import IO, Any
-
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import (
-    CommentedMap,
-    CommentedOrderedMap,
-    CommentedSeq,
-    CommentedSet,
-    TaggedScalar,
-)
-from ruamel.yaml.composer import Composer
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import AliasEvent, CollectionStartEvent
-from ruamel.yaml.reader import ReaderError
 
 from t2gen.errors import ConfigError
 
@@ -28,8 +18,10 @@ __all__ = [
     "MAX_FILE_BYTES",
     "JsonPath",
     "SourceDoc",
+    "decode_source",
     "load_config",
     "parse_config",
+    "read_source",
 ]
 
 MAX_FILE_BYTES = 1024 * 1024
@@ -80,39 +72,6 @@ class SourceDoc:
             probe = probe[:-1]
 
 
-class _StrictComposer(Composer):
-    """A composer that refuses aliases and anchors and limits nesting depth.
-
-    Aliases make a small file expand into a huge one ("billion laughs"); a job
-    file never needs them, so they are refused before anything is built.
-    """
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        event = self.parser.peek_event()
-        if isinstance(event, AliasEvent):
-            raise _Refused(
-                event.start_mark,
-                "YAML aliases (*name) are not allowed in a job file; write the value out",
-            )
-        if getattr(event, "anchor", None):
-            raise _Refused(
-                event.start_mark,
-                "YAML anchors (&name) are not allowed in a job file; remove the anchor",
-            )
-        if isinstance(event, CollectionStartEvent):
-            self._t2gen_depth = getattr(self, "_t2gen_depth", 0) + 1
-            if self._t2gen_depth > MAX_DEPTH:
-                raise _Refused(
-                    event.start_mark,
-                    f"nesting deeper than {MAX_DEPTH} levels; a job file needs far fewer",
-                )
-            try:
-                return super().compose_node(parent, index)
-            finally:
-                self._t2gen_depth -= 1
-        return super().compose_node(parent, index)
-
-
 class _Refused(Exception):
     """Raised inside the composer for input that parses but is not accepted."""
 
@@ -121,17 +80,69 @@ class _Refused(Exception):
         super().__init__(message)
 
 
-def _make_yaml() -> YAML:
+@functools.cache
+def _ruamel() -> Any:
+    """Import ruamel.yaml on first use (~20 ms) and build the strict composer.
+
+    The composer refuses aliases and anchors and limits nesting depth. Aliases
+    make a small file expand into a huge one ("billion laughs"); a job file
+    never needs them, so they are refused before anything is built.
+    """
+    from ruamel.yaml import YAML, comments, error, events, reader
+    from ruamel.yaml.composer import Composer
+
+    class StrictComposer(Composer):
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            event = self.parser.peek_event()
+            if isinstance(event, events.AliasEvent):
+                raise _Refused(
+                    event.start_mark,
+                    "YAML aliases (*name) are not allowed in a job file; write the value out",
+                )
+            if getattr(event, "anchor", None):
+                raise _Refused(
+                    event.start_mark,
+                    "YAML anchors (&name) are not allowed in a job file; remove the anchor",
+                )
+            if isinstance(event, events.CollectionStartEvent):
+                self._t2gen_depth = getattr(self, "_t2gen_depth", 0) + 1
+                if self._t2gen_depth > MAX_DEPTH:
+                    raise _Refused(
+                        event.start_mark,
+                        f"nesting deeper than {MAX_DEPTH} levels; a job file needs far fewer",
+                    )
+                try:
+                    return super().compose_node(parent, index)
+                finally:
+                    self._t2gen_depth -= 1
+            return super().compose_node(parent, index)
+
+    return SimpleNamespace(
+        YAML=YAML,
+        StrictComposer=StrictComposer,
+        CommentedMap=comments.CommentedMap,
+        CommentedSeq=comments.CommentedSeq,
+        CommentedSet=comments.CommentedSet,
+        CommentedOrderedMap=comments.CommentedOrderedMap,
+        TaggedScalar=comments.TaggedScalar,
+        MarkedYAMLError=error.MarkedYAMLError,
+        YAMLError=error.YAMLError,
+        ReaderError=reader.ReaderError,
+    )
+
+
+def _make_yaml() -> Any:
     """Return a round-trip YAML 1.2 reader that keeps positions and rejects duplicate keys."""
-    reader = YAML(typ="rt")
-    reader.Composer = _StrictComposer
-    reader.allow_duplicate_keys = False
+    ruamel = _ruamel()
+    yaml_reader = ruamel.YAML(typ="rt")
+    yaml_reader.Composer = ruamel.StrictComposer
+    yaml_reader.allow_duplicate_keys = False
     # Timestamps stay the strings the user wrote (check-jsonschema does the same).
-    reader.constructor.add_constructor(
+    yaml_reader.constructor.add_constructor(
         "tag:yaml.org,2002:timestamp",
         lambda loader, node: loader.construct_scalar(node),
     )
-    return reader
+    return yaml_reader
 
 
 def read_source(path: str, *, stdin: IO[bytes] | None = None) -> bytes:
@@ -172,7 +183,7 @@ def read_source(path: str, *, stdin: IO[bytes] | None = None) -> bytes:
     return raw
 
 
-def _decode(path: str, raw: bytes) -> str:
+def decode_source(path: str, raw: bytes) -> str:
     """Decode UTF-8 (a BOM is dropped), reporting the line and column of a bad byte."""
     try:
         return raw.decode("utf-8-sig")
@@ -202,11 +213,12 @@ def load_config(path: str, *, stdin: IO[bytes] | None = None) -> SourceDoc:
         ConfigError: unreadable, too large, not UTF-8, not YAML, empty, several
             documents, aliases or anchors, explicit tags, or nested too deep.
     """
-    return parse_config(_decode(path, read_source(path, stdin=stdin)), path=path)
+    return parse_config(decode_source(path, read_source(path, stdin=stdin)), path=path)
 
 
 def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
     """Parse job-file text (see :func:`load_config`)."""
+    ruamel = _ruamel()
     reader = _make_yaml()
     try:
         documents = list(_first_two(reader.load_all(text)))
@@ -214,9 +226,9 @@ def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
         raise ConfigError(
             path=path, line=err.mark.line + 1, col=err.mark.column + 1, message=str(err)
         ) from None
-    except MarkedYAMLError as err:
+    except ruamel.MarkedYAMLError as err:
         raise _yaml_error(path, err) from None
-    except ReaderError as err:
+    except ruamel.ReaderError as err:
         line = text.count("\n", 0, err.position) + 1
         col = err.position - (text.rfind("\n", 0, err.position) + 1) + 1
         character = (
@@ -228,13 +240,23 @@ def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
             col=col,
             message=f"character U+{ord(character):04X} is not allowed in YAML; remove it or write it as an escape in a double-quoted string",
         ) from None
-    except YAMLError as err:
+    except ruamel.YAMLError as err:
         raise ConfigError(
             path=path, line=1, col=1, message=f"not valid YAML: {err}"
         ) from None
     except RecursionError:  # pragma: no cover - the composer's depth limit comes first
         raise ConfigError(
             path=path, line=1, col=1, message="nesting too deep"
+        ) from None
+    except (ValueError, OverflowError):
+        # ruamel.yaml lets chr() fail on a \U escape beyond U+10FFFF.
+        line, col = _bad_escape_position(text)
+        raise ConfigError(
+            path=path,
+            line=line,
+            col=col,
+            message="not valid YAML: an escape in a double-quoted string names no Unicode character "
+            "(\\U escapes go up to \\U0010FFFF)",
         ) from None
     if len(documents) > 1:
         raise ConfigError(
@@ -248,8 +270,8 @@ def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
             path=path, line=1, col=1, message="empty job file; start from `t2gen init`"
         )
     root = documents[0]
-    if not isinstance(root, CommentedMap):
-        kind = "a list" if isinstance(root, CommentedSeq) else "a single value"
+    if not isinstance(root, ruamel.CommentedMap):
+        kind = "a list" if isinstance(root, ruamel.CommentedSeq) else "a single value"
         raise ConfigError(
             path=path,
             line=1,
@@ -262,6 +284,17 @@ def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
     return SourceDoc(
         path=path, data=data, positions=positions, key_positions=key_positions
     )
+
+
+def _bad_escape_position(text: str) -> tuple[int, int]:
+    """The 1-based position of the first backslash-U escape beyond U+10FFFF, or (1, 1)."""
+    for match in re.finditer(r"\\U([0-9A-Fa-f]{8})", text):
+        if int(match[1], 16) > 0x10FFFF:
+            start = match.start()
+            return text.count("\n", 0, start) + 1, start - (
+                text.rfind("\n", 0, start) + 1
+            ) + 1
+    return 1, 1
 
 
 def _first_two(documents: Iterator[Any]) -> Iterator[Any]:
@@ -287,7 +320,7 @@ def _second_document_line(text: str) -> int:
     return 1
 
 
-def _yaml_error(path: str, err: MarkedYAMLError) -> ConfigError:
+def _yaml_error(path: str, err: Any) -> ConfigError:
     """Turn a ruamel syntax error into a ConfigError at its mark."""
     mark = err.problem_mark or err.context_mark
     problem = err.problem or err.context or "not valid YAML"
@@ -319,7 +352,8 @@ def _plain(
     path: str,
 ) -> Any:
     """Convert ruamel's round-trip nodes to plain data, recording positions."""
-    if isinstance(node, CommentedMap):
+    ruamel = _ruamel()
+    if isinstance(node, ruamel.CommentedMap):
         _reject_tag(node, where, positions, path)
         if getattr(node, "merge", None):
             line, col = positions.get(where, (1, 1))
@@ -350,7 +384,7 @@ def _plain(
                 positions[child] = (line_data[2] + 1, line_data[3] + 1)
             out[key] = _plain(value, child, positions, key_positions, path)
         return out
-    if isinstance(node, CommentedSeq):
+    if isinstance(node, ruamel.CommentedSeq):
         _reject_tag(node, where, positions, path)
         items: list[Any] = []
         for index, value in enumerate(node):
@@ -363,7 +397,7 @@ def _plain(
     if node is None or isinstance(node, bool):
         return node
     tag = _tag_of(node)
-    if isinstance(node, TaggedScalar):
+    if isinstance(node, ruamel.TaggedScalar):
         if tag == "!!str":
             return str(node.value)
         line, col = positions.get(where, (1, 1))
@@ -381,8 +415,8 @@ def _plain(
         return str(node)
     line, col = positions.get(where, (1, 1))
     kinds: dict[type, str] = {
-        CommentedSet: "!!set",
-        CommentedOrderedMap: "!!omap",
+        ruamel.CommentedSet: "!!set",
+        ruamel.CommentedOrderedMap: "!!omap",
         bytes: "!!binary",
     }
     kind = kinds.get(type(node), "this")
