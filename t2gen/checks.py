@@ -58,6 +58,58 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+class _Stream:
+    """The objects being checked, indexed once so that every check is linear in their number."""
+
+    def __init__(self, objects: Sequence[dict[str, Any]]) -> None:
+        self.objects = objects
+        self.names: dict[Any, set[Any]] = {}
+        self.services: dict[Any, list[dict[str, Any]]] = {}
+        self.templates: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        self._by_label: dict[tuple[Any, Any], list[int]] = {}
+        for obj in objects:
+            kind, name = obj.get("kind"), _dict(obj.get("metadata")).get("name")
+            self.names.setdefault(kind, set()).add(name)
+            if kind == "Service":
+                self.services.setdefault(name, []).append(obj)
+            if kind in _WORKLOADS:
+                template = _dict(_dict(obj.get("spec")).get("template"))
+                labels = _dict(_dict(template.get("metadata")).get("labels"))
+                for item in labels.items():
+                    if isinstance(item[1], str):
+                        self._by_label.setdefault(item, []).append(len(self.templates))
+                self.templates.append((obj, labels))
+
+    def labelled(
+        self, **required: Any
+    ) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+        """Pod templates whose labels include ``required`` (all templates if none is given)."""
+        if not required:
+            yield from self.templates
+            return
+        indices: set[int] | None = None
+        for item in required.items():
+            found = set(self._by_label.get(item, ()))
+            indices = found if indices is None else indices & found
+        for index in sorted(indices or ()):
+            yield self.templates[index]
+
+    def selected(
+        self, selector: dict[str, Any]
+    ) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+        """Pod templates a label selector selects."""
+        match_labels = {
+            k: v
+            for k, v in _dict(selector.get("matchLabels")).items()
+            if isinstance(v, str)
+        }
+        if len(match_labels) != len(_dict(selector.get("matchLabels"))):
+            return  # a non-string label value selects nothing
+        for workload, labels in self.labelled(**match_labels):
+            if _matches(selector, labels):
+                yield workload, labels
+
+
 def check_objects(objects: Sequence[dict[str, Any]]) -> list[str]:
     """Check a set of Kubernetes objects for semantic errors no schema catches.
 
@@ -68,19 +120,18 @@ def check_objects(objects: Sequence[dict[str, Any]]) -> list[str]:
         One line per finding, ``Kind/name: field.path: message``, in object order;
         empty when everything is fine.
     """
+    stream = _Stream(objects)
     findings: list[str] = []
     for obj in objects:
         where = f"{obj.get('kind', '?')}/{_dict(obj.get('metadata')).get('name', '?')}"
         findings.extend(
             f"{where}: {path}: {message}"
-            for path, message in _check_object(obj, objects)
+            for path, message in _check_object(obj, stream)
         )
     return findings
 
 
-def _check_object(
-    obj: dict[str, Any], objects: Sequence[dict[str, Any]]
-) -> Iterator[tuple[str, str]]:
+def _check_object(obj: dict[str, Any], stream: _Stream) -> Iterator[tuple[str, str]]:
     kind = obj.get("kind")
     metadata = _dict(obj.get("metadata"))
     yield from _check_name(kind, metadata.get("name"))
@@ -101,10 +152,10 @@ def _check_object(
         )
         yield from _check_selector(spec, template)
         yield from _check_pod_spec(
-            "spec.template.spec", _dict(template.get("spec")), obj, objects
+            "spec.template.spec", _dict(template.get("spec")), obj, stream
         )
     if kind == "StatefulSet":
-        yield from _check_statefulset(obj, spec, objects)
+        yield from _check_statefulset(obj, spec, stream)
     elif kind == "Service":
         yield from _check_service(spec)
     elif kind == "PersistentVolumeClaim":
@@ -112,7 +163,7 @@ def _check_object(
         if storage is not None:
             yield from _check_quantity("spec.resources.requests.storage", storage)
     elif kind == "RoleBinding":
-        yield from _check_role_binding(obj, objects)
+        yield from _check_role_binding(obj, stream)
 
 
 def _is_dns_label(value: Any) -> bool:
@@ -209,29 +260,18 @@ def _check_selector(
         )
 
 
-def _pod_templates(
-    objects: Sequence[dict[str, Any]],
-) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-    """(workload, pod template labels) of every workload in the stream."""
-    for obj in objects:
-        if obj.get("kind") in _WORKLOADS:
-            template = _dict(_dict(obj.get("spec")).get("template"))
-            yield obj, _dict(_dict(template.get("metadata")).get("labels"))
-
-
 def _check_statefulset(
-    obj: dict[str, Any], spec: dict[str, Any], objects: Sequence[dict[str, Any]]
+    obj: dict[str, Any], spec: dict[str, Any], stream: _Stream
 ) -> Iterator[tuple[str, str]]:
     selector = _dict(spec.get("selector"))
-    for other, labels in _pod_templates(objects):
-        other_name = _dict(other.get("metadata")).get("name")
-        if other is obj or other.get("kind") != "StatefulSet":
-            continue
-        if selector and _matches(selector, labels):
-            yield (
-                "spec.selector",
-                f"also selects the pods of StatefulSet {other_name}; selectors must not overlap",
-            )
+    if selector.get("matchLabels") or selector.get("matchExpressions"):
+        for other, _labels in stream.selected(selector):
+            if other is not obj and other.get("kind") == "StatefulSet":
+                other_name = _dict(other.get("metadata")).get("name")
+                yield (
+                    "spec.selector",
+                    f"also selects the pods of StatefulSet {other_name}; selectors must not overlap",
+                )
     service_name = spec.get("serviceName")
     if not service_name:
         yield (
@@ -239,13 +279,7 @@ def _check_statefulset(
             "empty: the pods get no stable DNS names without a governing headless Service",
         )
         return
-    services = [
-        o
-        for o in objects
-        if o.get("kind") == "Service"
-        and _dict(o.get("metadata")).get("name") == service_name
-    ]
-    for service in services:
+    for service in stream.services.get(service_name, []):
         if _dict(service.get("spec")).get("clusterIP") != "None":
             yield (
                 "spec.serviceName",
@@ -312,7 +346,7 @@ def _check_pod_spec(
     path: str,
     pod: dict[str, Any],
     owner: dict[str, Any],
-    objects: Sequence[dict[str, Any]],
+    stream: _Stream,
 ) -> Iterator[tuple[str, str]]:
     volumes = {_dict(volume).get("name") for volume in _list(pod.get("volumes"))}
     ports_seen: dict[tuple[Any, Any], str] = {}
@@ -390,7 +424,7 @@ def _check_pod_spec(
                 f"{path}.volumes[{vindex}].emptyDir.sizeLimit", size
             )
     yield from _check_affinity(
-        f"{path}.affinity", _dict(pod.get("affinity")), owner, objects
+        f"{path}.affinity", _dict(pod.get("affinity")), owner, stream
     )
     yield from _check_binding(path, pod, owner)
 
@@ -473,7 +507,7 @@ def _check_affinity(
     path: str,
     affinity: dict[str, Any],
     owner: dict[str, Any],
-    objects: Sequence[dict[str, Any]],
+    stream: _Stream,
 ) -> Iterator[tuple[str, str]]:
     node = _dict(affinity.get("nodeAffinity"))
     required = _dict(node.get("requiredDuringSchedulingIgnoredDuringExecution"))
@@ -522,14 +556,14 @@ def _check_affinity(
                             f"operator {operator!r} is not allowed in a label selector (In, NotIn, Exists, DoesNotExist)"
                         ),
                     )
-            yield from _check_job_selector(tpath, selector, owner, objects)
+            yield from _check_job_selector(tpath, selector, owner, stream)
 
 
 def _check_job_selector(
     path: str,
     selector: dict[str, Any],
     owner: dict[str, Any],
-    objects: Sequence[dict[str, Any]],
+    stream: _Stream,
 ) -> Iterator[tuple[str, str]]:
     """For a t2gen job: the term selects every worker pod of the job and no other pod of the stream."""
     labels = _dict(_dict(owner.get("metadata")).get("labels"))
@@ -542,16 +576,16 @@ def _check_job_selector(
             "empty: it would select every pod in the namespace",
         )
         return
-    for workload, pod_labels in _pod_templates(objects):
-        name = _dict(workload.get("metadata")).get("name")
-        is_worker = pod_labels.get("t2-wp") == job and pod_labels.get("t2-job") == job
-        selected = _matches(selector, pod_labels)
-        if is_worker and not selected:
+    for workload, pod_labels in stream.labelled(**{"t2-wp": job, "t2-job": job}):
+        if not _matches(selector, pod_labels):
+            name = _dict(workload.get("metadata")).get("name")
             yield (
                 f"{path}.labelSelector",
                 f"does not select the worker pods of {name} (same job {job})",
             )
-        elif selected and not is_worker:
+    for workload, pod_labels in stream.selected(selector):
+        if not (pod_labels.get("t2-wp") == job and pod_labels.get("t2-job") == job):
+            name = _dict(workload.get("metadata")).get("name")
             yield (
                 f"{path}.labelSelector",
                 f"also selects the pods of {workload.get('kind')} {name}, which are not workers of job {job}",
@@ -559,24 +593,16 @@ def _check_job_selector(
 
 
 def _check_role_binding(
-    obj: dict[str, Any], objects: Sequence[dict[str, Any]]
+    obj: dict[str, Any], stream: _Stream
 ) -> Iterator[tuple[str, str]]:
     role_ref = _dict(obj.get("roleRef"))
-    roles = {
-        _dict(o.get("metadata")).get("name")
-        for o in objects
-        if o.get("kind") == role_ref.get("kind")
-    }
+    roles = stream.names.get(role_ref.get("kind"), set())
     if roles and role_ref.get("name") not in roles:
         yield (
             "roleRef.name",
             f"no {role_ref.get('kind')} named {role_ref.get('name')!r} in the output",
         )
-    accounts = {
-        _dict(o.get("metadata")).get("name")
-        for o in objects
-        if o.get("kind") == "ServiceAccount"
-    }
+    accounts = stream.names.get("ServiceAccount", set())
     for index, subject in enumerate(_list(obj.get("subjects"))):
         subject = _dict(subject)
         if (

@@ -10,6 +10,8 @@ bad YAML fails with its name instead of producing a broken manifest.
 
 from __future__ import annotations
 
+import functools
+import os
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -129,12 +131,16 @@ def _finalize(value: Any) -> str:
         str(value)  # StrictUndefined raises UndefinedError naming the variable
     try:
         return dump_flow(value)
-    except yaml.YAMLError:
+    except TypeError:
         raise TypeError(f"cannot write a {type(value).__name__} as YAML") from None
 
 
 def make_environment(search_path: Sequence[Path]) -> jinja2.Environment:
-    """Return the strict Jinja2 environment used for every template.
+    """Return the strict Jinja2 environment used for every template, one per search path.
+
+    The environment is kept for the life of the process, so each template is
+    compiled once however many jobs are rendered; compiled templates are also
+    kept on disk (:func:`_bytecode_cache`) for the next process.
 
     Args:
         search_path: template directories, first match wins.
@@ -144,14 +150,47 @@ def make_environment(search_path: Sequence[Path]) -> jinja2.Environment:
         trimmed block lines, no HTML escaping, kept trailing newlines, YAML
         emission of every expression, and :data:`FILTERS`.
     """
+    return _environment(tuple(str(path) for path in search_path))
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Jinja2's on-disk cache of compiled templates, or None if there is no writable place.
+
+    ``$T2GEN_CACHE_DIR`` (empty: no cache), else ``$XDG_CACHE_HOME/t2gen``, else
+    ``~/.cache/t2gen``. Entries are keyed by the template's source checksum, so an
+    edited template is compiled again.
+    """
+    configured = os.environ.get("T2GEN_CACHE_DIR")
+    if configured == "":
+        return None
+    if configured:
+        base = Path(configured)
+    else:
+        base = (
+            Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "t2gen"
+        )
+    directory = base / f"jinja-{jinja2.__version__}"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    if not os.access(directory, os.W_OK):
+        return None
+    return jinja2.FileSystemBytecodeCache(str(directory))
+
+
+@functools.lru_cache(maxsize=16)
+def _environment(search_path: tuple[str, ...]) -> jinja2.Environment:
     environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader([str(path) for path in search_path]),
+        loader=jinja2.FileSystemLoader(list(search_path)),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
         finalize=_finalize,
+        bytecode_cache=_bytecode_cache(),
+        auto_reload=False,
     )
     environment.filters.update(FILTERS)
     return environment
