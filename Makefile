@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help install tools demo test golden docs lint format typecheck examples wheel-smoke check bench fuzz clean
+.PHONY: help install tools demo test golden docs generate lint format typecheck examples wheel-smoke check bench fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -34,6 +34,9 @@ golden: $(STAMP) ## Rewrite the golden files from the current output (review the
 
 docs: $(STAMP) ## Regenerate docs/job-file.md and docs/templates.md from the schema and the context
 	$(BIN)/python -m t2gen.docs .
+
+generate: docs ## Regenerate everything derived from the schema: the docs and t2gen/_jobschema.py
+	$(BIN)/python scripts/gen_validator.py
 
 lint: $(STAMP) ## ruff check and ruff format --check
 	$(BIN)/ruff check t2gen tests bench scripts

@@ -13,7 +13,7 @@ from typing import IO, Any
 from t2gen.checks import check_objects
 from t2gen.context import build_context
 from t2gen.errors import ConfigError, SchemaError, T2genError, ValidationError
-from t2gen.loader import SourceDoc, load_config
+from t2gen.loader import SourceDoc, decode_source, parse_config, read_source
 from t2gen.model import Job, build_job
 from t2gen.output import sort_documents
 from t2gen.problems import Problem
@@ -87,6 +87,40 @@ def validate(doc: SourceDoc, *, namespace: str | None = None) -> Job:
     return build_job(data, source=doc.path, namespace=namespace)
 
 
+def load_job(
+    path: str, *, namespace: str | None = None, stdin: IO[bytes] | None = None
+) -> Job:
+    """Read and validate one job file, on the fast path when it is well formed.
+
+    A well-formed file is read with PyYAML's C parser (:func:`t2gen.fastload.fast_load`)
+    and checked with the generated schema code and the rules; anything else
+    (every invalid file) goes through ruamel.yaml and jsonschema, which keep the
+    positions that error messages need. Both paths give the same job.
+
+    Args:
+        path: a job file, or ``-`` for standard input.
+        namespace: overrides ``metadata.namespace``.
+        stdin: the stream read for ``-``.
+
+    Returns:
+        The validated job.
+
+    Raises:
+        ConfigError: the file is unreadable or not YAML.
+        SchemaError: the job breaks the schema or a rule.
+    """
+    from t2gen.fastload import fast_load
+    from t2gen.schema import is_valid_fast
+
+    text = decode_source(path, read_source(path, stdin=stdin))
+    data = fast_load(text)
+    if data is not None and is_valid_fast(data):
+        defaulted = apply_defaults(data)
+        if not rule_problems(defaulted, SourceDoc(path=path, data=data)):
+            return build_job(defaulted, source=path, namespace=namespace)
+    return validate(parse_config(text, path=path), namespace=namespace)
+
+
 def validate_files(
     paths: Sequence[str],
     *,
@@ -110,7 +144,7 @@ def validate_files(
     problems: list[Problem] = []
     for path in paths:
         try:
-            jobs.append(validate(load_config(path, stdin=stdin), namespace=namespace))
+            jobs.append(load_job(path, namespace=namespace, stdin=stdin))
         except (ConfigError, SchemaError) as err:
             problems += err.problems
     if problems:

@@ -7,16 +7,22 @@ import difflib
 import functools
 import json
 from collections.abc import Iterator
-from typing import Any
-
-from jsonschema import Draft202012Validator, FormatChecker, validators
-from jsonschema.exceptions import ValidationError, best_match
+from typing import TYPE_CHECKING, Any
 
 from t2gen.loader import JsonPath, SourceDoc
 from t2gen.problems import Problem, format_json_path
 from t2gen.resources import schema_path
 
-__all__ = ["apply_defaults", "load_schema", "schema_problems", "suggest"]
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+
+__all__ = [
+    "apply_defaults",
+    "is_valid_fast",
+    "load_schema",
+    "schema_problems",
+    "suggest",
+]
 
 # What each titled string format looks like, for messages about a `pattern` failure.
 _FORMAT_HINTS = {
@@ -45,20 +51,20 @@ _YAML11_BOOLEANS = {"yes", "no", "on", "off", "y", "n"}
 
 @functools.cache
 def _schema() -> dict[str, Any]:
-    """The packaged schema, parsed and checked once; never handed out (callers could mutate it)."""
+    """The packaged schema, parsed once; never handed out (callers could mutate it).
+
+    It is not checked against its metaschema here: that takes ~100 ms, and the
+    tests check the packaged file (``test_schema_is_valid_2020_12``).
+    """
     schema: dict[str, Any] = json.loads(schema_path().read_text(encoding="utf-8"))
-    Draft202012Validator.check_schema(schema)
     return schema
 
 
 def load_schema() -> dict[str, Any]:
-    """Return the job file's JSON Schema (draft 2020-12), checked against its metaschema.
+    """Return the job file's JSON Schema (draft 2020-12).
 
     Returns:
         A fresh copy each call, so a caller that changes it changes nothing else.
-
-    Raises:
-        jsonschema.exceptions.SchemaError: the packaged schema is broken (a t2gen bug).
     """
     return copy.deepcopy(_schema())
 
@@ -68,16 +74,36 @@ def _is_integer(_checker: Any, instance: Any) -> bool:
     return isinstance(instance, int) and not isinstance(instance, bool)
 
 
-_StrictValidator = validators.extend(  # type: ignore[no-untyped-call]
-    Draft202012Validator,
-    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
-)
-
-
 @functools.cache
 def _validator() -> Any:
-    """Return a cached validator for the job schema with strict integers and formats."""
-    return _StrictValidator(_schema(), format_checker=FormatChecker())
+    """A cached jsonschema validator for the job schema, with strict integers.
+
+    jsonschema is imported here, on first use (~50 ms): only files that fail the
+    fast check (:func:`is_valid_fast`) need its messages.
+    """
+    from jsonschema import Draft202012Validator, FormatChecker, validators
+
+    strict = validators.extend(  # type: ignore[no-untyped-call]
+        Draft202012Validator,
+        type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
+    )
+    return strict(_schema(), format_checker=FormatChecker())
+
+
+def is_valid_fast(data: Any) -> bool:
+    """Check a document against the schema with the generated code in ``t2gen._jobschema``.
+
+    Equivalent to :func:`schema_problems` being empty (the tests compare them),
+    in a fraction of the time and without importing jsonschema; it says only
+    whether the document is valid, not why.
+    """
+    from t2gen import _jobschema
+
+    try:
+        _jobschema.validate(data)  # type: ignore[no-untyped-call]
+    except _jobschema.JsonSchemaValueException:
+        return False
+    return True
 
 
 def schema_problems(doc: SourceDoc) -> list[Problem]:
@@ -98,6 +124,8 @@ def schema_problems(doc: SourceDoc) -> list[Problem]:
 def _problems_for(error: ValidationError, doc: SourceDoc) -> Iterator[Problem]:
     """Turn one jsonschema error into one or more located problems."""
     if error.context:  # anyOf / oneOf: report the most relevant branch
+        from jsonschema.exceptions import best_match
+
         error = best_match(error.context)
     where: JsonPath = tuple(error.absolute_path)
     kind = error.validator

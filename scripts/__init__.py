@@ -1,0 +1,1 @@
+"""Lets the tests import scripts/ (gen_validator) as a package."""

@@ -1,0 +1,157 @@
+"""The fast path reads and checks well-formed job files exactly as the full path does."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis_jsonschema import from_schema
+
+from t2gen.errors import ConfigError
+from t2gen.fastload import fast_load
+from t2gen.kubeyaml import dump_yaml
+from t2gen.loader import load_config, parse_config
+from t2gen.pipeline import load_job, validate
+from t2gen.schema import is_valid_fast, load_schema, schema_problems
+from tests.conftest import EXAMPLES, ROOT
+
+FILES = sorted(
+    [
+        *EXAMPLES,
+        *(ROOT / "tests/bad_inputs").glob("*.yaml"),
+        *(ROOT / "tests/golden").glob("*/config.yaml"),
+    ]
+)
+
+
+def _rich(text: str) -> Any:
+    try:
+        return parse_config(text, path="j").data
+    except ConfigError:
+        return None
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_fast_reader_agrees_with_the_full_reader_on_every_file(path: Path) -> None:
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return
+    fast = fast_load(text)
+    if fast is not None:
+        assert fast == _rich(text)
+
+
+def test_the_examples_take_the_fast_path() -> None:
+    for example in EXAMPLES:
+        assert fast_load(example.read_text(encoding="utf-8")) is not None, example
+
+
+SCALARS = st.sampled_from(
+    ["yes", "no", "on", "y", "n", "True", "TRUE", "Null", "NULL", "~", "null", "0400", "0o17", "0x1F", "0b1", "1_000",
+     "1e3", "1E3", ".5", "1.", "+1", "-1", "-0", "1.5", "-2.25", ".inf", "-.Inf", ".nan", "<<", "=", "2024-01-01",
+     "2001-12-14t21:59:43.10-05:00", "1:20", "500m", "1Gi", "0", "10", "007", "true", "false", "8.0", "3.14", "a b"]
+)  # fmt: skip
+
+
+def _documents(scalar: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """YAML texts whose plain scalars are the tricky spellings above, in every position."""
+    key = st.sampled_from(["a", "b", "count", "cpu"])
+    line = st.tuples(key, scalar).map(lambda kv: f"{kv[0]}: {kv[1]}")
+    item = scalar.map(lambda value: f"  - {value}")
+    return st.tuples(
+        st.lists(line, min_size=1, max_size=4), st.lists(item, max_size=3)
+    ).map(
+        lambda parts: (
+            "\n".join(dict((entry.split(":")[0], entry) for entry in parts[0]).values())
+            + ("\nlist:\n" + "\n".join(parts[1]) if parts[1] else "")
+            + "\n"
+        )
+    )
+
+
+@given(text=_documents(SCALARS))
+def test_fast_reader_agrees_on_tricky_scalars(text: str) -> None:
+    fast = fast_load(text)
+    if fast is not None:
+        assert fast == _rich(text)
+
+
+@given(job=from_schema(load_schema()), style=st.sampled_from(["block", "json", "flow"]))
+def test_fast_reader_agrees_on_generated_job_files(
+    job: dict[str, Any], style: str
+) -> None:
+    if style == "json":
+        text = json.dumps(job, ensure_ascii=False, indent=2)
+    elif style == "flow":
+        text = json.dumps(job, ensure_ascii=False)
+    else:
+        text = dump_yaml(job)
+    fast = fast_load(text)
+    rich = _rich(text)
+    if fast is not None:
+        assert fast == rich
+    if style != "block" and rich is not None:  # raw control characters are not YAML
+        assert rich == job  # JSON reads back as itself
+
+
+def _paths(data: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    yield prefix
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from _paths(value, (*prefix, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from _paths(value, (*prefix, index))
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**6), 10**6)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(st.text(max_size=6), children, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+@given(job=from_schema(load_schema()), data=st.data())
+def test_generated_validator_agrees_with_jsonschema(
+    job: dict[str, Any], data: st.DataObject
+) -> None:
+    document = copy.deepcopy(job)
+    for _ in range(data.draw(st.integers(0, 3))):
+        path = data.draw(st.sampled_from(list(_paths(document))))
+        if not path:
+            continue
+        parent: Any = document
+        for part in path[:-1]:
+            parent = parent[part]
+        value = data.draw(JSON_VALUES)
+        if isinstance(parent, dict) and data.draw(st.booleans()):
+            parent[data.draw(st.text(max_size=8))] = value
+        else:
+            parent[path[-1]] = value
+    doc = parse_config(json.dumps(document), path="j")
+    assert is_valid_fast(document) == (schema_problems(doc) == [])
+
+
+def test_generated_validator_is_up_to_date() -> None:
+    from scripts.gen_validator import TARGET, generate
+
+    assert TARGET.read_text(encoding="utf-8") == generate(), "run `make generate`"
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_fast_and_full_paths_give_the_same_job(example: Path) -> None:
+    assert load_job(str(example)) == validate(load_config(str(example)))
