@@ -14,10 +14,9 @@ Every error a user can cause is a :class:`T2genError`. The stages and
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
-from t2gen.errors import T2genError
+TYPE_CHECKING = (
+    False  # typing costs ~6 ms to import; `t2gen --version` needs none of it
+)
 
 __all__ = [
     "T2genError",
@@ -31,6 +30,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from t2gen.context import build_context
+    from t2gen.errors import T2genError
     from t2gen.loader import load_config
     from t2gen.pipeline import generate, validate
     from t2gen.render import render
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     __version__: str
 
 _LAZY = {
+    "T2genError": "t2gen.errors",
     "build_context": "t2gen.context",
     "load_config": "t2gen.loader",
     "generate": "t2gen.pipeline",
@@ -46,7 +47,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """Load a pipeline stage, or read the installed version, on first use."""
     if name == "__version__":
         from importlib.metadata import PackageNotFoundError, version
@@ -56,5 +57,7 @@ def __getattr__(name: str) -> Any:
         except PackageNotFoundError:  # pragma: no cover - a checkout never installed
             return "0+unknown"
     if name in _LAZY:
+        import importlib
+
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 't2gen' has no attribute {name!r}")

@@ -72,3 +72,37 @@ def test_pre_commit_hooks_name_real_commands() -> None:
     for hook in hooks:
         command = hook["entry"].split()[1:]
         assert runner.invoke(app, [*command, "--help"]).exit_code == 0
+
+
+def test_static_help_is_up_to_date() -> None:
+    from t2gen.docs import static_help_module
+
+    assert (ROOT / "t2gen/_help.py").read_text(
+        encoding="utf-8"
+    ) == static_help_module(), "run `make docs`"
+
+
+def test_version_and_help_need_no_typer() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from t2gen.launch import main\n"
+        "sys.argv = ['t2gen', sys.argv[1]]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'rich', 'jinja2', 'yaml')), file=sys.stderr)\n"
+    )
+    for argument in ("--version", "--help", "-h"):
+        result = subprocess.run(
+            [sys.executable, "-c", code, argument],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            check=True,
+        )
+        assert result.stderr.strip() == "[]"
+        expected = runner.invoke(
+            app, [argument], env={"COLUMNS": "80", "NO_COLOR": "1"}
+        ).stdout
+        assert result.stdout == expected
