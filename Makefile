@@ -32,7 +32,7 @@ test: $(STAMP) $(HELM) ## Run the test suite (unit, golden, kubectl, kustomize, 
 golden: $(STAMP) ## Rewrite the golden files from the current output (review the diff!)
 	$(BIN)/python -m pytest tests/test_golden.py --update-golden -q
 
-docs: $(STAMP) ## Regenerate docs/job-file.md and docs/templates.md from the schema and the context
+docs: $(STAMP) ## Regenerate docs/ (from the schema and the context) and t2gen/_help.py (from the CLI)
 	$(BIN)/python -m t2gen.docs .
 
 generate: docs ## Regenerate everything derived from the schema: the docs and t2gen/_jobschema.py
