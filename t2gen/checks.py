@@ -272,6 +272,9 @@ def _check_statefulset(
                     "spec.selector",
                     f"also selects the pods of StatefulSet {other_name}; selectors must not overlap",
                 )
+    policy = spec.get("podManagementPolicy")
+    if policy is not None and policy not in ("OrderedReady", "Parallel"):
+        yield "spec.podManagementPolicy", f"{policy!r} is not OrderedReady or Parallel"
     service_name = spec.get("serviceName")
     if not service_name:
         yield (
@@ -285,9 +288,6 @@ def _check_statefulset(
                 "spec.serviceName",
                 f"Service {service_name} is not headless (clusterIP: None), so pods get no DNS names",
             )
-    policy = spec.get("podManagementPolicy")
-    if policy is not None and policy not in ("OrderedReady", "Parallel"):
-        yield "spec.podManagementPolicy", f"{policy!r} is not OrderedReady or Parallel"
 
 
 def _check_service(spec: dict[str, Any]) -> Iterator[tuple[str, str]]:

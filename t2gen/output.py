@@ -12,6 +12,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO
 
+import yaml
+
 from t2gen.errors import OutputError
 from t2gen.kubeyaml import dump_yaml, load_all_yaml
 from t2gen.render import RenderedDocument
@@ -146,8 +148,8 @@ def _owned_files(directory: Path) -> set[str] | None:
         return None
     try:
         parsed = load_all_yaml(text)
-    except Exception:
-        return None
+    except yaml.YAMLError:
+        return None  # not a kustomization t2gen wrote
     resources = (
         parsed[0].get("resources", []) if parsed and isinstance(parsed[0], dict) else []
     )

@@ -232,15 +232,7 @@ def render(
     documents: list[RenderedDocument] = []
     for file_name, label in template_set.templates():
         try:
-            template = environment.get_template(file_name)
-        except jinja2.TemplateSyntaxError as err:
-            raise TemplateError(
-                template=_label(err.name, label),
-                line=err.lineno,
-                message=err.message or "syntax error",
-            ) from None
-        try:
-            text = template.render(context)
+            text = environment.get_template(file_name).render(context)
         except jinja2.TemplateSyntaxError as err:
             raise TemplateError(
                 template=_label(err.name, label),

@@ -339,25 +339,34 @@ def apply_defaults(data: Any) -> Any:
     return result
 
 
-def _resolve(node: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
-    """Follow a local ``$ref`` (``#/$defs/name``), merging sibling keywords."""
+def resolve_ref(node: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    """Follow a local ``$ref`` (``#/$defs/name``) of a schema node, merging its sibling keywords.
+
+    Args:
+        node: a schema node, with or without ``$ref``.
+        root: the whole schema, where ``#/...`` points.
+
+    Returns:
+        The node itself without ``$ref``, or the referenced node (resolved
+        again) updated with the node's other keywords.
+    """
     ref = node.get("$ref")
     if not ref:
         return node
     target: Any = root
     for part in ref.removeprefix("#/").split("/"):
         target = target[part]
-    merged = dict(_resolve(target, root))
+    merged = dict(resolve_ref(target, root))
     merged.update({k: v for k, v in node.items() if k != "$ref"})
     return merged
 
 
 def _fill(value: Any, node: dict[str, Any], root: dict[str, Any]) -> None:
     """Fill defaults into ``value`` in place, according to schema ``node``."""
-    node = _resolve(node, root)
+    node = resolve_ref(node, root)
     if isinstance(value, dict):
         for name, child in node.get("properties", {}).items():
-            child = _resolve(child, root)
+            child = resolve_ref(child, root)
             if name not in value and "default" in child:
                 value[name] = copy.deepcopy(child["default"])
             if name in value:
