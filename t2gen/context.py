@@ -73,7 +73,7 @@ def _resources(cpu: Quantity, memory: Quantity, *, bound: bool) -> dict[str, Any
     Binding (seed: worker binding; kubelet static CPU manager) needs the
     Guaranteed QoS class: cpu and memory requests equal to limits, whole CPUs.
     """
-    requests = {"cpu": str(cpu), "memory": str(memory)}
+    requests = {"cpu": str(cpu), "memory": str(memory.rounded_up())}
     return (
         {"requests": requests, "limits": dict(requests)}
         if bound
@@ -199,7 +199,10 @@ def _worker_volumes(
     if not group.volatile_disk.is_zero():
         size = group.volatile_disk * group.per_pod
         volumes.append(
-            {"name": names.VOLATILE_VOLUME, "emptyDir": {"sizeLimit": str(size)}}
+            {
+                "name": names.VOLATILE_VOLUME,
+                "emptyDir": {"sizeLimit": str(size.rounded_up())},
+            }
         )
         mounts.append(
             {"name": names.VOLATILE_VOLUME, "mountPath": names.VOLATILE_VOLUME_PATH}
@@ -327,7 +330,7 @@ def _job_master(job: Job) -> dict[str, Any] | None:
         volumes.append(
             {
                 "name": names.VOLATILE_VOLUME,
-                "emptyDir": {"sizeLimit": str(master.volatile_disk)},
+                "emptyDir": {"sizeLimit": str(master.volatile_disk.rounded_up())},
             }
         )
         mounts.append(
@@ -396,7 +399,7 @@ def _persistent_volume_claim(job: Job) -> dict[str, Any] | None:
     return {
         "storageClassName": spec.storage.storage_class_name,
         "accessModes": [spec.storage.access_mode],
-        "storage": str(size),
+        "storage": str(size.rounded_up()),
     }
 
 
@@ -417,22 +420,26 @@ def _role_rules(job: Job) -> list[dict[str, Any]]:
     sets = worker_sets + (
         [names.job_master_statefulset_name(job.name)] if spec.job_master.enabled else []
     )
+    # The job master deletes exactly these at job end (JobTerminator): the worker
+    # and job master Services, and the claim <job>, whether or not it exists (a
+    # 404 is fine; a 403 would fail the termination).
     services = [names.worker_service_name(job.name)]
     if spec.job_master.enabled:
         services.append(names.job_master_service_name(job.name))
-    if spec.network.service_type == "NodePort":
-        services.append(names.node_port_service_name(job.name))
     rules: list[dict[str, Any]] = [
         {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]},
         {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["list", "watch"]},
         {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [job.name], "verbs": ["get", "patch", "delete"]},
         {"apiGroups": [""], "resources": ["services"], "resourceNames": sorted(services), "verbs": ["get", "delete"]},
     ]  # fmt: skip
-    if _has_claim(spec):
-        rules.append(
-            {"apiGroups": [""], "resources": ["persistentvolumeclaims"], "resourceNames": [job.name],
-             "verbs": ["get", "delete"]}
-        )  # fmt: skip
+    rules.append(
+        {
+            "apiGroups": [""],
+            "resources": ["persistentvolumeclaims"],
+            "resourceNames": [job.name],
+            "verbs": ["get", "delete"],
+        }
+    )
     rules += [
         {"apiGroups": ["apps"], "resources": ["statefulsets"], "verbs": ["list"]},
         {"apiGroups": ["apps"], "resources": ["statefulsets"], "resourceNames": sets, "verbs": ["get", "patch", "delete"]},

@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
-from decimal import ROUND_UP, Decimal, localcontext
+from decimal import ROUND_CEILING, ROUND_UP, Decimal, localcontext
 
 __all__ = ["Quantity", "QuantityFormat", "QuantityRangeError", "parse_quantity"]
 
@@ -86,6 +86,17 @@ class Quantity:
     def is_milli_precise(self) -> bool:
         """Return True if the amount is a multiple of 1m (what the API server keeps)."""
         return (self.value * 1000) == (self.value * 1000).to_integral_value()
+
+    def rounded_up(self) -> Quantity:
+        """Return the amount rounded up to a whole number of base units (bytes), same format.
+
+        The API server warns that a fractional byte value "is invalid, must be
+        an integer" (``pkg/api/pod/warnings.go``), so memory and storage sizes are
+        written whole: 0.1Gi (107374182.4 bytes) becomes 107374183.
+        """
+        return Quantity(
+            self.value.to_integral_value(rounding=ROUND_CEILING), self.format
+        )
 
     def mebibytes(self) -> Decimal:
         """Return the amount divided by 2^20 (bytes to MiB), exactly."""

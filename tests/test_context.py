@@ -169,19 +169,35 @@ def test_placement_applies_to_every_worker_group_and_not_to_the_job_master() -> 
 
 
 def test_persistent_claim_size_is_exact() -> None:
-    # 3 workers x 0.1Gi is exactly 0.3Gi: 322122547.2 bytes, which the API server
-    # writes in millibytes. The legacy launcher computed 0.30000000000000004Gi and crashed.
+    # 3 workers x 0.1Gi is exactly 0.3Gi: 322,122,547.2 bytes (the legacy launcher
+    # computed 0.30000000000000004Gi and crashed). Kubernetes wants whole bytes, so
+    # the request is rounded up, once, at the end: 322,122,548.
+    from decimal import Decimal
+
     from t2gen.quantity import parse_quantity
 
     context = _context(
         "workers: [{count: 3}]\nstorage: {persistent: {perWorker: 0.1Gi}}\n"
     )
     claim = context["persistentVolumeClaim"]
-    assert claim["storage"] == "322122547200m"
-    assert parse_quantity(claim["storage"]).value == parse_quantity("0.3Gi").value
+    assert (
+        parse_quantity("0.1Gi").value * 3
+        == parse_quantity("0.3Gi").value
+        == Decimal("322122547.2")
+    )
+    assert claim["storage"] == "322122548"
     assert (
         claim["accessModes"] == ["ReadWriteMany"] and claim["storageClassName"] is None
     )
+
+
+def test_fractional_byte_sizes_are_rounded_up_to_whole_bytes() -> None:
+    context = _context(
+        "workers: [{count: 2, perPod: 2, memory: 0.1Gi, volatileDisk: 0.1Gi}]\n"
+    )
+    group = context["workerGroups"][0]
+    assert group["containers"][0]["resources"]["requests"]["memory"] == "107374183"
+    assert group["volumes"][1]["emptyDir"]["sizeLimit"] == "214748365"
 
 
 def test_claim_includes_the_job_masters_share_and_is_mounted_everywhere() -> None:
