@@ -58,54 +58,74 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def _namespace(obj: dict[str, Any]) -> str:
+    """An object's namespace; "" when not written (kubectl's namespace applies to all of them)."""
+    namespace = _dict(obj.get("metadata")).get("namespace")
+    return namespace if isinstance(namespace, str) else ""
+
+
 class _Stream:
-    """The objects being checked, indexed once so that every check is linear in their number."""
+    """The objects being checked, indexed once so that every check is linear in their number.
+
+    Names, Services and pod templates are looked up within one namespace:
+    selectors, ``serviceName`` and RoleBinding references never cross namespaces.
+    """
 
     def __init__(self, objects: Sequence[dict[str, Any]]) -> None:
         self.objects = objects
-        self.names: dict[Any, set[Any]] = {}
-        self.services: dict[Any, list[dict[str, Any]]] = {}
+        self._names: dict[tuple[str, Any], set[Any]] = {}
+        self._services: dict[tuple[str, Any], list[dict[str, Any]]] = {}
         self.templates: list[tuple[dict[str, Any], dict[str, Any]]] = []
-        self._by_label: dict[tuple[Any, Any], list[int]] = {}
+        self._by_label: dict[tuple[str, Any, Any], list[int]] = {}
         for obj in objects:
+            namespace = _namespace(obj)
             kind, name = obj.get("kind"), _dict(obj.get("metadata")).get("name")
-            self.names.setdefault(kind, set()).add(name)
+            self._names.setdefault((namespace, kind), set()).add(name)
             if kind == "Service":
-                self.services.setdefault(name, []).append(obj)
+                self._services.setdefault((namespace, name), []).append(obj)
             if kind in _WORKLOADS:
                 template = _dict(_dict(obj.get("spec")).get("template"))
                 labels = _dict(_dict(template.get("metadata")).get("labels"))
-                for item in labels.items():
-                    if isinstance(item[1], str):
-                        self._by_label.setdefault(item, []).append(len(self.templates))
+                for key, value in labels.items():
+                    if isinstance(value, str):
+                        self._by_label.setdefault((namespace, key, value), []).append(
+                            len(self.templates)
+                        )
                 self.templates.append((obj, labels))
 
+    def names(self, namespace: str, kind: Any) -> set[Any]:
+        """Names of the objects of ``kind`` in ``namespace``."""
+        return self._names.get((namespace, kind), set())
+
+    def services(self, namespace: str, name: Any) -> list[dict[str, Any]]:
+        """The Services named ``name`` in ``namespace``."""
+        return self._services.get((namespace, name), [])
+
     def labelled(
-        self, **required: Any
+        self, namespace: str, required: dict[str, str]
     ) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-        """Pod templates whose labels include ``required`` (all templates if none is given)."""
-        if not required:
-            yield from self.templates
-            return
+        """Pod templates in ``namespace`` whose labels include ``required``."""
         indices: set[int] | None = None
-        for item in required.items():
-            found = set(self._by_label.get(item, ()))
+        for key, value in required.items():
+            found = set(self._by_label.get((namespace, key, value), ()))
             indices = found if indices is None else indices & found
-        for index in sorted(indices or ()):
+        if indices is None:  # no label required: every template of the namespace
+            indices = {
+                n
+                for n, (obj, _) in enumerate(self.templates)
+                if _namespace(obj) == namespace
+            }
+        for index in sorted(indices):
             yield self.templates[index]
 
     def selected(
-        self, selector: dict[str, Any]
+        self, namespace: str, selector: dict[str, Any]
     ) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-        """Pod templates a label selector selects."""
-        match_labels = {
-            k: v
-            for k, v in _dict(selector.get("matchLabels")).items()
-            if isinstance(v, str)
-        }
-        if len(match_labels) != len(_dict(selector.get("matchLabels"))):
+        """Pod templates in ``namespace`` that a label selector selects."""
+        match_labels = _dict(selector.get("matchLabels"))
+        if not all(isinstance(value, str) for value in match_labels.values()):
             return  # a non-string label value selects nothing
-        for workload, labels in self.labelled(**match_labels):
+        for workload, labels in self.labelled(namespace, match_labels):
             if _matches(selector, labels):
                 yield workload, labels
 
@@ -265,7 +285,7 @@ def _check_statefulset(
 ) -> Iterator[tuple[str, str]]:
     selector = _dict(spec.get("selector"))
     if selector.get("matchLabels") or selector.get("matchExpressions"):
-        for other, _labels in stream.selected(selector):
+        for other, _labels in stream.selected(_namespace(obj), selector):
             if other is not obj and other.get("kind") == "StatefulSet":
                 other_name = _dict(other.get("metadata")).get("name")
                 yield (
@@ -282,7 +302,7 @@ def _check_statefulset(
             "empty: the pods get no stable DNS names without a governing headless Service",
         )
         return
-    for service in stream.services.get(service_name, []):
+    for service in stream.services(_namespace(obj), service_name):
         if _dict(service.get("spec")).get("clusterIP") != "None":
             yield (
                 "spec.serviceName",
@@ -576,14 +596,17 @@ def _check_job_selector(
             "empty: it would select every pod in the namespace",
         )
         return
-    for workload, pod_labels in stream.labelled(**{"t2-wp": job, "t2-job": job}):
+    namespace = _namespace(owner)
+    for workload, pod_labels in stream.labelled(
+        namespace, {"t2-wp": job, "t2-job": job}
+    ):
         if not _matches(selector, pod_labels):
             name = _dict(workload.get("metadata")).get("name")
             yield (
                 f"{path}.labelSelector",
                 f"does not select the worker pods of {name} (same job {job})",
             )
-    for workload, pod_labels in stream.selected(selector):
+    for workload, pod_labels in stream.selected(namespace, selector):
         if not (pod_labels.get("t2-wp") == job and pod_labels.get("t2-job") == job):
             name = _dict(workload.get("metadata")).get("name")
             yield (
@@ -596,13 +619,13 @@ def _check_role_binding(
     obj: dict[str, Any], stream: _Stream
 ) -> Iterator[tuple[str, str]]:
     role_ref = _dict(obj.get("roleRef"))
-    roles = stream.names.get(role_ref.get("kind"), set())
+    roles = stream.names(_namespace(obj), role_ref.get("kind"))
     if roles and role_ref.get("name") not in roles:
         yield (
             "roleRef.name",
             f"no {role_ref.get('kind')} named {role_ref.get('name')!r} in the output",
         )
-    accounts = stream.names.get("ServiceAccount", set())
+    accounts = stream.names(_namespace(obj), "ServiceAccount")
     for index, subject in enumerate(_list(obj.get("subjects"))):
         subject = _dict(subject)
         if (

@@ -149,10 +149,10 @@ Namespace = Annotated[
     ),
 ]
 KubeVersion = Annotated[
-    str,
+    Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
     typer.Option(
         "--kube-version",
-        help="Kubernetes version whose OpenAPI schemas to check against (1.25 to 1.37).",
+        help="Kubernetes version whose OpenAPI schemas to check against (1.25 to 1.37; default 1.37).",
         metavar="VERSION",
     ),
 ]
@@ -183,10 +183,10 @@ def validate(jobs: JobFiles, namespace: Namespace = None) -> None:
         from t2gen.pipeline import validate_files
 
         for job in validate_files(jobs, namespace=namespace):
-            spec = job.spec
-            plural = "s" if spec.total_pods != 1 else ""
+            workers, pods = job.spec.total_workers, job.spec.total_pods
             typer.echo(
-                f"{job.source}: valid: job {job.name}, {spec.total_workers} workers in {spec.total_pods} pod{plural}"
+                f"{job.source}: valid: job {job.name}, {workers} worker{'s' if workers != 1 else ''} "
+                f"in {pods} pod{'s' if pods != 1 else ''}"
             )
 
 
@@ -234,10 +234,10 @@ def render(
         typer.Option(
             "--validate",
             help="Also check every object against Kubernetes' OpenAPI schemas (strict, offline; "
-            "needs t2gen[validate]).",
+            "needs kubernetes-validate: the t2gen\\[validate] extra).",
         ),
     ] = False,
-    kube_version: KubeVersion = _LATEST,
+    kube_version: KubeVersion = None,
 ) -> None:
     """Render the manifests of one or more jobs.
 
@@ -257,6 +257,13 @@ def render(
         )
         from t2gen.pipeline import generate, validate_manifests
 
+        if output is not None and output_format is not OutputFormat.yaml:
+            raise typer.BadParameter(
+                "-o writes YAML files for kustomize; --format applies to standard output only",
+                param_hint="'--format'",
+            )
+        if kube_version is not None and not kube_validate:
+            raise typer.BadParameter("needs --validate", param_hint="'--kube-version'")
         documents = generate(
             jobs,
             namespace=namespace,
@@ -266,7 +273,7 @@ def render(
         if kube_validate:
             _warn(
                 validate_manifests(
-                    [document.obj for document in documents], kube_version
+                    [document.obj for document in documents], kube_version or _LATEST
                 )
             )
         if output is not None:
@@ -293,7 +300,7 @@ def check(
             metavar="FILE...",
         ),
     ],
-    kube_version: KubeVersion = _LATEST,
+    kube_version: KubeVersion = None,
 ) -> None:
     """Check any manifests: Kubernetes' OpenAPI schemas (strict) plus t2gen's semantic checks.
 
@@ -304,11 +311,14 @@ def check(
     with _reporting():
         from t2gen.pipeline import check_manifests
 
-        count, warnings = check_manifests(manifests, kube_version)
+        version = kube_version or _LATEST
+        count, warnings = check_manifests(manifests, version)
         _warn(warnings)
-        typer.echo(
-            f"{count} object{'s' if count != 1 else ''} valid for Kubernetes {kube_version} (strict)"
-        )
+        checked = count - len(warnings)
+        summary = f"{checked} object{'s' if checked != 1 else ''} valid for Kubernetes {version} (strict)"
+        if warnings:
+            summary += f"; {len(warnings)} not checked (no schema)"
+        typer.echo(summary)
 
 
 @app.command(epilog="Example:\n\n  t2gen schema > twister2job.schema.json")
@@ -377,7 +387,15 @@ def secret_ssh(
             help="The Secret's name: spec.mpi.sshSecretName of the jobs that use it.",
         ),
     ],
-    namespace: Namespace = None,
+    namespace: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+        typer.Option(
+            "--namespace",
+            "-n",
+            callback=_namespace,
+            help="Namespace of the Secret (the jobs' namespace); omitted: none is written.",
+        ),
+    ] = None,
     key_type: Annotated[
         KeyType,
         typer.Option(

@@ -25,7 +25,9 @@ from t2gen.errors import T2genError
 
 __all__ = ["KubeSchemas", "schema_versions"]
 
-_INSTALL_HINT = "install the Kubernetes schemas with: pip install 't2gen[validate]' (kubernetes-validate)"
+_INSTALL_HINT = (
+    "install it with `pip install kubernetes-validate` (the `validate` extra of t2gen)"
+)
 
 
 def _schema_root() -> Path:

@@ -327,7 +327,7 @@ def _yaml_error(path: str, err: Any) -> ConfigError:
     if "found character '\\t'" in problem or "found a tab character" in problem:
         problem += " (indent with spaces, not tabs)"
     elif problem.startswith("mapping values are not allowed"):
-        problem += " (a ': ' inside a value starts a new mapping: quote the value)"
+        problem += " (check this line's indentation; if a value holds ': ', quote it)"
     elif problem.startswith("expected <block end>"):
         problem += " (check the indentation of this line against the lines above)"
     if "duplicate key" in problem or type(err).__name__ == "DuplicateKeyError":

@@ -13,6 +13,7 @@ __all__ = [
     "CLASS_JOB_MASTER",
     "CLASS_MPI_MASTER",
     "CLASS_WORKER",
+    "ENV_SET_BY_T2GEN",
     "JOB_MASTER_CONTAINER",
     "RESERVED_ENV_NAMES",
     "RESERVED_LABEL_KEYS",
@@ -101,7 +102,17 @@ RESERVED_ENV_NAMES = frozenset(
         "JVM_MEMORY_MB",
     }
 )
-"""Every variable of Twister2's ``K8sEnvVariables``: the runtime's, never the user's."""
+"""Every variable of Twister2's ``K8sEnvVariables``."""
+
+ENV_SET_BY_T2GEN = RESERVED_ENV_NAMES - {
+    "ENCODED_NODE_INFO_LIST",
+    "JOB_SUBMISSION_TIME",
+}
+"""The runtime's variables t2gen sets, which a job's ``spec.env`` may not override.
+
+``ENCODED_NODE_INFO_LIST`` and ``JOB_SUBMISSION_TIME`` are left to the job: their
+values are known only to the submitting side (node list, submission time).
+"""
 
 
 def worker_service_name(job: str) -> str:

@@ -16,7 +16,7 @@ from t2gen.errors import ConfigError, SchemaError, T2genError, ValidationError
 from t2gen.loader import SourceDoc, decode_source, parse_config, read_source
 from t2gen.model import Job, build_job
 from t2gen.output import sort_documents
-from t2gen.problems import Problem
+from t2gen.problems import Problem, format_json_path
 from t2gen.render import RenderedDocument, TemplateSet, render
 from t2gen.resources import templates_dir
 from t2gen.rules import rule_problems
@@ -109,6 +109,13 @@ def load_job(
         ConfigError: the file is unreadable or not YAML.
         SchemaError: the job breaks the schema or a rule.
     """
+    return _load_job_and_text(path, namespace=namespace, stdin=stdin)[0]
+
+
+def _load_job_and_text(
+    path: str, *, namespace: str | None, stdin: IO[bytes] | None
+) -> tuple[Job, str]:
+    """:func:`load_job`, also returning the file's text (for locating later problems)."""
     from t2gen.fastload import fast_load
     from t2gen.schema import is_valid_fast
 
@@ -117,8 +124,8 @@ def load_job(
     if data is not None and is_valid_fast(data):
         defaulted = apply_defaults(data)
         if not rule_problems(defaulted, SourceDoc(path=path, data=data)):
-            return build_job(defaulted, source=path, namespace=namespace)
-    return validate(parse_config(text, path=path), namespace=namespace)
+            return build_job(defaulted, source=path, namespace=namespace), text
+    return validate(parse_config(text, path=path), namespace=namespace), text
 
 
 def validate_files(
@@ -140,16 +147,82 @@ def validate_files(
     Raises:
         SchemaError: any file is unreadable or invalid; holds every problem of every file.
     """
-    jobs: list[Job] = []
+    return [job for job, _ in _load_all(paths, namespace=namespace, stdin=stdin)]
+
+
+def _load_all(
+    paths: Sequence[str], *, namespace: str | None, stdin: IO[bytes] | None
+) -> list[tuple[Job, str]]:
+    """Load every job file, raising one SchemaError with the problems of all of them."""
+    loaded: list[tuple[Job, str]] = []
     problems: list[Problem] = []
     for path in paths:
         try:
-            jobs.append(load_job(path, namespace=namespace, stdin=stdin))
+            loaded.append(_load_job_and_text(path, namespace=namespace, stdin=stdin))
         except (ConfigError, SchemaError) as err:
             problems += err.problems
     if problems:
         raise SchemaError(problems=problems)
-    return jobs
+    return loaded
+
+
+APPLY_LIMIT_BYTES = 262_144
+"""Most bytes of annotations on one object (Kubernetes' TotalAnnotationSizeLimitB).
+
+``kubectl apply`` stores the whole object in its ``last-applied-configuration``
+annotation, so an object must fit this together with its own annotations.
+"""
+
+
+def _size_problems(
+    job: Job, text: str, documents: Sequence[RenderedDocument]
+) -> list[Problem]:
+    """Objects too large for ``kubectl apply``, located at the job-file key that makes them so.
+
+    One problem per key: the largest object it makes too large.
+    """
+    import json
+
+    annotations = sum(len(key) + len(value) for key, value in job.annotations)
+    largest: dict[tuple[str | int, ...], tuple[int, RenderedDocument, str]] = {}
+    for document in documents:
+        size = annotations + len(
+            json.dumps(document.obj, separators=(",", ":"), ensure_ascii=False).encode()
+        )
+        if size <= APPLY_LIMIT_BYTES:
+            continue
+        where: tuple[str | int, ...]
+        if annotations * 3 > size:
+            where, advice = (
+                ("metadata", "annotations"),
+                "smaller annotations (every object carries them)",
+            )
+        elif job.spec.env:
+            where, advice = (
+                ("spec", "env"),
+                "fewer or shorter environment variables, or fewer workers per pod",
+            )
+        else:
+            where, advice = (
+                ("spec", "workers"),
+                "fewer workers per pod, or smaller labels and annotations",
+            )
+        if where not in largest or largest[where][0] < size:
+            largest[where] = (size, document, advice)
+    if not largest:
+        return []
+    doc = parse_config(text, path=job.source)
+    problems = []
+    for where, (size, document, advice) in largest.items():
+        line, col = doc.position(where)
+        message = (
+            f"{document.kind} {document.name} would take {size // 1024} KiB, but kubectl apply keeps each object "
+            f"in an annotation of at most {APPLY_LIMIT_BYTES // 1024} KiB: use {advice}"
+        )
+        problems.append(
+            Problem(job.source, line, col, message, format_json_path(where))
+        )
+    return problems
 
 
 def generate(
@@ -181,31 +254,45 @@ def generate(
         The objects of every job, sorted by :func:`t2gen.output.sort_documents`.
 
     Raises:
-        SchemaError: a job file is unreadable or invalid (every problem of every file).
+        SchemaError: a job file is unreadable or invalid (every problem of every file),
+            or renders an object too large for ``kubectl apply`` (:data:`APPLY_LIMIT_BYTES`).
         TemplateError: a template fails.
         ValidationError: the rendered objects fail a semantic check, or two
             jobs render the same object.
     """
     templates = template_set or make_template_set(template_dirs)
-    jobs = validate_files(paths, namespace=namespace, stdin=stdin)
+    loaded = _load_all(paths, namespace=namespace, stdin=stdin)
     job_object_bytes = (
-        _read_job_object(job_object, jobs) if job_object is not None else None
+        _read_job_object(job_object, [job for job, _ in loaded])
+        if job_object is not None
+        else None
     )
     documents: list[RenderedDocument] = []
-    for job in jobs:
-        documents.extend(
-            render(build_context(job, job_object=job_object_bytes), templates)
-        )
+    problems: list[Problem] = []
+    for job, text in loaded:
+        rendered = render(build_context(job, job_object=job_object_bytes), templates)
+        problems += _size_problems(job, text, rendered)
+        documents.extend(rendered)
+    if problems:
+        raise SchemaError(problems=problems)
     seen: dict[tuple[str, str | None, str], str] = {}
     duplicates = []
     for document in documents:
         key = (document.kind, document.namespace, document.name)
-        if key in seen:
-            duplicates.append(
-                f"{document.kind}/{document.name}: rendered twice (jobs with the same name?)"
+        if key in seen and seen[key] != "reported":
+            where = (
+                f"namespace {document.namespace}"
+                if document.namespace
+                else "one namespace"
             )
-        seen[key] = document.template
-    findings = duplicates + check_objects([document.obj for document in documents])
+            duplicates.append(
+                f"{document.kind}/{document.name}: rendered twice: two job files define the same job in {where}"
+            )
+            seen[key] = "reported"
+        seen.setdefault(key, document.template)
+    if duplicates:  # checking the rest would only repeat it
+        raise ValidationError(findings=duplicates)
+    findings = check_objects([document.obj for document in documents])
     if findings:
         raise ValidationError(findings=findings)
     return sort_documents(documents)

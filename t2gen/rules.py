@@ -12,7 +12,7 @@ from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 from t2gen.loader import JsonPath, SourceDoc
-from t2gen.names import RESERVED_ENV_NAMES, RESERVED_LABEL_KEYS
+from t2gen.names import ENV_SET_BY_T2GEN, RESERVED_LABEL_KEYS
 from t2gen.problems import Problem, format_json_path
 from t2gen.quantity import Quantity, QuantityRangeError, parse_quantity
 
@@ -165,7 +165,11 @@ def _check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]
             yield _problem(
                 doc, path, f"{raw} is too large; quantities must stay below 8Ei (2^63)"
             )
-        elif name in ("cpu", "memory") and quantity.is_zero():
+        elif (
+            # a cpu of 0 as a number is the schema's (exclusiveMinimum)
+            quantity.is_zero()
+            and (name == "memory" or (name == "cpu" and isinstance(raw, str)))
+        ):
             yield _problem(doc, path, f"{name} must be greater than 0")
         elif name == "memory" and int(quantity.mebibytes() * Decimal("0.8")) < 1:
             yield _problem(
@@ -450,7 +454,7 @@ def _check_feasibility(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem
             f"all-separate-nodes puts each of the job's {pods} worker pods on its own node, but the required "
             f"{_HOSTNAME_KEY} In list at line {doc.position(where)[0]} allows only {len(allowed)} node"
             f"{'s' if len(allowed) != 1 else ''} ({listed}); the pods would stay Pending: list at least {pods} "
-            f"nodes or use at most {len(allowed)} pods",
+            f"nodes or use at most {len(allowed)} pod{'s' if len(allowed) != 1 else ''}",
         )
 
 
@@ -458,7 +462,7 @@ def _check_node_port(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     """A NodePort Service exposes one port per pod, so every group has ``perPod: 1``."""
     service = _dict(_dict(_dict(data.get("spec")).get("network")).get("service"))
     if service.get("type") != "NodePort":
-        if "nodePort" in service:
+        if "nodePort" in service and service.get("type") == "Headless":
             yield _problem(
                 doc,
                 ("spec", "network", "service", "nodePort"),
@@ -477,9 +481,29 @@ def _check_node_port(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
             )
 
 
+def _check_port_names(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """``worker`` names every container's own port; an additional port may not take it."""
+    ports = _list(_dict(_dict(data.get("spec")).get("network")).get("additionalPorts"))
+    for index, name in enumerate(ports):
+        if name == "worker":
+            yield _problem(
+                doc,
+                ("spec", "network", "additionalPorts", index),
+                "'worker' is the name of each worker's own port; give the additional port another name",
+            )
+
+
 def _check_mpi(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     """OpenMPI starts the same number of workers in every pod: one ``perPod`` for all groups."""
-    if _dict(_dict(data.get("spec")).get("mpi")).get("enabled") is not True:
+    mpi = _dict(_dict(data.get("spec")).get("mpi"))
+    if mpi.get("enabled") is not True:
+        if mpi.get("enabled") is False and "sshSecretName" in _dict(_raw_mpi(doc)):
+            yield _problem(
+                doc,
+                ("spec", "mpi", "sshSecretName"),
+                "sshSecretName is only used by OpenMPI jobs (enabled: true); remove it or enable OpenMPI",
+                key=True,
+            )
         return
     groups = list(_groups(data))
     if not groups:
@@ -504,7 +528,7 @@ def _check_env(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
         if not isinstance(name, str):
             continue
         path = ("spec", "env", index, "name")
-        if name in RESERVED_ENV_NAMES:
+        if name in ENV_SET_BY_T2GEN:
             source = _ENV_SOURCES.get(name)
             hint = f"set {source} instead" if source else "choose another name"
             yield _problem(
@@ -624,6 +648,11 @@ def _check_storage(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
         )
 
 
+def _raw_mpi(doc: SourceDoc) -> Any:
+    """``spec.mpi`` as written, before defaults (which always fill ``sshSecretName``)."""
+    return _dict(_dict(_dict(doc.data).get("spec")).get("mpi"))
+
+
 RULES: tuple[Rule, ...] = (
     _check_divisible,
     _check_quantities,
@@ -635,6 +664,7 @@ RULES: tuple[Rule, ...] = (
     _check_contradictions,
     _check_feasibility,
     _check_node_port,
+    _check_port_names,
     _check_mpi,
     _check_env,
     _check_labels,

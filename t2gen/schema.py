@@ -236,6 +236,12 @@ def _type_message(instance: Any, expected: str | list[str]) -> str:
         and instance.lower() in _YAML11_BOOLEANS
     ):
         message += f" (job files are YAML 1.2, where {instance} is not a boolean)"
+    elif (
+        "boolean" in wanted
+        and isinstance(instance, str)
+        and instance.lower() in ("true", "false")
+    ):
+        message += " (remove the quotes)"
     elif "integer" in wanted and isinstance(instance, float) and instance.is_integer():
         message += f" (write {int(instance)} without a decimal point)"
     elif (

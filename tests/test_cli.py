@@ -189,3 +189,63 @@ def test_output_directory(tmp_path: Path) -> None:
     assert result.exit_code == 0 and result.stdout == ""
     files = sorted(path.name for path in out.iterdir())
     assert "kustomization.yaml" in files and "statefulset-wordcount-0.yaml" in files
+
+
+def test_the_same_job_in_two_namespaces_renders(tmp_path: Path) -> None:
+    for namespace in ("dev", "prod"):
+        build_file_tree(
+            tmp_path,
+            {f"{namespace}.yaml": job_text(metadata=f"namespace: {namespace}\n")},
+        )
+    result = runner.invoke(
+        app, ["render", str(tmp_path / "dev.yaml"), str(tmp_path / "prod.yaml")]
+    )
+    assert result.exit_code == 0, result.stderr
+    namespaces = [obj["metadata"]["namespace"] for obj in load_all_yaml(result.stdout)]
+    assert namespaces.count("dev") == namespaces.count("prod") == 8
+
+
+def test_inconsistent_options_are_usage_errors() -> None:
+    example = str(ROOT / "examples/wordcount.yaml")
+    for argv, fragment in (
+        (
+            ["render", example, "-o", "out", "--format", "json"],
+            "--format applies to standard output only",
+        ),
+        (["render", example, "--kube-version", "1.30"], "needs --validate"),
+    ):
+        result = runner.invoke(app, argv)
+        assert result.exit_code == 2 and fragment in " ".join(
+            result.stderr.replace("│", " ").split()
+        )
+
+
+def test_objects_too_large_for_kubectl_apply_are_refused_where_they_come_from(
+    tmp_path: Path,
+) -> None:
+    env = "".join(
+        f"  - {{name: V{index}, value: '{'x' * 200}'}}\n" for index in range(15)
+    )
+    job = job_text(f"workers: [{{count: 64, perPod: 64}}]\nenv:\n{env}")
+    build_file_tree(tmp_path, {"wide.yaml": job})
+    result = runner.invoke(app, ["render", str(tmp_path / "wide.yaml")])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith(
+        f"{tmp_path / 'wide.yaml'}:9:5: spec.env: StatefulSet job-0 would take "
+    )
+    assert (
+        "kubectl apply keeps each object in an annotation of at most 256 KiB"
+        in result.stderr
+    )
+
+
+def test_check_counts_what_it_could_not_check(tmp_path: Path) -> None:
+    build_file_tree(
+        tmp_path,
+        {"cr.yaml": "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n"},
+    )
+    result = runner.invoke(app, ["check", str(tmp_path / "cr.yaml")])
+    assert (
+        result.stdout
+        == "0 objects valid for Kubernetes 1.37 (strict); 1 not checked (no schema)\n"
+    )

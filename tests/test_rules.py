@@ -2,10 +2,53 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import job_text, problems
+from tests.helpers import job_text, problems, valid_job
 
 # Each case: a job file and every problem it must produce, as (line, col, json path, message).
 CASES = {
+    "port-named-worker": (
+        job_text(
+            "workers: [{count: 1}]\nnetwork: {additionalPorts: [metrics, worker]}\n"
+        ),
+        [
+            (
+                8,
+                40,
+                "spec.network.additionalPorts[1]",
+                "'worker' is the name of each worker's own port; give the additional port another name",
+            ),
+        ],
+    ),
+    "ssh-secret-without-mpi": (
+        job_text("workers: [{count: 1}]\nmpi: {enabled: false, sshSecretName: keys}\n"),
+        [
+            (
+                8,
+                25,
+                "spec.mpi.sshSecretName",
+                "sshSecretName is only used by OpenMPI jobs (enabled: true); remove it or enable OpenMPI",
+            ),
+        ],
+    ),
+    "env-the-job-may-set": (
+        job_text(
+            "workers: [{count: 1}]\nenv: [{name: ENCODED_NODE_INFO_LIST, value: x}]\n"
+        ),
+        [],
+    ),
+    "node-port-misspelt-type": (
+        job_text(
+            "workers: [{count: 1}]\nnetwork: {service: {type: nodeport, nodePort: 30001}}\n"
+        ),
+        [
+            (
+                8,
+                29,
+                "spec.network.service.type",
+                "'nodeport' is not one of Headless, NodePort; did you mean 'NodePort'? (values are case-sensitive)",
+            ),
+        ],
+    ),
     "divisible": (
         job_text("workers:\n  - count: 10\n    perPod: 3\n"),
         [
@@ -413,4 +456,7 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_rule(name: str) -> None:
     text, expected = CASES[name]
-    assert problems(text) == expected
+    if expected:
+        assert problems(text) == expected
+    else:
+        valid_job(text)
