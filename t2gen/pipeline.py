@@ -1,7 +1,7 @@
 """The pipeline: job file -> validated job -> context -> rendered, checked, ordered objects.
 
-Only :func:`generate` and :func:`validate_files` touch the file system (to read
-job files); every other stage is pure.
+The functions here read the files they are given (job files, manifests, a key,
+a job object) and nothing else; every stage they call is pure.
 """
 
 from __future__ import annotations
@@ -22,15 +22,16 @@ from t2gen.resources import templates_dir
 from t2gen.rules import rule_problems
 from t2gen.schema import apply_defaults, schema_problems
 
-_CONFIG_MAP_LIMIT = (
-    1024 * 1024 - 4096
-)  # a ConfigMap holds at most 1 MiB; leave room for the rest
+_CONFIG_MAP_LIMIT = 1024 * 1024 - 4096
+"""A ConfigMap holds at most 1 MiB; the job object may take all but 4 KiB of it."""
 
 __all__ = [
+    "APPLY_LIMIT_BYTES",
     "builtin_template_set",
     "check_manifests",
     "generate",
     "generate_ssh_secret",
+    "load_job",
     "make_template_set",
     "validate",
     "validate_files",
@@ -300,8 +301,6 @@ def generate(
 
 def _read_job_object(path: str, jobs: Sequence[Job]) -> bytes:
     """Read the serialised Job object for the one job being rendered."""
-    from t2gen.loader import read_source
-
     if len(jobs) != 1:
         raise ConfigError(
             path=path,
@@ -339,7 +338,6 @@ def generate_ssh_secret(
         ConfigError: ``from_key`` is unreadable or not an unencrypted private key.
         ValidationError: the Secret fails a semantic check.
     """
-    from t2gen.loader import read_source
     from t2gen.sshkeys import (
         generate_key_files,
         key_files_from_private_key,
@@ -405,7 +403,6 @@ def check_manifests(
     import yaml
 
     from t2gen.kubeyaml import load_all_yaml
-    from t2gen.loader import read_source
 
     objects: list[dict[str, Any]] = []
     problems: list[Problem] = []

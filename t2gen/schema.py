@@ -30,9 +30,10 @@ _FORMAT_HINTS = {
     "letter or digit, at most 49 characters (e.g. wordcount-1)",
     "DNS-1123 label": "lower-case letters, digits and '-', starting and ending with a letter or digit, "
     "at most 63 characters",
-    "DNS-1123 subdomain": "lower-case letters, digits, '-' and '.', starting and ending with a letter or digit",
-    "label or annotation key": "an optional DNS prefix and '/', then a name of letters, digits, '-', '_' and "
-    "'.' of at most 63 characters (e.g. team or example.com/team)",
+    "DNS-1123 subdomain": "lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, "
+    "at most 63 characters between dots",
+    "label or annotation key": "an optional DNS prefix of at most 253 characters and '/', then a name of "
+    "letters, digits, '-', '_' and '.' of at most 63 characters (e.g. team or example.com/team)",
     "label value": "at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit",
     "quantity": "a number with an optional suffix: 512Mi, 2Gi, 1.5G, 500m or 0 (binary Ki Mi Gi Ti Pi Ei, "
     "decimal m k M G T P E); no spaces, no 'B'",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -97,8 +98,14 @@ def test_fast_reader_agrees_on_generated_job_files(
     rich = _rich(text)
     if fast is not None:
         assert fast == rich
-    if style != "block" and rich is not None:  # raw control characters are not YAML
-        assert rich == job  # JSON reads back as itself
+    # JSON reads back as itself, unless it holds raw characters YAML readers treat
+    # as control characters or line breaks (ruamel folds a raw NEL into a space).
+    if (
+        style != "block"
+        and rich is not None
+        and not re.search("[\x80-\x9f\u2028\u2029]", text)
+    ):
+        assert rich == job
 
 
 def _paths(data: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
