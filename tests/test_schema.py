@@ -150,7 +150,9 @@ def test_numbers_as_strings_and_floats_as_integers() -> None:
 
 def test_long_values_are_shortened_in_messages() -> None:
     found = problems(f"{job_text()}  imagePullSecrets: ['{'x' * 500}']\n")
-    assert found and all(len(message) < 250 and "x" * 100 not in message for *_, message in found)
+    assert found and all(
+        len(message) < 250 and "x" * 100 not in message for *_, message in found
+    )
 
 
 def test_schema_command_output_equals_the_file() -> None:
