@@ -17,7 +17,6 @@ __all__ = [
     "JOB_MASTER_CONTAINER",
     "RESERVED_ENV_NAMES",
     "RESERVED_LABEL_KEYS",
-    "SELECTOR_LABEL_KEYS",
     "WORKER_GROUP_LABEL",
     "common_labels",
     "job_master_pod_labels",
@@ -57,9 +56,6 @@ JVM_MEMORY_FRACTION = "0.8"
 
 WORKER_GROUP_LABEL = "t2-worker-group"
 """Pod label holding the worker group index; with ``t2-wp`` it makes each StatefulSet's selector unique."""
-
-SELECTOR_LABEL_KEYS = frozenset({"t2-wp", "t2-mp", WORKER_GROUP_LABEL})
-"""Every label key t2gen puts into a selector; fixed forever (selectors are immutable)."""
 
 RESERVED_LABEL_KEYS = frozenset(
     {

@@ -6,11 +6,9 @@ import json
 import os
 import re
 import shutil
-import sys
 import uuid
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import IO
 
 import yaml
 
@@ -27,7 +25,6 @@ __all__ = [
     "to_json",
     "to_yaml_stream",
     "write_directory",
-    "write_stream",
 ]
 
 INSTALL_ORDER: tuple[str, ...] = (
@@ -113,13 +110,6 @@ def to_json(documents: Sequence[RenderedDocument]) -> str:
 def file_name(document: RenderedDocument) -> str:
     """Return the file an object gets in ``-o DIR``: ``<kind>-<name>.yaml``, lower case."""
     return f"{document.kind.lower()}-{document.name}.yaml"
-
-
-def write_stream(text: str, stream: IO[str] | None = None) -> None:
-    """Write rendered text to standard output (or ``stream``) in one call, LF line ends."""
-    out = stream if stream is not None else sys.stdout
-    out.write(text)
-    out.flush()
 
 
 def _kustomization(files: Sequence[str], sources: Sequence[str]) -> str:

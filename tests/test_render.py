@@ -122,3 +122,14 @@ def test_builtin_render_of_a_minimal_job() -> None:
         ("StatefulSet", "job-0"),
     ]
     assert documents[0].template == "k8s/configmap.yaml.j2"
+
+
+def test_b64encode_filter_for_secret_data(tmp_path: Path) -> None:
+    templates = _set(
+        tmp_path,
+        {
+            "s.yaml.j2": "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  k: {{ value | b64encode }}\n"
+        },
+    )
+    (document,) = render({"value": "héllo"}, templates)
+    assert document.obj["data"] == {"k": "aMOpbGxv"}
