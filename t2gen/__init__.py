@@ -29,21 +29,21 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from t2gen.context import build_context
     from t2gen.errors import T2genError
-    from t2gen.loader import load_config
+    from t2gen.jobfile.loader import load_config
     from t2gen.pipeline import generate, validate
-    from t2gen.render import render
+    from t2gen.render.context import build_context
+    from t2gen.render.engine import render
 
     __version__: str
 
 _LAZY = {
     "T2genError": "t2gen.errors",
-    "build_context": "t2gen.context",
-    "load_config": "t2gen.loader",
+    "build_context": "t2gen.render.context",
+    "load_config": "t2gen.jobfile.loader",
     "generate": "t2gen.pipeline",
     "validate": "t2gen.pipeline",
-    "render": "t2gen.render",
+    "render": "t2gen.render.engine",
 }
 
 

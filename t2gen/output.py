@@ -13,8 +13,8 @@ from pathlib import Path
 import yaml
 
 from t2gen.errors import OutputError
-from t2gen.kubeyaml import dump_yaml, load_all_yaml
-from t2gen.render import RenderedDocument
+from t2gen.kube.yamlio import dump_yaml, load_all_yaml
+from t2gen.render.engine import RenderedDocument
 
 __all__ = [
     "INSTALL_ORDER",

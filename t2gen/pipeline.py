@@ -11,16 +11,16 @@ from pathlib import Path
 from typing import IO, Any
 
 from t2gen.checks import check_objects
-from t2gen.context import build_context
 from t2gen.errors import ConfigError, SchemaError, T2genError, ValidationError
-from t2gen.loader import SourceDoc, decode_source, parse_config, read_source
-from t2gen.model import Job, build_job
+from t2gen.jobfile.loader import SourceDoc, decode_source, parse_config, read_source
+from t2gen.jobfile.model import Job, build_job
+from t2gen.jobfile.rules import rule_problems
+from t2gen.jobfile.schema import apply_defaults, schema_problems
 from t2gen.output import sort_documents
 from t2gen.problems import Problem, format_json_path
-from t2gen.render import RenderedDocument, TemplateSet, render
+from t2gen.render.context import build_context
+from t2gen.render.engine import RenderedDocument, TemplateSet, render
 from t2gen.resources import templates_dir
-from t2gen.rules import rule_problems
-from t2gen.schema import apply_defaults, schema_problems
 
 _CONFIG_MAP_LIMIT = 1024 * 1024 - 4096
 """A ConfigMap holds at most 1 MiB; the job object may take all but 4 KiB of it."""
@@ -93,7 +93,7 @@ def load_job(
 ) -> Job:
     """Read and validate one job file, on the fast path when it is well formed.
 
-    A well-formed file is read with PyYAML's C parser (:func:`t2gen.fastload.fast_load`)
+    A well-formed file is read with PyYAML's C parser (:func:`t2gen.jobfile.fastload.fast_load`)
     and checked with the generated schema code and the rules; anything else
     (every invalid file) goes through ruamel.yaml and jsonschema, which keep the
     positions that error messages need. Both paths give the same job.
@@ -117,8 +117,8 @@ def _load_job_and_text(
     path: str, *, namespace: str | None, stdin: IO[bytes] | None
 ) -> tuple[Job, str]:
     """:func:`load_job`, also returning the file's text (for locating later problems)."""
-    from t2gen.fastload import fast_load
-    from t2gen.schema import is_valid_fast
+    from t2gen.jobfile.fastload import fast_load
+    from t2gen.jobfile.schema import is_valid_fast
 
     text = decode_source(path, read_source(path, stdin=stdin))
     data = fast_load(text)
@@ -338,7 +338,7 @@ def generate_ssh_secret(
         ConfigError: ``from_key`` is unreadable or not an unencrypted private key.
         ValidationError: the Secret fails a semantic check.
     """
-    from t2gen.sshkeys import (
+    from t2gen.twister2.sshkeys import (
         generate_key_files,
         key_files_from_private_key,
         secret_context,
@@ -374,7 +374,7 @@ def validate_manifests(
         ValidationError: every schema and semantic finding, ``Kind/name: field: message``.
         T2genError: kubernetes-validate is not installed, or the version is not bundled.
     """
-    from t2gen.kubeschema import KubeSchemas
+    from t2gen.kube.openapi import KubeSchemas
 
     findings, warnings = KubeSchemas(kube_version).check(objects)
     findings += check_objects(objects)
@@ -402,7 +402,7 @@ def check_manifests(
     """
     import yaml
 
-    from t2gen.kubeyaml import load_all_yaml
+    from t2gen.kube.yamlio import load_all_yaml
 
     objects: list[dict[str, Any]] = []
     problems: list[Problem] = []

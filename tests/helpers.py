@@ -7,8 +7,8 @@ import textwrap
 import pytest
 
 from t2gen.errors import SchemaError
-from t2gen.loader import parse_config
-from t2gen.model import Job
+from t2gen.jobfile.loader import parse_config
+from t2gen.jobfile.model import Job
 from t2gen.pipeline import validate
 
 BASE = """\

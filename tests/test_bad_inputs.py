@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from t2gen.cli import app
-from t2gen.loader import MAX_FILE_BYTES
+from t2gen.jobfile.loader import MAX_FILE_BYTES
 from tests.conftest import ROOT
 
 CORPUS = ROOT / "tests" / "bad_inputs"

@@ -10,8 +10,8 @@ from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
 from t2gen.cli import app
-from t2gen.kubeyaml import load_all_yaml
-from t2gen.loader import load_config
+from t2gen.jobfile.loader import load_config
+from t2gen.kube.yamlio import load_all_yaml
 from tests.conftest import EXAMPLES, ROOT, build_file_tree
 from tests.helpers import job_text
 

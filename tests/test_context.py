@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from t2gen.context import build_context
+from t2gen.render.context import build_context
 from tests.helpers import job_text, valid_job
 
 
@@ -174,7 +174,7 @@ def test_persistent_claim_size_is_exact() -> None:
     # the request is rounded up, once, at the end: 322,122,548.
     from decimal import Decimal
 
-    from t2gen.quantity import parse_quantity
+    from t2gen.kube.quantity import parse_quantity
 
     context = _context(
         "workers: [{count: 3}]\nstorage: {persistent: {perWorker: 0.1Gi}}\n"
@@ -249,7 +249,7 @@ def test_job_master_in_the_client() -> None:
 
 def test_rbac_can_be_left_to_the_cluster() -> None:
     from t2gen.pipeline import builtin_template_set
-    from t2gen.render import render
+    from t2gen.render.engine import render
 
     for rbac, account in (
         ("{create: false}", None),

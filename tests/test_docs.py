@@ -3,9 +3,9 @@ from __future__ import annotations
 from typer.testing import CliRunner
 
 from t2gen.cli import app
-from t2gen.context import CONTEXT_DOC, build_context
 from t2gen.docs import job_file_reference, template_context_reference
-from t2gen.schema import load_schema
+from t2gen.jobfile.schema import load_schema
+from t2gen.render.context import CONTEXT_DOC, build_context
 from tests.conftest import ROOT
 from tests.helpers import job_text, valid_job
 

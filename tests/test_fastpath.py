@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 from t2gen.errors import ConfigError
-from t2gen.fastload import fast_load
-from t2gen.kubeyaml import dump_yaml
-from t2gen.loader import load_config, parse_config
+from t2gen.jobfile.fastload import fast_load
+from t2gen.jobfile.loader import load_config, parse_config
+from t2gen.jobfile.schema import is_valid_fast, load_schema, schema_problems
+from t2gen.kube.yamlio import dump_yaml
 from t2gen.pipeline import load_job, validate
-from t2gen.schema import is_valid_fast, load_schema, schema_problems
 from tests.conftest import EXAMPLES, ROOT
 
 FILES = sorted(

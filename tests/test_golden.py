@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from t2gen.checks import check_objects
 from t2gen.cli import app
-from t2gen.kubeyaml import load_all_yaml
+from t2gen.kube.yamlio import load_all_yaml
 from tests.conftest import (
     EXAMPLES,
     KUBE_VERSIONS,

@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 from t2gen.cli import app
 from t2gen.errors import T2genError
-from t2gen.kubeschema import KubeSchemas, schema_versions
+from t2gen.kube.openapi import KubeSchemas, schema_versions
 from tests.conftest import EXAMPLES, KUBE_VERSIONS, ROOT
 
 runner = CliRunner()

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 import yaml
 
-from t2gen.kubeyaml import dump_flow, dump_yaml, load_all_yaml
+from t2gen.kube.yamlio import dump_flow, dump_yaml, load_all_yaml
 from tests.conftest import kubectl_objects
 
 # Strings that YAML 1.1 (kubectl) or YAML 1.2 would read as something else if

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from t2gen.checks import check_objects
 from t2gen.cli import app
-from t2gen.kubeyaml import load_all_yaml
+from t2gen.kube.yamlio import load_all_yaml
 from tests.test_golden import _args, _rendered_cases
 
 runner = CliRunner()

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from t2gen.errors import ConfigError
-from t2gen.loader import MAX_FILE_BYTES, load_config, parse_config
+from t2gen.jobfile.loader import MAX_FILE_BYTES, load_config, parse_config
 from tests.conftest import build_file_tree
 
 

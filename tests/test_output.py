@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from t2gen.errors import OutputError
-from t2gen.kubeyaml import load_all_yaml
+from t2gen.kube.yamlio import load_all_yaml
 from t2gen.output import (
     INSTALL_ORDER,
     file_name,
@@ -17,7 +17,7 @@ from t2gen.output import (
     to_yaml_stream,
     write_directory,
 )
-from t2gen.render import RenderedDocument
+from t2gen.render.engine import RenderedDocument
 
 
 def doc(kind: str, name: str, **extra: Any) -> RenderedDocument:

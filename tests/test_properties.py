@@ -24,11 +24,11 @@ from hypothesis_jsonschema import from_schema
 
 from t2gen.checks import check_objects
 from t2gen.errors import SchemaError
-from t2gen.kubeschema import KubeSchemas
-from t2gen.kubeyaml import dump_yaml
+from t2gen.jobfile.schema import load_schema
+from t2gen.kube.openapi import KubeSchemas
+from t2gen.kube.yamlio import dump_yaml
 from t2gen.output import to_yaml_stream
 from t2gen.pipeline import generate
-from t2gen.schema import load_schema
 from tests.conftest import kubectl_objects
 
 STATS: Counter[str] = Counter()

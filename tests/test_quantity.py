@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from t2gen.quantity import Quantity, QuantityFormat, parse_quantity
+from t2gen.kube.quantity import Quantity, QuantityFormat, parse_quantity
 
 # Expected canonical forms from apimachinery's tests and doc comments (quantity_test.go),
 # worked through for the rest (see the module docstring).

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from t2gen.context import build_context
 from t2gen.errors import TemplateError
 from t2gen.pipeline import builtin_template_set
-from t2gen.render import TemplateSet, render
+from t2gen.render.context import build_context
+from t2gen.render.engine import TemplateSet, render
 from tests.conftest import build_file_tree
 from tests.helpers import job_text, valid_job
 

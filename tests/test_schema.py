@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from t2gen.loader import load_config
-from t2gen.schema import apply_defaults, load_schema, suggest
+from t2gen.jobfile.loader import load_config
+from t2gen.jobfile.schema import apply_defaults, load_schema, suggest
 from tests.conftest import EXAMPLES, ROOT
 from tests.helpers import job_text, one_problem, problems
 

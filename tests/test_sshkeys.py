@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from t2gen.cli import app
 from t2gen.errors import ConfigError
-from t2gen.kubeyaml import load_all_yaml
-from t2gen.sshkeys import generate_key_files, key_files_from_private_key
+from t2gen.kube.yamlio import load_all_yaml
+from t2gen.twister2.sshkeys import generate_key_files, key_files_from_private_key
 from tests.conftest import KUBE_VERSIONS, kube_schema_errors
 
 runner = CliRunner()

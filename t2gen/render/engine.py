@@ -22,7 +22,7 @@ import jinja2
 import yaml
 
 from t2gen.errors import TemplateError
-from t2gen.kubeyaml import dump_flow, load_all_yaml
+from t2gen.kube.yamlio import dump_flow, load_all_yaml
 
 __all__ = ["FILTERS", "RenderedDocument", "TemplateSet", "make_environment", "render"]
 
@@ -212,7 +212,7 @@ def render(
     """Render every template of a set, in file-name order, into objects.
 
     Args:
-        context: from :func:`t2gen.context.build_context`.
+        context: from :func:`t2gen.render.context.build_context`.
         template_set: the templates to render.
 
     Returns:

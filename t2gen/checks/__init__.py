@@ -30,7 +30,7 @@ from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
-from t2gen.quantity import parse_quantity
+from t2gen.kube.quantity import parse_quantity
 
 __all__ = ["check_objects"]
 

@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterator
 from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
-from t2gen.loader import JsonPath, SourceDoc
-from t2gen.names import ENV_SET_BY_T2GEN, RESERVED_LABEL_KEYS
+from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.kube.quantity import Quantity, QuantityRangeError, parse_quantity
 from t2gen.problems import Problem, format_json_path
-from t2gen.quantity import Quantity, QuantityRangeError, parse_quantity
+from t2gen.twister2.names import ENV_SET_BY_T2GEN, RESERVED_LABEL_KEYS
 
 __all__ = ["MAX_ENV_ENTRIES", "MAX_TOTAL_WORKERS", "RULES", "rule_problems"]
 

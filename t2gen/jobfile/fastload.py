@@ -1,6 +1,6 @@
 """A fast reader for well-formed job files, with the exact meaning of the full reader.
 
-:mod:`t2gen.loader` reads job files with ruamel.yaml, which is pure Python and
+:mod:`t2gen.jobfile.loader` reads job files with ruamel.yaml, which is pure Python and
 keeps every node's position, so that errors can point at ``line:col``. Most job
 files have no errors, and need neither. This module reads them with PyYAML's C
 parser (about 20 times faster, and already imported for rendering) and builds
@@ -22,7 +22,7 @@ import yaml
 
 __all__ = ["fast_load"]
 
-_MAX_DEPTH = 32  # as t2gen.loader.MAX_DEPTH
+_MAX_DEPTH = 32  # as t2gen.jobfile.loader.MAX_DEPTH
 
 # ruamel.yaml's YAML 1.2 implicit resolvers (ruamel/yaml/resolver.py), for
 # plain scalars: a scalar they match is not a string there.
@@ -84,7 +84,7 @@ def fast_load(text: str) -> dict[str, Any] | None:
         text: the decoded job file.
 
     Returns:
-        The document as plain data, equal to what :func:`t2gen.loader.parse_config`
+        The document as plain data, equal to what :func:`t2gen.jobfile.loader.parse_config`
         gives; or None when the text needs the full reader (anything unusual,
         including every kind of error).
     """

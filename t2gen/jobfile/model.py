@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from t2gen.quantity import Quantity, parse_quantity
+from t2gen.kube.quantity import Quantity, parse_quantity
 
 __all__ = [
     "EnvVar",

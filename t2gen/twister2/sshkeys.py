@@ -17,8 +17,8 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
-from t2gen import names
 from t2gen.errors import ConfigError
+from t2gen.twister2 import names
 
 __all__ = [
     "KEY_TYPES",

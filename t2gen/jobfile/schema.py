@@ -9,7 +9,7 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from t2gen.loader import JsonPath, SourceDoc
+from t2gen.jobfile.loader import JsonPath, SourceDoc
 from t2gen.problems import Problem, format_json_path
 from t2gen.resources import schema_path
 
@@ -92,13 +92,13 @@ def _validator() -> Any:
 
 
 def is_valid_fast(data: Any) -> bool:
-    """Check a document against the schema with the generated code in ``t2gen._jobschema``.
+    """Check a document against the schema with the generated code in ``t2gen.jobfile._jobschema``.
 
     Equivalent to :func:`schema_problems` being empty (the tests compare them),
     in a fraction of the time and without importing jsonschema; it says only
     whether the document is valid, not why.
     """
-    from t2gen import _jobschema
+    from t2gen.jobfile import _jobschema
 
     try:
         _jobschema.validate(data)  # type: ignore[no-untyped-call]

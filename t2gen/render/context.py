@@ -12,9 +12,9 @@ import base64
 from decimal import Decimal
 from typing import Any
 
-from t2gen import names
-from t2gen.model import Job, JobSpec, NodeSelectorRequirement, WorkerGroup
-from t2gen.quantity import Quantity
+from t2gen.jobfile.model import Job, JobSpec, NodeSelectorRequirement, WorkerGroup
+from t2gen.kube.quantity import Quantity
+from t2gen.twister2 import names
 
 __all__ = ["CONTEXT_DOC", "build_context"]
 

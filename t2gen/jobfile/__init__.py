@@ -1,0 +1,1 @@
+"""The job file: reading it, its schema, its semantic rules and its typed model."""

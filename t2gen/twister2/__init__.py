@@ -1,0 +1,1 @@
+"""The Twister2 runtime contract: object names, labels, env vars, ports and the worker map."""
