@@ -1,10 +1,10 @@
-"""Problem records: one finding about an input, with its place in the file."""
+"""Problem records: one finding about an input or an output object, with its place."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Problem", "format_json_path"]
+__all__ = ["Problem", "Warning_", "format_json_path"]
 
 
 def format_json_path(path: tuple[str | int, ...]) -> str:
@@ -57,3 +57,19 @@ class Problem:
         if self.json_path:
             return f"{where}: {self.json_path}: {self.message}"
         return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True, order=True)
+class Warning_(Problem):  # the trailing _ keeps Python's built-in Warning usable
+    """A finding that does not stop t2gen: printed on stderr, exit status 0.
+
+    It has a problem's fields and place (an input's ``line:col``, or an output
+    object's ``Kind/name`` as ``path`` with line 0) and prints as
+    ``path:line:col: warning: json.path: message``.
+    """
+
+    def __str__(self) -> str:
+        """Format as a problem, with ``warning:`` before the JSON path."""
+        where = f"{self.path}:{self.line}:{self.col}" if self.line else self.path
+        what = f"{self.json_path}: {self.message}" if self.json_path else self.message
+        return f"{where}: warning: {what}"
