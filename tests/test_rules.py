@@ -1,7 +1,23 @@
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 
+from t2gen.jobfile.loader import SourceDoc, parse_config
+from t2gen.jobfile.rules import (
+    REGISTRY,
+    Rule,
+    _base,
+    rule_problems,
+    rule_warnings,
+    run_rules,
+)
+from t2gen.jobfile.rules._base import rule
+from t2gen.jobfile.schema import apply_defaults
+from t2gen.problems import Problem, Warning_
 from tests.helpers import job_text, problems, valid_job
 
 # Each case: a job file and every problem it must produce, as (line, col, json path, message).
@@ -460,3 +476,49 @@ def test_rule(name: str) -> None:
         assert problems(text) == expected
     else:
         valid_job(text)
+
+
+def test_every_rule_has_a_unique_kebab_case_id_and_a_docstring() -> None:
+    rules = list(REGISTRY.values())
+    assert len({r.id for r in rules}) == len({r.check for r in rules}) == len(rules)
+    for registered in rules:
+        assert re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", registered.id)
+        assert registered.title.endswith("."), registered.id
+        assert len(registered.doc.splitlines()) > 2, f"{registered.id}: say why"
+        assert registered.fields, registered.id
+
+
+def test_registering_refuses_a_taken_id_or_no_docstring(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_base, "REGISTRY", dict(REGISTRY))
+
+    def documented(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+        """A rule."""
+        yield from ()
+
+    def undocumented(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+        yield from ()
+
+    with pytest.raises(ValueError, match="registered twice"):
+        rule("workers-divisible", fields=("spec",))(documented)
+    with pytest.raises(ValueError, match="no docstring"):
+        rule("a-new-rule", fields=("spec",))(undocumented)
+    with pytest.raises(ValueError, match="kebab-case"):
+        rule("Not_Kebab", fields=("spec",))(documented)
+
+
+def test_warnings_leave_apart_from_problems(monkeypatch: pytest.MonkeyPatch) -> None:
+    def warn(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+        """Always warns."""
+        yield Warning_(doc.path, 1, 1, "just so you know", "spec")
+
+    monkeypatch.setitem(REGISTRY, "always-warns", Rule("always-warns", warn, ("spec",)))
+    text = job_text("workers:\n  - count: 10\n    perPod: 3\n")
+    doc = parse_config(text, path="job.yaml")
+    data = apply_defaults(doc.data)
+    found = run_rules(data, doc)
+    assert [p.json_path for p in found.problems] == ["spec.workers[0].count"]
+    assert found.warnings == [Warning_("job.yaml", 1, 1, "just so you know", "spec")]
+    assert rule_problems(data, doc) == found.problems
+    assert rule_warnings(data, doc) == found.warnings

@@ -1,0 +1,154 @@
+"""The rule registry and the helpers every rule module shares.
+
+A rule is a function ``(data, doc) -> Iterator[Problem]`` registered with
+:func:`rule` under a stable ID. Its docstring is its documentation: the first
+line is the title, the rest says why the rule exists and where the constraint
+comes from; ``docs/rules.md`` is generated from it (``make docs``).
+
+Rules read ``data``, the job document with the schema's defaults applied, and
+skip values of the wrong type: the schema check reports those, so one run lists
+every problem, schema and semantic alike.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.kube.quantity import Quantity, parse_quantity
+from t2gen.problems import Problem, format_json_path
+
+__all__ = [
+    "REGISTRY",
+    "Check",
+    "Rule",
+    "as_dict",
+    "as_int",
+    "as_list",
+    "as_quantity",
+    "fmt_decimal",
+    "groups",
+    "problem",
+    "rule",
+]
+
+Check = Callable[[dict[str, Any], SourceDoc], Iterator[Problem]]
+"""A rule's function: the defaulted document and the parsed file in, findings out.
+
+A finding is a :class:`~t2gen.problems.Problem` (the job is invalid) or a
+:class:`~t2gen.problems.Warning_` (reported, but the job is rendered).
+"""
+
+_ID = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One registered rule.
+
+    Attributes:
+        id: the stable, kebab-case ID (``workers-divisible``); never reused or renamed.
+        check: the function that finds the rule's problems.
+        fields: the job-file fields the rule reads, as JSON paths with ``[]``
+            for list items (``spec.workers[].count``), for the documentation.
+    """
+
+    id: str
+    check: Check
+    fields: tuple[str, ...]
+
+    @property
+    def doc(self) -> str:
+        """The rule's full documentation: its function's docstring, dedented."""
+        return inspect.cleandoc(self.check.__doc__ or "")
+
+    @property
+    def title(self) -> str:
+        """The first line of :attr:`doc`."""
+        return self.doc.split("\n", 1)[0]
+
+    @property
+    def module(self) -> str:
+        """The rule's module within the package (``workers``, ``placement``...): its concern."""
+        return self.check.__module__.rsplit(".", 1)[-1]
+
+
+REGISTRY: dict[str, Rule] = {}
+"""Every rule by ID, in registration order (module by module, as the package imports them)."""
+
+
+def rule(rule_id: str, *, fields: tuple[str, ...]) -> Callable[[Check], Check]:
+    """Register a rule function under ``rule_id``.
+
+    Args:
+        rule_id: a kebab-case ID, unique across the registry.
+        fields: the job-file fields the rule reads (see :attr:`Rule.fields`).
+
+    Returns:
+        A decorator that registers the function and returns it unchanged.
+
+    Raises:
+        ValueError: the ID is not kebab-case, is taken, or the function has no docstring.
+    """
+
+    def register(check: Check) -> Check:
+        if not _ID.fullmatch(rule_id):
+            raise ValueError(f"rule ID {rule_id!r} is not kebab-case")
+        if rule_id in REGISTRY:
+            raise ValueError(f"rule ID {rule_id!r} is registered twice")
+        if not (check.__doc__ or "").strip():
+            raise ValueError(f"rule {rule_id!r} has no docstring")
+        REGISTRY[rule_id] = Rule(rule_id, check, fields)
+        return check
+
+    return register
+
+
+def problem(
+    doc: SourceDoc, path: JsonPath, message: str, *, key: bool = False
+) -> Problem:
+    """Locate a problem at ``path`` in ``doc`` (at the key rather than the value with ``key``)."""
+    line, col = doc.position(path, key=key)
+    return Problem(doc.path, line, col, message, format_json_path(path))
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` if it is a mapping, else an empty one (a wrong type is the schema's to report)."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """``value`` if it is a list, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def as_int(value: Any) -> int | None:
+    """``value`` if it is an integer (not a bool), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def as_quantity(value: Any) -> Quantity | None:
+    """Parse a quantity the schema accepted; None for anything it rejects."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    try:
+        return parse_quantity(value)
+    except ValueError:
+        return None
+
+
+def groups(data: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(index, group)`` for every worker group that is a mapping."""
+    for index, group in enumerate(as_list(as_dict(data.get("spec")).get("workers"))):
+        if isinstance(group, dict):
+            yield index, group
+
+
+def fmt_decimal(value: Decimal) -> str:
+    """Print a decimal without exponent noise (``0.5``, ``2``)."""
+    return format(value.normalize(), "f")

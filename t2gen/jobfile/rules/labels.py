@@ -1,0 +1,38 @@
+"""The job's own labels: none of the keys t2gen sets."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from t2gen.jobfile.loader import SourceDoc
+from t2gen.jobfile.rules._base import as_dict, problem, rule
+from t2gen.problems import Problem
+from t2gen.twister2.names import RESERVED_LABEL_KEYS
+
+
+@rule("labels-reserved", fields=("metadata.labels",))
+def check_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """``metadata.labels`` does not override a label t2gen sets.
+
+    The Twister2 runtime finds the job's objects by ``app``, ``t2-job``, ``t2-wp``
+    and ``t2-mp``; the StatefulSets select their pods by ``t2-wp``/``t2-mp`` and
+    ``t2-worker-group``; the ``app.kubernetes.io/*`` labels describe the job.
+    A user label of the same key would break selectors or the runtime.
+
+    Sources: Twister2's ``KubernetesUtils`` and ``KubernetesConstants``
+    (cylondata/twister2,
+    ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/``);
+    Kubernetes, "Recommended Labels"
+    (https://kubernetes.io/docs/concepts/overview/working-with-objects/common-labels/);
+    ``t2gen/twister2/names.py`` (``RESERVED_LABEL_KEYS``).
+    """
+    for key in as_dict(as_dict(data.get("metadata")).get("labels")):
+        if key in RESERVED_LABEL_KEYS:
+            yield problem(
+                doc,
+                ("metadata", "labels", key),
+                f"label {key!r} is set by t2gen (selectors and the Twister2 runtime rely on it); "
+                "choose another key",
+                key=True,
+            )

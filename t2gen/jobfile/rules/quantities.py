@@ -1,0 +1,124 @@
+"""Resource quantities: precision, range, zero, and the JVM heap they leave."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from decimal import ROUND_CEILING, Decimal
+from typing import Any
+
+from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.jobfile.rules._base import as_dict, groups, problem, rule
+from t2gen.kube.quantity import QuantityRangeError, parse_quantity
+from t2gen.problems import Problem
+from t2gen.twister2.names import JVM_MEMORY_FRACTION
+
+_MAX_QUANTITY = Decimal(2**63 - 1)
+"""Quantities must stay below 8Ei: Kubernetes keeps them as int64 (2^63 - 1 at most)."""
+
+_HEAP_FRACTION = Decimal(JVM_MEMORY_FRACTION)
+_HEAP_PERCENT = format((_HEAP_FRACTION * 100).normalize(), "f")
+_SMALLEST_MEMORY_MI = math.ceil(1 / _HEAP_FRACTION)
+"""The smallest whole MiB whose heap share is at least 1 MiB (2Mi for a fraction of 0.8)."""
+
+_QUANTITY_FIELDS: tuple[tuple[str, ...], ...] = (
+    ("jobMaster", "cpu"),
+    ("jobMaster", "memory"),
+    ("jobMaster", "volatileDisk"),
+    ("jobMaster", "persistentDisk"),
+    ("storage", "persistent", "perWorker"),
+)
+
+
+def _quantity_fields(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str, Any]]:
+    """Yield (path, field name, raw value) of every quantity in the job."""
+    spec = as_dict(data.get("spec"))
+    for index, group in groups(data):
+        for name in ("cpu", "memory", "volatileDisk"):
+            if name in group:
+                yield ("spec", "workers", index, name), name, group[name]
+    for parts in _QUANTITY_FIELDS:
+        node: Any = spec
+        for part in parts:
+            node = as_dict(node).get(part)
+        if node is not None:
+            yield ("spec", *parts), parts[-1], node
+
+
+@rule(
+    "quantities",
+    fields=(
+        "spec.workers[].cpu",
+        "spec.workers[].memory",
+        "spec.workers[].volatileDisk",
+        "spec.jobMaster.cpu",
+        "spec.jobMaster.memory",
+        "spec.jobMaster.volatileDisk",
+        "spec.jobMaster.persistentDisk",
+        "spec.storage.persistent.perWorker",
+    ),
+)
+def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """Quantities are no finer than 1m, below 8Ei, positive where needed, and leave a JVM heap.
+
+    The schema checks a quantity's spelling; this rule checks its value, as the
+    API server would:
+
+    * no finer than ``1m`` (a milli-unit): Kubernetes rounds finer values up, so
+      the manifest would not say what the job file says;
+    * below ``8Ei`` (2^63): Kubernetes keeps quantities as 64-bit integers;
+    * ``cpu`` and ``memory`` greater than 0 (a ``cpu`` of 0 written as a number
+      is the schema's ``exclusiveMinimum`` to report);
+    * ``memory`` large enough that the JVM heap, 80% of it
+      (``JVM_MEMORY_FRACTION``, Twister2's default heap share), is at least
+      1 MiB: the runtime passes the heap in whole MiB (``JVM_MEMORY_MB``).
+
+    Sources: Kubernetes, "Resource Management for Pods and Containers"
+    (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/)
+    and ``k8s.io/apimachinery/pkg/api/resource/quantity.go`` (kubernetes/kubernetes,
+    ``staging/src/k8s.io/apimachinery/pkg/api/resource/quantity.go``); Twister2's
+    ``K8sEnvVariables`` and ``KubernetesContext`` (cylondata/twister2,
+    ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/``).
+    """
+    for path, name, raw in _quantity_fields(data):
+        if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
+            continue
+        try:
+            quantity = parse_quantity(raw)
+        except QuantityRangeError as err:
+            yield problem(
+                doc,
+                path,
+                f"{raw} is out of range ({err}); use a quantity below 8Ei (2^63)",
+            )
+            continue
+        except ValueError:
+            continue  # malformed: the schema check reports it
+        if quantity.value < 0:
+            continue  # negative: the schema check reports it
+        if not quantity.is_milli_precise():
+            unit = "1m (0.001 core)" if name == "cpu" else "1m"
+            rounded = (quantity.value * 1000).to_integral_value(rounding=ROUND_CEILING)
+            yield problem(
+                doc,
+                path,
+                f"{raw} is finer than {unit}; Kubernetes keeps quantities to 1m precision, "
+                f"so round it (e.g. {parse_quantity(f'{rounded}m')})",
+            )
+        elif quantity.value >= _MAX_QUANTITY:
+            yield problem(
+                doc, path, f"{raw} is too large; quantities must stay below 8Ei (2^63)"
+            )
+        elif (
+            # a cpu of 0 as a number is the schema's (exclusiveMinimum)
+            quantity.is_zero()
+            and (name == "memory" or (name == "cpu" and isinstance(raw, str)))
+        ):
+            yield problem(doc, path, f"{name} must be greater than 0")
+        elif name == "memory" and int(quantity.mebibytes() * _HEAP_FRACTION) < 1:
+            yield problem(
+                doc,
+                path,
+                f"{raw} leaves a JVM heap of 0 MiB (the heap is {_HEAP_PERCENT}% of the memory); "
+                f"use at least {_SMALLEST_MEMORY_MI}Mi",
+            )

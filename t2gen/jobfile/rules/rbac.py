@@ -1,0 +1,31 @@
+"""RBAC: which ServiceAccount the pods run as."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from t2gen.jobfile.loader import SourceDoc
+from t2gen.jobfile.rules._base import as_dict, problem, rule
+from t2gen.problems import Problem
+
+
+@rule(
+    "rbac-account-unused", fields=("spec.rbac.create", "spec.rbac.serviceAccountName")
+)
+def check_rbac(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """``serviceAccountName`` is set only with ``create: false``.
+
+    With ``create: true`` t2gen renders a ServiceAccount named after the job and
+    runs the pods as it, so a ``serviceAccountName`` (an existing account) would
+    be ignored. See the README's "RBAC, side by side" section.
+    """
+    rbac = as_dict(as_dict(data.get("spec")).get("rbac"))
+    if rbac.get("create") is True and "serviceAccountName" in rbac:
+        yield problem(
+            doc,
+            ("spec", "rbac", "serviceAccountName"),
+            "serviceAccountName is only used with create: false; t2gen names the account it creates "
+            "after the job",
+            key=True,
+        )
