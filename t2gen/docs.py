@@ -1,8 +1,9 @@
 """Reference pages generated from their sources, so they cannot drift.
 
 ``docs/job-file.md`` comes from the job schema's descriptions and defaults;
-``docs/templates.md`` from :data:`t2gen.render.context.CONTEXT_DOC`. ``make docs``
-(``python -m t2gen.docs``) rewrites both; a test fails when either is stale.
+``docs/templates.md`` from :data:`t2gen.render.context.CONTEXT_DOC`;
+``docs/rules.md`` from the rule registry (:data:`t2gen.jobfile.rules.REGISTRY`).
+``make docs`` (``python -m t2gen.docs``) rewrites them; a test fails when one is stale.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 __all__ = [
     "job_file_reference",
+    "rules_reference",
     "static_help_module",
     "template_context_reference",
     "write_docs",
@@ -156,6 +158,61 @@ def template_context_reference() -> str:
     return "\n".join(lines)
 
 
+def _markdown(text: str) -> str:
+    """A docstring as Markdown: reST's ``literal`` becomes `literal`."""
+    return text.replace("``", "`")
+
+
+def _cell(text: str) -> str:
+    """A docstring line as the text of a Markdown table cell."""
+    return _markdown(text).replace("|", "\\|")
+
+
+def rules_reference() -> str:
+    """The rules page: every registered rule with its ID, title, documentation and fields.
+
+    Rules are grouped by module (their concern), in registry order; each
+    module's docstring heads its group.
+    """
+    from t2gen.jobfile.rules import REGISTRY
+
+    lines = [
+        _HEADER.format(source="the rule registry in t2gen/jobfile/rules/"),
+        "# Job-file rules\n",
+        "Besides its JSON Schema (see [job-file.md](job-file.md)), a job file must satisfy these",
+        "rules, which a schema cannot express. `t2gen validate` and `t2gen render` report every",
+        "broken rule at once, as `file:line:col: field: message`, with the schema's own problems.",
+        "Each rule has a stable ID; the ID of a rule never changes and is never reused.\n",
+        "| ID | Rule |",
+        "|---|---|",
+        *(
+            f"| [`{rule.id}`](#{rule.id}) | {_cell(rule.title)} |"
+            for rule in REGISTRY.values()
+        ),
+        "",
+    ]
+    module = ""
+    for rule in REGISTRY.values():
+        if rule.module != module:
+            module = rule.module
+            summary = (sys.modules[rule.check.__module__].__doc__ or module).strip()
+            first = _markdown(summary.splitlines()[0])
+            heading, _, rest = first.partition(":")
+            rest = rest.strip()
+            lines += [
+                f"## {heading.rstrip('.')}\n",
+                f"{rest[:1].upper()}{rest[1:]} Module: `t2gen/jobfile/rules/{module}.py`.\n".lstrip(),
+            ]
+        title, _, body = rule.doc.partition("\n")
+        lines += [
+            f"### `{rule.id}`\n",
+            f"**{_markdown(title)}**\n",
+            *([f"{_markdown(body.strip())}\n"] if body.strip() else []),
+            "Reads: " + ", ".join(f"`{field}`" for field in rule.fields) + "\n",
+        ]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
 def static_help_module() -> str:
     """The text of ``t2gen/_help.py``: the version and the top-level ``--help`` screen.
 
@@ -183,10 +240,11 @@ def static_help_module() -> str:
 
 
 def write_docs(root: Path) -> list[Path]:
-    """Write both pages under ``root/docs`` and ``t2gen/_help.py``; return their paths."""
+    """Write the pages under ``root/docs`` and ``t2gen/_help.py``; return their paths."""
     pages = {
         root / "docs" / "job-file.md": job_file_reference(),
         root / "docs" / "templates.md": template_context_reference(),
+        root / "docs" / "rules.md": rules_reference(),
         root / "t2gen" / "_help.py": static_help_module(),
     }
     written = []

@@ -3,7 +3,12 @@ from __future__ import annotations
 from typer.testing import CliRunner
 
 from t2gen.cli import app
-from t2gen.docs import job_file_reference, template_context_reference
+from t2gen.docs import (
+    job_file_reference,
+    rules_reference,
+    template_context_reference,
+)
+from t2gen.jobfile.rules import REGISTRY
 from t2gen.jobfile.schema import load_schema
 from t2gen.render.context import CONTEXT_DOC, build_context
 from tests.conftest import ROOT
@@ -22,6 +27,20 @@ def test_template_reference_is_up_to_date() -> None:
     assert (ROOT / "docs/templates.md").read_text(
         encoding="utf-8"
     ) == template_context_reference(), "run `make docs`"
+
+
+def test_rules_reference_is_up_to_date() -> None:
+    assert (ROOT / "docs/rules.md").read_text(encoding="utf-8") == rules_reference(), (
+        "run `make docs`"
+    )
+
+
+def test_every_rule_is_in_the_rules_reference_with_its_id() -> None:
+    page = rules_reference()
+    for registered in REGISTRY.values():
+        assert f"### `{registered.id}`" in page
+        assert f"[`{registered.id}`](#{registered.id})" in page
+    assert "``" not in page
 
 
 def test_every_schema_key_is_in_the_reference() -> None:
