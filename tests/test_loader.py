@@ -119,3 +119,24 @@ def test_file_errors(tmp_path: Path) -> None:
 def test_stdin() -> None:
     doc = load_config("-", stdin=io.BytesIO(b"a: 1\n"))
     assert doc.path == "-" and doc.data == {"a": 1}
+
+
+def test_line_col_counts_from_one_in_text_and_bytes() -> None:
+    from t2gen.jobfile.source import line_col
+
+    assert line_col("ab\ncd", 0) == (1, 1)
+    assert line_col("ab\ncd", 4) == (2, 2)
+    assert line_col("é\nx", 2) == (2, 1)  # characters in text
+    assert line_col("é\nx".encode(), 3) == (2, 1)  # bytes in bytes
+    assert line_col(b"ab", 2) == (1, 3)
+
+
+def test_both_readers_share_one_depth_limit() -> None:
+    from t2gen.jobfile import fastload, loader, source
+
+    assert loader.MAX_DEPTH is source.MAX_DEPTH
+    assert fastload.MAX_DEPTH is source.MAX_DEPTH
+    deep = "a: " + "[" * source.MAX_DEPTH + "]" * source.MAX_DEPTH + "\n"
+    assert fastload.fast_load(deep) is None
+    with pytest.raises(ConfigError, match=f"deeper than {source.MAX_DEPTH}"):
+        parse_config(deep)

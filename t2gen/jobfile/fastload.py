@@ -20,9 +20,10 @@ from typing import Any
 
 import yaml
 
+from t2gen.jobfile.source import MAX_DEPTH
+
 __all__ = ["fast_load"]
 
-_MAX_DEPTH = 32  # as t2gen.jobfile.loader.MAX_DEPTH
 
 # ruamel.yaml's YAML 1.2 implicit resolvers (ruamel/yaml/resolver.py), for
 # plain scalars: a scalar they match is not a string there.
@@ -116,7 +117,7 @@ def _build(events: Any) -> dict[str, Any] | None:
             if (
                 event.anchor is not None
                 or not event.implicit
-                or len(stack) >= _MAX_DEPTH
+                or len(stack) >= MAX_DEPTH
             ):
                 raise _GiveUp
             container: Any = (

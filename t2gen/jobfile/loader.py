@@ -1,17 +1,26 @@
-"""Read a job file (YAML 1.2 or JSON) into plain data plus the position of every node."""
+"""Read a job file (YAML 1.2 or JSON) into plain data plus the position of every node.
+
+Reading the bytes and decoding them is :mod:`t2gen.jobfile.source`; its names
+are re-exported here for callers that read and parse in one place.
+"""
 
 from __future__ import annotations
 
 import functools
 import re
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import SimpleNamespace
 from typing import IO, Any
 
 from t2gen.errors import ConfigError
+from t2gen.jobfile.source import (
+    MAX_DEPTH,
+    MAX_FILE_BYTES,
+    decode_source,
+    line_col,
+    read_source,
+)
 
 __all__ = [
     "MAX_DEPTH",
@@ -23,12 +32,6 @@ __all__ = [
     "parse_config",
     "read_source",
 ]
-
-MAX_FILE_BYTES = 1024 * 1024
-"""Largest job file t2gen reads (1 MiB); a real one is a few hundred bytes."""
-
-MAX_DEPTH = 32
-"""Deepest nesting of mappings and lists accepted; the job schema needs 6."""
 
 JsonPath = tuple[str | int, ...]
 
@@ -145,60 +148,6 @@ def _make_yaml() -> Any:
     return yaml_reader
 
 
-def read_source(path: str, *, stdin: IO[bytes] | None = None) -> bytes:
-    """Read a job file's bytes, at most :data:`MAX_FILE_BYTES`.
-
-    Args:
-        path: a file path, or ``-`` for standard input.
-        stdin: the stream to read for ``-`` (default ``sys.stdin.buffer``).
-
-    Returns:
-        The raw bytes.
-
-    Raises:
-        ConfigError: the file is missing, a directory, unreadable or too large.
-    """
-    try:
-        if path == "-":
-            stream = stdin if stdin is not None else sys.stdin.buffer
-            raw = stream.read(MAX_FILE_BYTES + 1)
-        else:
-            with Path(path).open("rb") as handle:
-                raw = handle.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise ConfigError(path=path, message="no such file") from None
-    except IsADirectoryError:
-        raise ConfigError(path=path, message="is a directory, not a job file") from None
-    except PermissionError:
-        raise ConfigError(path=path, message="permission denied") from None
-    except OSError as err:
-        raise ConfigError(
-            path=path, message=f"cannot read: {err.strerror or err}"
-        ) from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise ConfigError(
-            path=path,
-            message=f"larger than {MAX_FILE_BYTES // 1024} KiB; a job file is a few hundred bytes",
-        )
-    return raw
-
-
-def decode_source(path: str, raw: bytes) -> str:
-    """Decode UTF-8 (a BOM is dropped), reporting the line and column of a bad byte."""
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        offset = err.start
-        line = raw.count(b"\n", 0, offset) + 1
-        col = offset - (raw.rfind(b"\n", 0, offset) + 1) + 1
-        raise ConfigError(
-            path=path,
-            line=line,
-            col=col,
-            message=f"not UTF-8 (byte 0x{raw[offset]:02x}); save the job file as UTF-8 text",
-        ) from None
-
-
 def load_config(path: str, *, stdin: IO[bytes] | None = None) -> SourceDoc:
     """Read and parse a job file.
 
@@ -229,8 +178,7 @@ def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
     except ruamel.MarkedYAMLError as err:
         raise _yaml_error(path, err) from None
     except ruamel.ReaderError as err:
-        line = text.count("\n", 0, err.position) + 1
-        col = err.position - (text.rfind("\n", 0, err.position) + 1) + 1
+        line, col = line_col(text, err.position)
         character = (
             err.character if isinstance(err.character, str) else chr(err.character)
         )
@@ -290,10 +238,7 @@ def _bad_escape_position(text: str) -> tuple[int, int]:
     """The 1-based position of the first backslash-U escape beyond U+10FFFF, or (1, 1)."""
     for match in re.finditer(r"\\U([0-9A-Fa-f]{8})", text):
         if int(match[1], 16) > 0x10FFFF:
-            start = match.start()
-            return text.count("\n", 0, start) + 1, start - (
-                text.rfind("\n", 0, start) + 1
-            ) + 1
+            return line_col(text, match.start())
     return 1, 1
 
 
@@ -356,12 +301,11 @@ def _plain(
     if isinstance(node, ruamel.CommentedMap):
         _reject_tag(node, where, positions, path)
         if getattr(node, "merge", None):
-            line, col = positions.get(where, (1, 1))
-            raise ConfigError(
-                path=path,
-                line=line,
-                col=col,
-                message="YAML merge keys (<<) are not allowed in a job file; write the keys out",
+            raise _error_at(
+                path,
+                positions,
+                where,
+                "YAML merge keys (<<) are not allowed in a job file; write the keys out",
             )
         out: dict[str, Any] = {}
         for key, value in node.items():
@@ -400,12 +344,8 @@ def _plain(
     if isinstance(node, ruamel.TaggedScalar):
         if tag == "!!str":
             return str(node.value)
-        line, col = positions.get(where, (1, 1))
-        raise ConfigError(
-            path=path,
-            line=line,
-            col=col,
-            message=f"YAML tag {tag} is not allowed here; remove it",
+        raise _error_at(
+            path, positions, where, f"YAML tag {tag} is not allowed here; remove it"
         )
     if isinstance(node, int):
         return int(node)
@@ -413,19 +353,26 @@ def _plain(
         return float(node)
     if isinstance(node, str):
         return str(node)
-    line, col = positions.get(where, (1, 1))
     kinds: dict[type, str] = {
         ruamel.CommentedSet: "!!set",
         ruamel.CommentedOrderedMap: "!!omap",
         bytes: "!!binary",
     }
     kind = kinds.get(type(node), "this")
-    raise ConfigError(
-        path=path,
-        line=line,
-        col=col,
-        message=f"YAML {kind} values are not allowed in a job file; use a mapping, list, string, number or boolean",
+    raise _error_at(
+        path,
+        positions,
+        where,
+        f"YAML {kind} values are not allowed in a job file; use a mapping, list, string, number or boolean",
     )
+
+
+def _error_at(
+    path: str, positions: dict[JsonPath, tuple[int, int]], where: JsonPath, message: str
+) -> ConfigError:
+    """A ConfigError at the node ``where`` (1:1 if its position is unknown)."""
+    line, col = positions.get(where, (1, 1))
+    return ConfigError(path=path, line=line, col=col, message=message)
 
 
 def _tag_of(node: Any) -> str | None:
@@ -447,10 +394,6 @@ def _reject_tag(
     """Refuse explicit tags such as ``!custom`` on collections (``!!map``/``!!seq`` are fine)."""
     value = _tag_of(node)
     if value and value not in ("!!map", "!!seq"):
-        line, col = positions.get(where, (1, 1))
-        raise ConfigError(
-            path=path,
-            line=line,
-            col=col,
-            message=f"YAML tag {value} is not allowed here; remove it",
+        raise _error_at(
+            path, positions, where, f"YAML tag {value} is not allowed here; remove it"
         )
