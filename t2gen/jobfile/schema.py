@@ -10,6 +10,13 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.kube.validators import (
+    DNS1123_LABEL_MAX,
+    DNS1123_SUBDOMAIN_MAX,
+    JOB_NAME_MAX,
+    LABEL_VALUE_MAX,
+    PORT_NAME_MAX,
+)
 from t2gen.problems import Problem, format_json_path
 from t2gen.resources import schema_path
 
@@ -25,21 +32,24 @@ __all__ = [
 ]
 
 # What each titled string format looks like, for messages about a `pattern` failure.
+# The lengths are Kubernetes' own, from their one home in t2gen.kube.validators.
 _FORMAT_HINTS = {
     "job name": "lower-case letters, digits and '-', starting with a letter and ending with a "
-    "letter or digit, at most 49 characters (e.g. wordcount-1)",
+    f"letter or digit, at most {JOB_NAME_MAX} characters (e.g. wordcount-1)",
     "DNS-1123 label": "lower-case letters, digits and '-', starting and ending with a letter or digit, "
-    "at most 63 characters",
+    f"at most {DNS1123_LABEL_MAX} characters",
     "DNS-1123 subdomain": "lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, "
-    "at most 63 characters between dots",
-    "label or annotation key": "an optional DNS prefix of at most 253 characters and '/', then a name of "
-    "letters, digits, '-', '_' and '.' of at most 63 characters (e.g. team or example.com/team)",
-    "label value": "at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit",
+    f"at most {DNS1123_LABEL_MAX} characters between dots",
+    "label or annotation key": f"an optional DNS prefix of at most {DNS1123_SUBDOMAIN_MAX} characters and '/', "
+    f"then a name of letters, digits, '-', '_' and '.' of at most {LABEL_VALUE_MAX} characters "
+    "(e.g. team or example.com/team)",
+    "label value": f"at most {LABEL_VALUE_MAX} letters, digits, '-', '_' and '.', starting and ending with a "
+    "letter or digit",
     "quantity": "a number with an optional suffix: 512Mi, 2Gi, 1.5G, 500m or 0 (binary Ki Mi Gi Ti Pi Ei, "
     "decimal m k M G T P E); no spaces, no 'B'",
     "CPU quantity": "cores as a number (2, 0.5) or millicores (500m)",
-    "port name": "at most 15 lower-case letters, digits and '-', with at least one letter and no '--' "
-    "(an IANA service name such as metrics)",
+    "port name": f"at most {PORT_NAME_MAX} lower-case letters, digits and '-', with at least one letter and "
+    "no '--' (an IANA service name such as metrics)",
     "image reference": "an image name such as twister2/twister2-k8s:0.8.0, without spaces or control characters",
     "URI": "an absolute URI such as http://host/path/job.tar.gz, without spaces or control characters",
     "file name": "a file name of letters, digits, '.', '_', '+' and '-' (e.g. wordcount.jar)",
