@@ -30,7 +30,7 @@ test: $(STAMP) $(HELM) ## Run the test suite (unit, golden, kubectl, kustomize, 
 	$(BIN)/python -X warn_default_encoding -m pytest
 
 golden: $(STAMP) ## Rewrite the golden files from the current output (review the diff!)
-	$(BIN)/python -m pytest tests/test_golden.py --update-golden -q
+	$(BIN)/python -m pytest tests/test_golden.py tests/test_cases.py --update-golden -q
 
 docs: $(STAMP) ## Regenerate docs/ (from the schema and the context) and t2gen/_help.py (from the CLI)
 	$(BIN)/python -m t2gen.docs .

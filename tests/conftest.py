@@ -15,6 +15,16 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
 KUBE_VERSIONS = ("1.25", "1.37")  # the oldest and newest Kubernetes t2gen supports
+GOLDEN = ROOT / "tests" / "golden"
+# The tree of input cases run by tests/test_cases.py: tests/cases/<name>/, plus the
+# ten tests/golden/invalid-*/ of the same layout, which stay frozen where they are.
+INPUT_CASES = sorted(
+    [
+        *(path for path in (ROOT / "tests" / "cases").iterdir() if path.is_dir()),
+        *GOLDEN.glob("invalid-*"),
+    ],
+    key=lambda path: path.name,
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -22,7 +32,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--update-golden",
         action="store_true",
         default=False,
-        help="rewrite tests/golden/*/expected* from the current output",
+        help="rewrite the expected* files of tests/golden/ and tests/cases/ from the current output",
     )
 
 

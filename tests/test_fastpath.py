@@ -25,7 +25,7 @@ from tests.conftest import EXAMPLES, ROOT
 FILES = sorted(
     [
         *EXAMPLES,
-        *(ROOT / "tests/bad_inputs").glob("*.yaml"),
+        *(ROOT / "tests/cases").glob("*/config.yaml"),
         *(ROOT / "tests/golden").glob("*/config.yaml"),
     ]
 )

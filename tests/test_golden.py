@@ -1,10 +1,12 @@
-"""Golden files: the output of t2gen on every example and on invalid inputs is a reviewed contract.
+"""Golden files: the output of t2gen on every example is a reviewed contract.
 
 Each case is a directory ``tests/golden/<case>/`` holding ``args`` (the command
 line after ``t2gen``; ``{case}`` is the case directory, ``{out}`` a fresh output
 directory) and the expected ``expected.stdout``, ``expected.stderr``,
 ``expected.exit_code`` (when not 0) and, for ``-o``, an ``expected/`` tree.
-``pytest --update-golden`` (``make golden``) rewrites them.
+``pytest --update-golden`` (``make golden``) rewrites them. The ``invalid-*``
+directories here are input cases: tests/test_cases.py runs them with the rest of
+the tree of input cases in ``tests/cases/``.
 """
 
 from __future__ import annotations
@@ -23,14 +25,19 @@ from t2gen.cli import app
 from t2gen.kube.yamlio import load_all_yaml
 from tests.conftest import (
     EXAMPLES,
+    GOLDEN,
+    INPUT_CASES,
     KUBE_VERSIONS,
     ROOT,
     kube_schema_errors,
     kubectl_objects,
 )
 
-GOLDEN = ROOT / "tests" / "golden"
-CASES = sorted(path.name for path in GOLDEN.iterdir() if (path / "args").is_file())
+CASES = sorted(
+    path.name
+    for path in GOLDEN.iterdir()
+    if (path / "args").is_file() and path not in INPUT_CASES
+)
 
 
 def _args(case: str, out: Path) -> list[str]:

@@ -1,12 +1,27 @@
-"""The bad-input corpus: every file in tests/bad_inputs/ is refused clearly.
+"""The tree of input cases: every job file t2gen must refuse (or accept) at a boundary.
 
-For each file, `t2gen validate` and `t2gen render` exit 1, print nothing on
-stdout, no traceback, and exactly the lines of ``<file>.expected`` on stderr
-(``{file}`` stands for the path). ``pytest --update-golden`` rewrites them.
+One case is one directory (the example-folder style of check-jsonschema's
+``tests/example-files/``, https://github.com/python-jsonschema/check-jsonschema):
+
+- ``config.yaml`` (or ``config.json``): the job file;
+- ``args`` (optional): the command line after ``t2gen``, where ``{file}`` is the
+  job file and ``{case}`` the case directory; without it the case runs both
+  ``t2gen validate {file}`` and ``t2gen render {file}``, which must agree;
+- ``expected.stderr``, ``expected.stdout`` and ``expected.exit_code`` (each
+  absent when empty or 0); ``{file}`` in them stands for the job file's path.
+
+Every case lives in ``tests/cases/<name>/``, except the ten that predate the
+tree: ``tests/golden/invalid-*/`` has the same layout and is run here too, but
+stays where it is because every file under ``tests/golden/`` is a frozen,
+byte-for-byte contract (their expectations spell the path out instead of
+``{file}``). Add a new case as ``tests/cases/<name>/config.yaml`` and run
+``pytest tests/test_cases.py --update-golden`` (``make golden``) to write its
+expectations; review them before committing.
 """
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -16,43 +31,83 @@ from typer.testing import CliRunner
 
 from t2gen.cli import app
 from t2gen.jobfile.loader import MAX_FILE_BYTES
-from tests.conftest import ROOT
+from tests.conftest import INPUT_CASES, ROOT
 
-CORPUS = ROOT / "tests" / "bad_inputs"
-FILES = sorted(path for path in CORPUS.iterdir() if path.suffix in (".yaml", ".json"))
+CASE_TREE = ROOT / "tests" / "cases"
 runner = CliRunner()
 
 
-def test_the_corpus_is_large() -> None:
-    assert len(FILES) >= 60
+def _input(case: Path) -> Path:
+    (found,) = [p for p in case.iterdir() if p.stem == "config"]
+    return found
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
-@pytest.mark.parametrize("command", ["validate", "render"])
-def test_bad_input_is_refused_clearly(
-    path: Path, command: str, update_golden: bool
-) -> None:
-    relative = str(path.relative_to(ROOT))
-    result = runner.invoke(app, [command, str(path)], catch_exceptions=False)
-    assert result.exit_code == 1
-    assert result.stdout == ""
-    stderr = result.stderr.replace(str(path), "{file}")
-    assert "Traceback" not in stderr
-    expected_path = path.with_name(path.name + ".expected")
-    if update_golden and command == "validate":
-        expected_path.write_text(stderr, encoding="utf-8", newline="\n")
-    expected = expected_path.read_text(encoding="utf-8")
-    assert stderr == expected, f"{relative}: stderr differs (`make golden` rewrites it)"
-    for line in expected.splitlines():
-        assert line.startswith("{file}:"), (
-            line
-        )  # every problem names the file (and where)
+def _command_lines(case: Path) -> list[str]:
+    args = case / "args"
+    if args.is_file():
+        return [args.read_text(encoding="utf-8").strip()]
+    return ["validate {file}", "render {file}"]
 
 
-def test_every_expected_file_has_its_input() -> None:
-    inputs = {path.name for path in FILES}
-    for expected in CORPUS.glob("*.expected"):
-        assert expected.name.removesuffix(".expected") in inputs
+RUNS = [
+    pytest.param(case, line, id=f"{case.name}:{line.split()[0]}")
+    for case in INPUT_CASES
+    for line in _command_lines(case)
+]
+
+
+def _read(path: Path, file: str) -> str:
+    if not path.exists():
+        return ""
+    text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
+    return text.replace("{file}", file)
+
+
+def _write(path: Path, actual: str, file: str, placeholder: bool) -> None:
+    if not actual:
+        path.unlink(missing_ok=True)
+        return
+    text = actual.replace(file, "{file}") if placeholder else actual
+    path.write_text(text, encoding="utf-8", newline="\n")
+
+
+def test_every_case_has_one_input_and_an_expectation() -> None:
+    # The tree began with 139: 92 from tests/bad_inputs/, 37 from the rule tests'
+    # inline CASES dict and the 10 tests/golden/invalid-*/. Never lose one.
+    assert len(INPUT_CASES) >= 139
+    for case in INPUT_CASES:
+        _input(case)
+        names = {p.name for p in case.iterdir()} - {"args", _input(case).name}
+        expected = {"expected.stdout", "expected.stderr", "expected.exit_code"}
+        assert names <= expected, case
+        assert names & {"expected.stdout", "expected.stderr"}, f"{case}: no expectation"
+
+
+@pytest.mark.parametrize(("case", "line"), RUNS)
+def test_case(case: Path, line: str, in_root: Path, update_golden: bool) -> None:
+    file = _input(case).relative_to(ROOT).as_posix()
+    argv = [
+        part.replace("{file}", file).replace(
+            "{case}", case.relative_to(ROOT).as_posix()
+        )
+        for part in shlex.split(line)
+    ]
+    result = runner.invoke(app, argv, catch_exceptions=False)
+    assert "Traceback" not in result.stderr
+    code = f"{result.exit_code}\n" if result.exit_code else ""
+    actual = {"stdout": result.stdout, "stderr": result.stderr, "exit_code": code}
+    first = line == _command_lines(case)[0]
+    if update_golden and first:  # later command lines must agree with the first
+        for name, text in actual.items():
+            _write(case / f"expected.{name}", text, file, case.parent == CASE_TREE)
+    expected = {name: _read(case / f"expected.{name}", file) for name in actual}
+    assert actual == expected, (
+        f"{case.relative_to(ROOT)}: `{line}` differs (`make golden` rewrites it)"
+    )
+    if result.exit_code:
+        assert result.stdout == "", "nothing may reach stdout when t2gen fails"
+        for problem in result.stderr.splitlines():  # every problem names the file
+            assert problem.startswith(f"{file}:"), problem
 
 
 def test_billion_laughs_is_refused_fast_and_small() -> None:
@@ -62,7 +117,7 @@ def test_billion_laughs_is_refused_fast_and_small() -> None:
         "import sys, time, tracemalloc\n"
         "tracemalloc.start()\n"
         "from t2gen.cli import main\n"
-        f"sys.argv = ['t2gen', 'validate', {str(CORPUS / 'billion-laughs.yaml')!r}]\n"
+        f"sys.argv = ['t2gen', 'validate', {str(CASE_TREE / 'billion-laughs' / 'config.yaml')!r}]\n"
         "start = time.perf_counter()\n"
         "try:\n    main()\nexcept SystemExit as exit:\n    code = exit.code\n"
         "print(code, time.perf_counter() - start, tracemalloc.get_traced_memory()[1], file=sys.stderr)\n"
