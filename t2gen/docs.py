@@ -126,7 +126,7 @@ def template_context_reference() -> str:
 
     lines = [
         _HEADER.format(
-            source="t2gen/render/context.py (CONTEXT_DOC) and t2gen/render/engine.py"
+            source="t2gen/render/context/__init__.py (CONTEXT_DOC) and t2gen/render/engine.py"
         ),
         "# Templates and their context\n",
         "`t2gen render --templates DIR` lays `DIR` over the built-in templates (`templates/k8s/`):",

@@ -312,3 +312,28 @@ def test_job_object_goes_into_the_config_map() -> None:
     assert build_context(job)["configMap"]["data"] == {"JOB_ID": "job"}
     data = build_context(job, job_object=b"\x00\x01binary")["configMap"]["data"]
     assert data == {"JOB_ID": "job", "TWISTER2_JOB_OBJECT": "AAFiaW5hcnk="}
+
+
+def test_pod_template_is_built_once_and_its_parts_stay_for_user_templates() -> None:
+    context = _context(
+        "workers: [{count: 2, perPod: 2}]\nplacement: {uniform: all-separate-nodes}\n"
+        "imagePullSecrets: [regcred]\n"
+    )
+    for owner in (context["workerGroups"][0], context["jobMaster"]):
+        template = owner["podTemplate"]
+        assert list(template) == ["metadata", "spec"]
+        assert template["metadata"] == owner["podMetadata"]
+        spec = template["spec"]
+        assert spec["containers"] == owner["containers"]
+        assert spec["volumes"] == owner["volumes"]
+        assert spec.get("affinity") == owner["affinity"]
+        assert spec["serviceAccountName"] == context["pod"]["serviceAccountName"]
+        assert spec["imagePullSecrets"] == [{"name": "regcred"}]
+    assert "affinity" not in context["jobMaster"]["podTemplate"]["spec"]
+    assert list(context["workerGroups"][0]["podTemplate"]["spec"]) == [
+        "serviceAccountName",
+        "imagePullSecrets",
+        "affinity",
+        "containers",
+        "volumes",
+    ]

@@ -13,7 +13,11 @@ from typer.testing import CliRunner
 from t2gen.cli import app
 from t2gen.errors import ConfigError
 from t2gen.kube.yamlio import load_all_yaml
-from t2gen.twister2.sshkeys import generate_key_files, key_files_from_private_key
+from t2gen.twister2.sshkeys import (
+    generate_key_files,
+    key_files_from_private_key,
+    secret_context,
+)
 from tests.conftest import KUBE_VERSIONS, kube_schema_errors
 
 runner = CliRunner()
@@ -162,3 +166,11 @@ def test_openmpi_example_and_its_secret_are_everything_the_job_needs() -> None:
     for obj in [*objects, secret]:
         for version in KUBE_VERSIONS:
             assert kube_schema_errors(obj, version) == []
+
+
+def test_secret_context_holds_what_the_template_writes() -> None:
+    files = generate_key_files("ed25519", comment="k")
+    context = secret_context("k", "batch", files)
+    assert set(context) == {"metadata", "data"}
+    assert context["metadata"]["namespace"] == "batch"
+    assert context["metadata"]["labels"]["app.kubernetes.io/component"] == "ssh"

@@ -3,29 +3,49 @@
 Everything the Twister2 runtime looks up by name (object names derived from
 the job ID, the ``app``/``t2-job``/``t2-wp``/``t2-mp`` labels, volume paths,
 environment variables) follows the real launcher, cylondata/twister2
-0.8.0-SNAPSHOT: ``KubernetesUtils``, ``KubernetesConstants`` and
-``K8sEnvVariables`` (see ``shared/reference/twister2-k8s.md`` §1, §4.4, §5).
+0.8.0-SNAPSHOT, in ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/``:
+``KubernetesUtils.java`` (names, label queries), ``RequestObjectBuilder.java``
+(labels, volumes, ports), ``KubernetesConstants.java`` (mount paths) and
+``K8sEnvVariables.java`` (environment variables). The worker ID and port
+formulas live in :mod:`t2gen.twister2.topology`.
 """
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 __all__ = [
+    "APP_LABEL",
+    "APP_NAME",
     "CLASS_JOB_MASTER",
     "CLASS_MPI_MASTER",
     "CLASS_WORKER",
+    "COMPONENT_LABEL",
     "ENV_SET_BY_T2GEN",
+    "INSTANCE_LABEL",
+    "JOB_LABEL",
     "JOB_MASTER_CONTAINER",
+    "JOB_MASTER_POD_LABEL",
+    "JOB_MASTER_STATEFULSET_LABEL",
+    "JVM_MEMORY_FRACTION",
+    "MANAGED_BY_LABEL",
+    "MANAGER",
+    "NAME_LABEL",
     "RESERVED_ENV_NAMES",
     "RESERVED_LABEL_KEYS",
     "WORKER_GROUP_LABEL",
+    "WORKER_POD_LABEL",
+    "WORKER_STATEFULSET_LABEL",
     "common_labels",
     "job_master_pod_labels",
     "job_master_selector",
     "job_master_service_name",
     "job_master_statefulset_name",
     "node_port_service_name",
+    "statefulset_pod_name",
     "worker_container_name",
     "worker_pod_labels",
+    "worker_pods_selector",
     "worker_selector",
     "worker_service_name",
     "worker_statefulset_name",
@@ -51,25 +71,49 @@ JOB_MASTER_CONTAINER = "twister2-job-master-0"
 JOB_ARCHIVE_DIRECTORY = "twister2-job"
 LOGGER_PROPERTIES_FILE = "common/logger.properties"
 DEFAULT_UPLOADER = "http://twister2-uploader.default.svc.cluster.local"
-JVM_MEMORY_FRACTION = "0.8"
-"""Share of a container's memory given to the JVM heap (twister2.kubernetes.jvm.memory.fraction)."""
+JVM_MEMORY_FRACTION = Decimal("0.8")
+"""Share of a worker's memory given to its JVM heap (Twister2 ``twister2.kubernetes.jvm.memory.fraction``,
+``KubernetesContext.jvmMemoryFraction``; ``JVM_MEMORY_MB`` = memory in MiB x this, rounded down)."""
 
+# Label keys the runtime selects objects by (KubernetesUtils, RequestObjectBuilder).
+APP_LABEL = "app"
+"""``app: twister2`` on every object of every job."""
+JOB_LABEL = "t2-job"
+"""``t2-job: <job>`` on every object of the job; the runtime lists ConfigMaps and StatefulSets by it."""
+WORKER_POD_LABEL = "t2-wp"
+"""``t2-wp: <job>`` on every worker pod of the job (pod watches, the worker Service, uniform mapping)."""
+JOB_MASTER_POD_LABEL = "t2-mp"
+"""``t2-mp: <job>`` on the job master pod (its Service's selector)."""
+WORKER_STATEFULSET_LABEL = "t2-wss"
+"""``t2-wss: <job>`` on every worker StatefulSet."""
+JOB_MASTER_STATEFULSET_LABEL = "t2-mss"
+"""``t2-mss: <job>`` on the job master StatefulSet."""
 WORKER_GROUP_LABEL = "t2-worker-group"
 """Pod label holding the worker group index; with ``t2-wp`` it makes each StatefulSet's selector unique."""
 
+# Kubernetes' recommended labels (kubernetes.io/docs/concepts/overview/working-with-objects/common-labels/).
+NAME_LABEL = "app.kubernetes.io/name"
+INSTANCE_LABEL = "app.kubernetes.io/instance"
+COMPONENT_LABEL = "app.kubernetes.io/component"
+MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
+APP_NAME = "twister2"
+"""Value of ``app`` and ``app.kubernetes.io/name``."""
+MANAGER = "t2gen"
+"""Value of ``app.kubernetes.io/managed-by``."""
+
 RESERVED_LABEL_KEYS = frozenset(
     {
-        "app",
-        "t2-job",
-        "t2-wp",
-        "t2-mp",
-        "t2-wss",
-        "t2-mss",
+        APP_LABEL,
+        JOB_LABEL,
+        WORKER_POD_LABEL,
+        JOB_MASTER_POD_LABEL,
+        WORKER_STATEFULSET_LABEL,
+        JOB_MASTER_STATEFULSET_LABEL,
         WORKER_GROUP_LABEL,
-        "app.kubernetes.io/name",
-        "app.kubernetes.io/instance",
-        "app.kubernetes.io/component",
-        "app.kubernetes.io/managed-by",
+        NAME_LABEL,
+        INSTANCE_LABEL,
+        COMPONENT_LABEL,
+        MANAGED_BY_LABEL,
     }
 )
 """Label keys t2gen sets itself; a job's own labels may not override them."""
@@ -136,6 +180,17 @@ def job_master_statefulset_name(job: str) -> str:
     return f"{job}-jm"
 
 
+def statefulset_pod_name(statefulset: str, ordinal: int) -> str:
+    """Pod ``ordinal`` of a StatefulSet: ``<statefulset>-<ordinal>``.
+
+    Kubernetes' stable pod names
+    (kubernetes.io/docs/concepts/workloads/controllers/statefulset/#pod-identity);
+    the runtime parses the worker group and pod index back out of them
+    (``KubernetesUtils.indexFromName``).
+    """
+    return f"{statefulset}-{ordinal}"
+
+
 def worker_container_name(index: int) -> str:
     """Container ``index`` of a worker pod: ``twister2-container-<index>``."""
     return f"twister2-container-{index}"
@@ -153,18 +208,18 @@ def common_labels(job: str, component: str) -> dict[str, str]:
         the recommended ``app.kubernetes.io/*`` labels.
     """
     return {
-        "app": "twister2",
-        "t2-job": job,
-        "app.kubernetes.io/name": "twister2",
-        "app.kubernetes.io/instance": job,
-        "app.kubernetes.io/component": component,
-        "app.kubernetes.io/managed-by": "t2gen",
+        APP_LABEL: APP_NAME,
+        JOB_LABEL: job,
+        NAME_LABEL: APP_NAME,
+        INSTANCE_LABEL: job,
+        COMPONENT_LABEL: component,
+        MANAGED_BY_LABEL: MANAGER,
     }
 
 
 def worker_selector(job: str, index: int) -> dict[str, str]:
     """Selector of worker StatefulSet ``index``: unique to the job and the group."""
-    return {"t2-wp": job, WORKER_GROUP_LABEL: str(index)}
+    return {WORKER_POD_LABEL: job, WORKER_GROUP_LABEL: str(index)}
 
 
 def worker_pod_labels(job: str, index: int) -> dict[str, str]:
@@ -174,7 +229,12 @@ def worker_pod_labels(job: str, index: int) -> dict[str, str]:
 
 def job_master_selector(job: str) -> dict[str, str]:
     """Selector of the job master StatefulSet and Service (``t2-mp``)."""
-    return {"t2-mp": job}
+    return {JOB_MASTER_POD_LABEL: job}
+
+
+def worker_pods_selector(job: str) -> dict[str, str]:
+    """Selector matching every worker pod of the job, of any group (``t2-wp``)."""
+    return {WORKER_POD_LABEL: job}
 
 
 def job_master_pod_labels(job: str) -> dict[str, str]:

@@ -2,7 +2,8 @@
 
 The image's ``start_sshd.sh`` copies ``id_rsa``, ``id_rsa.pub`` and
 ``authorized_keys`` from ``/ssh-key/openmpi`` (the Secret volume) into the SSH
-user's home, whatever the key type (``shared/reference/twister2-k8s.md`` §1.10).
+user's home, whatever the key type (cylondata/twister2,
+``docker/kubernetes/image/rootfs/start_sshd.sh``).
 Keys are made with ``cryptography``; the private key goes nowhere but the
 Secret printed on standard output.
 """
@@ -29,7 +30,9 @@ __all__ = [
 ]
 
 KEY_TYPES = ("rsa", "ed25519")
-"""Key types ``t2gen secret ssh --key-type`` makes; RSA is 3072-bit."""
+"""Key types ``t2gen secret ssh --key-type`` makes; RSA is 3072-bit.
+
+The one list of them: the CLI's ``--key-type`` choices are built from it."""
 
 _RSA_BITS = 3072
 _PrivateKey = rsa.RSAPrivateKey | ed25519.Ed25519PrivateKey | ec.EllipticCurvePrivateKey
@@ -162,17 +165,13 @@ def secret_context(
         ``{metadata, data}`` for ``templates/secret/secret-ssh.yaml.j2``.
     """
     labels = {
-        "app": "twister2",
-        "app.kubernetes.io/name": "twister2",
-        "app.kubernetes.io/component": "ssh",
-        "app.kubernetes.io/managed-by": "t2gen",
+        names.APP_LABEL: names.APP_NAME,
+        names.NAME_LABEL: names.APP_NAME,
+        names.COMPONENT_LABEL: "ssh",
+        names.MANAGED_BY_LABEL: names.MANAGER,
     }
     metadata: dict[str, Any] = {"name": name}
     if namespace:
         metadata["namespace"] = namespace
     metadata["labels"] = labels
-    return {
-        "metadata": metadata,
-        "data": files.data(),
-        "mountPath": names.SSH_KEY_VOLUME_PATH,
-    }
+    return {"metadata": metadata, "data": files.data()}

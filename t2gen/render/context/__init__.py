@@ -1,0 +1,110 @@
+"""The template context: every name, label, sum and quantity computed in Python.
+
+Templates only lay values out; what a value *is* is decided here (Helm's
+``ToRenderValues``). ``build_context`` is pure: the same job gives the same
+context, with no clock, randomness or environment involved. ``docs/templates.md``
+describes each key (generated from :data:`CONTEXT_DOC`).
+
+One module per object family: :mod:`.pod` (the one pod builder of workers and
+job master), :mod:`.workers`, :mod:`.job_master`, :mod:`.services`,
+:mod:`.rbac`, :mod:`.storage` (claim and ConfigMap), :mod:`.meta` (metadata).
+Worker names and ports come from :mod:`t2gen.twister2.topology`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from t2gen.jobfile.model import Job
+from t2gen.render.context import pod
+from t2gen.render.context.job_master import job_master
+from t2gen.render.context.meta import object_metadata
+from t2gen.render.context.rbac import role_rules
+from t2gen.render.context.services import node_port_service, worker_service
+from t2gen.render.context.storage import config_map_data, persistent_volume_claim
+from t2gen.render.context.workers import worker_group
+from t2gen.twister2 import names
+from t2gen.twister2.topology import build_topology
+
+__all__ = ["CONTEXT_DOC", "build_context"]
+
+CONTEXT_DOC: dict[str, str] = {
+    "job": "`{name, namespace, source}`: the job ID, its namespace (null: none written) and the job file.",
+    "metadata": "Ready-made `metadata` of each object, by object: `serviceAccount`, `role`, `roleBinding`, "
+    "`configMap`, `persistentVolumeClaim`, `workerService`, `nodePortService`, `jobMasterService` "
+    "(`{name, namespace?, labels, annotations?}`). StatefulSets carry theirs in `jobMaster` and `workerGroups`.",
+    "labels": "`{job, workerPods, jobMasterPods}`: labels for a new object of the job (`job`: the runtime's "
+    "`app`/`t2-job`, the `app.kubernetes.io/*` labels without a component, and the job's own labels), and "
+    "selectors matching every worker pod or the job master pod of this job.",
+    "annotations": "The job's own annotations (may be empty).",
+    "pod": "`{serviceAccountName, imagePullSecrets}`: shared pod settings (null/empty: omit).",
+    "rbac": "`{create, rules}`: whether to render the ServiceAccount, Role and RoleBinding, and the Role's rules.",
+    "configMap": "`{data}`: the ConfigMap's data (`JOB_ID`, and `TWISTER2_JOB_OBJECT` with `--job-object`).",
+    "persistentVolumeClaim": "null, or `{storageClassName, accessModes, storage}` of the job's claim.",
+    "workerService": "`{selector}`: the headless Service governing every worker StatefulSet.",
+    "nodePortService": "null, or `{selector, ports}` of the NodePort Service `<job>-np`.",
+    "jobMaster": "null, or the job master StatefulSet: `{metadata, serviceName, selector, podTemplate, "
+    "podMetadata, containers, volumes, affinity, service: {selector, ports}}` (as in `workerGroups`).",
+    "workerGroups": "One entry per worker group: `{index, metadata, replicas, serviceName, selector, podTemplate, "
+    "podMetadata, containers, volumes, affinity}`. `podTemplate` is the whole pod template `{metadata, spec}` "
+    "(`_pod.yaml.j2` writes it); `podMetadata`, `containers`, `volumes` and `affinity` are its parts (null: "
+    "none). A container is `{name, image, imagePullPolicy, command, args, ports, env, resources, volumeMounts}`.",
+}
+"""What each top-level context key holds; the source of ``docs/templates.md``."""
+
+
+def build_context(job: Job, *, job_object: bytes | None = None) -> dict[str, Any]:
+    """Compute everything the templates show, for one job.
+
+    Args:
+        job: a validated job.
+        job_object: the serialised Twister2 ``JobAPI.Job`` (the ``<job>.job``
+            file of the job package), stored base64 in the ConfigMap as
+            ``TWISTER2_JOB_OBJECT``, where the Twister2 client keeps it.
+
+    Returns:
+        A JSON-like dict; its top-level keys are described in :data:`CONTEXT_DOC`.
+        Quantities are canonical strings (``500m``, ``2Gi``), names and labels
+        are final.
+    """
+    spec = job.spec
+    topology = build_topology(job)
+    affinity = pod.affinity(job)
+    job_labels = names.common_labels(job.name, "worker")
+    del job_labels[names.COMPONENT_LABEL]
+    return {
+        "job": {"name": job.name, "namespace": job.namespace, "source": job.source},
+        "metadata": {
+            "serviceAccount": object_metadata(job, job.name, "rbac"),
+            "role": object_metadata(job, job.name, "rbac"),
+            "roleBinding": object_metadata(job, job.name, "rbac"),
+            "configMap": object_metadata(job, job.name, "config"),
+            "persistentVolumeClaim": object_metadata(job, job.name, "storage"),
+            "workerService": object_metadata(
+                job, names.worker_service_name(job.name), "worker"
+            ),
+            "nodePortService": object_metadata(
+                job, names.node_port_service_name(job.name), "worker"
+            ),
+            "jobMasterService": object_metadata(
+                job, names.job_master_service_name(job.name), "job-master"
+            ),
+        },
+        "labels": {
+            "job": {**job_labels, **dict(job.labels)},
+            "workerPods": names.worker_pods_selector(job.name),
+            "jobMasterPods": names.job_master_selector(job.name),
+        },
+        "annotations": dict(job.annotations),
+        "pod": pod.pod_settings(job),
+        "rbac": {"create": spec.rbac.create, "rules": role_rules(job)},
+        "configMap": {"data": config_map_data(job, job_object)},
+        "persistentVolumeClaim": persistent_volume_claim(job),
+        "workerService": worker_service(job),
+        "nodePortService": node_port_service(job),
+        "jobMaster": job_master(job),
+        "workerGroups": [
+            worker_group(job, group, layout, affinity)
+            for group, layout in zip(spec.workers, topology.groups, strict=True)
+        ],
+    }

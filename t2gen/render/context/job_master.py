@@ -1,0 +1,80 @@
+"""The job master StatefulSet and its Service, when the job master runs in the cluster."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from t2gen.jobfile.model import Job
+from t2gen.render.context import pod
+from t2gen.render.context.meta import object_metadata
+from t2gen.render.context.services import JOB_MASTER_PORT_NAME, job_master_service
+from t2gen.render.context.storage import has_claim
+from t2gen.twister2 import names
+
+__all__ = ["job_master"]
+
+
+def job_master(job: Job) -> dict[str, Any] | None:
+    """Context of the job master StatefulSet and its Service (the ``jobMaster`` key).
+
+    The pod is built like a worker's (:mod:`t2gen.render.context.pod`): its own
+    volatile disk, the job's claim when it has a ``persistentDisk``, never
+    bound to cores, no affinity (Twister2 ``master/JobMasterRequestObject.java``).
+
+    Returns:
+        ``{metadata, serviceName, selector, podTemplate, podMetadata,
+        containers, volumes, affinity, service}``, or None when the job master
+        runs in the client (``jobMaster.enabled: false``).
+    """
+    master = job.spec.job_master
+    if not master.enabled:
+        return None
+    volumes, mounts = pod.pod_volumes(
+        job,
+        volatile=master.volatile_disk,
+        claim=has_claim(job.spec) and not master.persistent_disk.is_zero(),
+        ssh_key=False,
+    )
+    container = pod.container(
+        job,
+        name=names.JOB_MASTER_CONTAINER,
+        script="./init.sh",
+        ports=[
+            {
+                "name": JOB_MASTER_PORT_NAME,
+                "containerPort": master.port,
+                "protocol": "TCP",
+            }
+        ],
+        env=pod.container_env(
+            job,
+            container_name=names.JOB_MASTER_CONTAINER,
+            class_to_run=names.CLASS_JOB_MASTER,
+            memory=master.memory,
+        ),
+        resources=pod.resources(master.cpu, master.memory, bound=False),
+        volume_mounts=mounts,
+    )
+    template = pod.pod_template(
+        job,
+        labels=names.job_master_pod_labels(job.name),
+        containers=[container],
+        volumes=volumes,
+        affinity=None,
+    )
+    return {
+        "metadata": object_metadata(
+            job,
+            names.job_master_statefulset_name(job.name),
+            "job-master",
+            **{names.JOB_MASTER_STATEFULSET_LABEL: job.name},
+        ),
+        "serviceName": names.job_master_service_name(job.name),
+        "selector": names.job_master_selector(job.name),
+        "podTemplate": template,
+        "podMetadata": template["metadata"],
+        "containers": template["spec"]["containers"],
+        "volumes": volumes,
+        "affinity": None,
+        "service": job_master_service(job),
+    }

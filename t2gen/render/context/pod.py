@@ -1,0 +1,342 @@
+"""The one pod builder shared by the worker StatefulSets and the job master.
+
+Containers, environment, volumes, resources and affinity of every Twister2 pod
+t2gen renders, after the real launcher (cylondata/twister2,
+``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/RequestObjectBuilder.java``:
+``constructPodTemplate``, ``constructContainer``, ``getCommonEnvVars``,
+``constructAffinity``; ``master/JobMasterRequestObject.java`` for the job master).
+The templates only lay out what :func:`pod_template` returns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from t2gen.jobfile.model import Job, JobSpec, NodeSelectorRequirement
+from t2gen.kube.quantity import Quantity
+from t2gen.render.context.meta import pod_metadata
+from t2gen.render.context.storage import has_claim
+from t2gen.twister2 import names
+
+__all__ = [
+    "affinity",
+    "container",
+    "container_env",
+    "jvm_memory_mb",
+    "pod_settings",
+    "pod_template",
+    "pod_volumes",
+    "resources",
+]
+
+
+def pod_settings(job: Job) -> dict[str, Any]:
+    """Settings of every pod of the job (the ``pod`` context key).
+
+    Returns:
+        ``{serviceAccountName, imagePullSecrets}``: the job's own ServiceAccount
+        when t2gen creates it, else the one named (None: the namespace's
+        default), and ``[{name}]`` of each pull secret.
+    """
+    rbac = job.spec.rbac
+    return {
+        "serviceAccountName": job.name if rbac.create else rbac.service_account_name,
+        "imagePullSecrets": [{"name": s} for s in job.spec.image_pull_secrets],
+    }
+
+
+def resources(cpu: Quantity, memory: Quantity, *, bound: bool) -> dict[str, Any]:
+    """Container resources: requests, and limits equal to them when bound to cores.
+
+    Binding a worker to cores needs the kubelet's static CPU manager, which
+    gives exclusive cores only to Guaranteed pods: cpu and memory requests equal
+    to limits, whole CPUs (kubernetes.io/docs/tasks/administer-cluster/cpu-management-policies/).
+
+    Args:
+        cpu: cores.
+        memory: bytes; written rounded up to a whole unit.
+        bound: ``spec.bindWorkersToCpu`` for workers; False for the job master.
+
+    Returns:
+        ``{requests}`` or ``{requests, limits}`` with canonical quantity strings.
+    """
+    requests = {"cpu": str(cpu), "memory": str(memory.rounded_up())}
+    return (
+        {"requests": requests, "limits": dict(requests)}
+        if bound
+        else {"requests": requests}
+    )
+
+
+def jvm_memory_mb(memory: Quantity) -> int:
+    """JVM heap in MiB (``JVM_MEMORY_MB``): ``memory`` x :data:`names.JVM_MEMORY_FRACTION`, rounded down.
+
+    Twister2 ``RequestObjectBuilder.constructContainer`` computes it from one
+    worker's memory (``ComputeResource.getRamMegaBytes``), also with OpenMPI.
+    """
+    return int(memory.mebibytes() * names.JVM_MEMORY_FRACTION)
+
+
+def _env(name: str, value: str | int) -> dict[str, str]:
+    return {"name": name, "value": str(value)}
+
+
+def _field_env(name: str, field_path: str) -> dict[str, Any]:
+    return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": field_path}}}
+
+
+def _common_env(job: Job) -> list[dict[str, Any]]:
+    """The environment every Twister2 container reads (``K8sEnvVariables``, positions 1-15).
+
+    Left out, because they would change between two renders or are unknown
+    offline: ``ENCODED_NODE_INFO_LIST`` (the runtime falls back to the pod's
+    host IP) and ``JOB_SUBMISSION_TIME`` (a timestamp).
+    """
+    package = job.spec.job_package
+    env: list[dict[str, Any]] = [
+        _env("JOB_ID", job.name),
+        _field_env("POD_NAME", "metadata.name"),
+        _field_env("HOST_IP", "status.hostIP"),
+        _field_env("HOST_NAME", "spec.nodeName"),
+    ]
+    if package.file_size is not None:
+        env.append(_env("JOB_PACKAGE_FILE_SIZE", package.file_size))
+    if package.jar_file is not None:
+        env.append(_env("USER_JOB_JAR_FILE", package.jar_file))
+    env += [
+        _env("POD_MEMORY_VOLUME", names.MEMORY_VOLUME_PATH),
+        _env("JOB_ARCHIVE_DIRECTORY", names.JOB_ARCHIVE_DIRECTORY),
+        _env("JOB_PACKAGE_FILENAME", f"{job.name}.tar.gz"),
+        _env("UPLOAD_METHOD", package.upload_method),
+    ]
+    if package.upload_method == "webserver":
+        env.append(
+            _env(
+                "JOB_PACKAGE_URI",
+                package.uri or f"{names.DEFAULT_UPLOADER}/{job.name}.tar.gz",
+            )
+        )
+    env += [
+        _env("LOGGER_PROPERTIES_FILE", names.LOGGER_PROPERTIES_FILE),
+        _env("RESTORE_JOB", "false"),
+    ]
+    return env
+
+
+def container_env(
+    job: Job,
+    *,
+    container_name: str,
+    class_to_run: str,
+    memory: Quantity,
+    worker_port: int | None = None,
+    job_master_ip: str | None = None,
+) -> list[dict[str, Any]]:
+    """A container's whole environment, in the runtime's order, then ``spec.env``.
+
+    Args:
+        job: the job.
+        container_name: ``CONTAINER_NAME``.
+        class_to_run: ``CLASS_TO_RUN`` (one of the ``names.CLASS_*``).
+        memory: the memory the JVM heap is a share of (:func:`jvm_memory_mb`).
+        worker_port: ``WORKER_PORT``; None for the job master.
+        job_master_ip: ``JOB_MASTER_IP`` when the job master runs outside the cluster.
+
+    Returns:
+        ``[{name, value}]`` or ``[{name, valueFrom}]`` entries.
+    """
+    env = [*_common_env(job), _env("CONTAINER_NAME", container_name)]
+    if job_master_ip:
+        env.append(_env("JOB_MASTER_IP", job_master_ip))
+    env.append(_env("CLASS_TO_RUN", class_to_run))
+    if worker_port is not None:
+        env.append(_env("WORKER_PORT", worker_port))
+    env.append(_env("JVM_MEMORY_MB", jvm_memory_mb(memory)))
+    return env + _user_env(job.spec)
+
+
+def _user_env(spec: JobSpec) -> list[dict[str, str]]:
+    return [_env(variable.name, variable.value) for variable in spec.env]
+
+
+def container(
+    job: Job,
+    *,
+    name: str,
+    script: str,
+    ports: list[dict[str, Any]],
+    env: list[dict[str, Any]],
+    resources: dict[str, Any],
+    volume_mounts: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """One Twister2 container: the job's image running ``/bin/bash -c <script>``.
+
+    Returns:
+        ``{name, image, imagePullPolicy, command, args, ports, env, resources,
+        volumeMounts}``, in the order written.
+    """
+    return {
+        "name": name,
+        "image": job.spec.image,
+        "imagePullPolicy": job.spec.image_pull_policy,
+        "command": ["/bin/bash"],
+        "args": ["-c", script],
+        "ports": ports,
+        "env": env,
+        "resources": resources,
+        "volumeMounts": volume_mounts,
+    }
+
+
+def pod_volumes(
+    job: Job, *, volatile: Quantity, claim: bool, ssh_key: bool
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Volumes of a pod and the mounts of each of its containers.
+
+    Args:
+        job: the job.
+        volatile: the pod's scratch space in bytes; zero for none.
+        claim: mount the job's PersistentVolumeClaim ``<job>`` at ``/persistent``.
+        ssh_key: mount the OpenMPI SSH key Secret (mode 0400).
+
+    Returns:
+        ``(volumes, volumeMounts)``: always the memory volume, then the others
+        asked for, with the names and paths of ``KubernetesConstants``.
+    """
+    volumes: list[dict[str, Any]] = [
+        {"name": names.MEMORY_VOLUME, "emptyDir": {"medium": "Memory"}}
+    ]
+    mounts: list[dict[str, Any]] = [
+        {"name": names.MEMORY_VOLUME, "mountPath": names.MEMORY_VOLUME_PATH}
+    ]
+    if not volatile.is_zero():
+        volumes.append(
+            {
+                "name": names.VOLATILE_VOLUME,
+                "emptyDir": {"sizeLimit": str(volatile.rounded_up())},
+            }
+        )
+        mounts.append(
+            {"name": names.VOLATILE_VOLUME, "mountPath": names.VOLATILE_VOLUME_PATH}
+        )
+    if claim:
+        volumes.append(
+            {
+                "name": names.PERSISTENT_VOLUME,
+                "persistentVolumeClaim": {"claimName": job.name},
+            }
+        )
+        mounts.append(
+            {"name": names.PERSISTENT_VOLUME, "mountPath": names.PERSISTENT_VOLUME_PATH}
+        )
+    if ssh_key:
+        volumes.append(
+            {
+                "name": names.SSH_KEY_VOLUME,
+                "secret": {
+                    "secretName": job.spec.mpi.ssh_secret_name,
+                    "defaultMode": names.SSH_KEY_MODE,
+                },
+            }
+        )
+        mounts.append(
+            {"name": names.SSH_KEY_VOLUME, "mountPath": names.SSH_KEY_VOLUME_PATH}
+        )
+    return volumes, mounts
+
+
+def worker_volumes(job: Job, volatile: Quantity) -> tuple[list[Any], list[Any]]:
+    """Volumes and mounts of a worker pod (claim when the job has one, SSH key with OpenMPI)."""
+    return pod_volumes(
+        job, volatile=volatile, claim=has_claim(job.spec), ssh_key=job.spec.mpi.enabled
+    )
+
+
+def _requirement(requirement: NodeSelectorRequirement) -> dict[str, Any]:
+    """A NodeSelectorRequirement; Exists/DoesNotExist carry no ``values``."""
+    expression: dict[str, Any] = {
+        "key": requirement.key,
+        "operator": requirement.operator,
+    }
+    if requirement.operator not in ("Exists", "DoesNotExist"):
+        expression["values"] = list(requirement.values)
+    return expression
+
+
+def affinity(job: Job) -> dict[str, Any] | None:
+    """Pod affinity of every worker group: node affinity plus uniform mapping.
+
+    Unlike the Twister2 launcher (``RequestObjectBuilder.constructAffinity``),
+    which set it on worker group 0 only, every group gets the same affinity:
+    ``spec.placement.uniform`` concerns all worker pods of the job (README.md,
+    "Binding and placement"). The pod (anti-)affinity selector ``t2-wp: <job>`` matches
+    every worker pod of this job and no pod of another job (namespaces default
+    to the pod's own).
+
+    Returns:
+        ``{nodeAffinity?, podAffinity? | podAntiAffinity?}``, or None when empty.
+    """
+    placement = job.spec.placement
+    result: dict[str, Any] = {}
+    node_affinity: dict[str, Any] = {}
+    if placement.required:
+        node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {
+            "nodeSelectorTerms": [
+                {"matchExpressions": [_requirement(r) for r in placement.required]}
+            ]
+        }
+    if placement.preferred:
+        node_affinity["preferredDuringSchedulingIgnoredDuringExecution"] = [
+            {
+                "weight": p.weight,
+                "preference": {"matchExpressions": [_requirement(p.requirement)]},
+            }
+            for p in placement.preferred
+        ]
+    if node_affinity:
+        result["nodeAffinity"] = node_affinity
+    if placement.uniform != "none":
+        term = {
+            "labelSelector": {"matchLabels": names.worker_pods_selector(job.name)},
+            "topologyKey": "kubernetes.io/hostname",
+        }
+        kind = (
+            "podAffinity" if placement.uniform == "all-same-node" else "podAntiAffinity"
+        )
+        result[kind] = {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
+    return result or None
+
+
+def pod_template(
+    job: Job,
+    *,
+    labels: dict[str, str],
+    containers: list[dict[str, Any]],
+    volumes: list[dict[str, Any]],
+    affinity: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """A StatefulSet's whole pod template, ready for ``templates/k8s/_pod.yaml.j2``.
+
+    Args:
+        job: the job.
+        labels: the pod's own labels (the job's labels are added).
+        containers: from :func:`container`.
+        volumes: from :func:`pod_volumes`.
+        affinity: from :func:`affinity`, or None.
+
+    Returns:
+        ``{metadata, spec}``; the spec holds ``serviceAccountName``,
+        ``imagePullSecrets`` and ``affinity`` only when set, then
+        ``containers`` and ``volumes``.
+    """
+    settings = pod_settings(job)
+    spec: dict[str, Any] = {}
+    if settings["serviceAccountName"]:
+        spec["serviceAccountName"] = settings["serviceAccountName"]
+    if settings["imagePullSecrets"]:
+        spec["imagePullSecrets"] = settings["imagePullSecrets"]
+    if affinity:
+        spec["affinity"] = affinity
+    spec["containers"] = containers
+    spec["volumes"] = volumes
+    return {"metadata": pod_metadata(job, labels), "spec": spec}

@@ -1,0 +1,102 @@
+"""The worker StatefulSets, one per worker group, laid out by :mod:`t2gen.twister2.topology`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from t2gen.jobfile.model import Job, WorkerGroup
+from t2gen.render.context import pod
+from t2gen.render.context.meta import object_metadata
+from t2gen.twister2 import names
+from t2gen.twister2.topology import GroupTopology
+
+__all__ = ["worker_group"]
+
+
+def _containers(
+    job: Job, group: WorkerGroup, layout: GroupTopology, mounts: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Containers of a worker pod: ``perPod`` of them, or one holding them all with OpenMPI.
+
+    Names and ports come from the topology; with OpenMPI the one container gets
+    the pod's cpu and memory (perPod x a worker's) and runs ``init_openmpi.sh``,
+    whose ``mpirun`` starts the workers (Twister2 ``RequestObjectBuilder.constructContainer``).
+    """
+    spec = job.spec
+    mpi = spec.mpi.enabled
+    cpu = group.cpu * group.per_pod if mpi else group.cpu
+    memory = group.memory * group.per_pod if mpi else group.memory
+    job_master_ip = None if spec.job_master.enabled else spec.job_master.address
+    return [
+        pod.container(
+            job,
+            name=slot.name,
+            script="./init_openmpi.sh" if mpi else "./init.sh",
+            ports=[
+                {
+                    "name": name,
+                    "containerPort": number,
+                    "protocol": spec.network.protocol,
+                }
+                for name, number in slot.ports
+            ],
+            env=pod.container_env(
+                job,
+                container_name=slot.name,
+                class_to_run=names.CLASS_MPI_MASTER if mpi else names.CLASS_WORKER,
+                memory=group.memory,
+                worker_port=slot.worker_port,
+                job_master_ip=job_master_ip,
+            ),
+            resources=pod.resources(cpu, memory, bound=spec.bind_workers_to_cpu),
+            volume_mounts=mounts,
+        )
+        for slot in layout.containers
+    ]
+
+
+def worker_group(
+    job: Job,
+    group: WorkerGroup,
+    layout: GroupTopology,
+    affinity: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """Context of one worker StatefulSet (an entry of ``workerGroups``).
+
+    Args:
+        job: the job.
+        group: the worker group.
+        layout: the group's topology (StatefulSet name, containers, ports).
+        affinity: from :func:`pod.affinity`, the same for every group.
+
+    Returns:
+        ``{index, metadata, replicas, serviceName, selector, podTemplate,
+        podMetadata, containers, volumes, affinity}``; ``podTemplate`` is the
+        whole pod template, the keys after it are its parts (kept for user
+        templates written before it existed).
+    """
+    volumes, mounts = pod.worker_volumes(job, group.volatile_disk * group.per_pod)
+    template = pod.pod_template(
+        job,
+        labels=names.worker_pod_labels(job.name, group.index),
+        containers=_containers(job, group, layout, mounts),
+        volumes=volumes,
+        affinity=affinity,
+    )
+    return {
+        "index": group.index,
+        "metadata": object_metadata(
+            job,
+            layout.statefulset,
+            "worker",
+            **{names.WORKER_STATEFULSET_LABEL: job.name},
+        ),
+        "replicas": layout.pods,
+        "serviceName": names.worker_service_name(job.name),
+        "selector": names.worker_selector(job.name, group.index),
+        "podTemplate": template,
+        "podMetadata": template["metadata"],
+        "containers": template["spec"]["containers"],
+        "volumes": volumes,
+        "affinity": affinity,
+    }
