@@ -1,0 +1,115 @@
+"""Semantic checks of rendered manifests: what the API server or scheduler would reject or ignore.
+
+Kubernetes' OpenAPI schemas (:mod:`t2gen.kube.openapi`) check types and field
+names only. These checks cover what they miss, for t2gen's own output (every
+render runs them; a finding there is a t2gen bug) and for any manifest stream
+given to ``t2gen check``.
+
+The checks form a registry, one module per object family:
+:mod:`~t2gen.checks.metadata` (names, namespaces, labels: every object),
+:mod:`~t2gen.checks.workloads` (selectors, StatefulSets),
+:mod:`~t2gen.checks.pods` and :mod:`~t2gen.checks.affinity` (pod templates and
+their containers), :mod:`~t2gen.checks.services`, :mod:`~t2gen.checks.rbac` and
+:mod:`~t2gen.checks.storage`. Each :class:`~t2gen.checks.base.Check` has a
+stable ID and its docstring is its documentation. Every object gets
+:data:`GENERIC_CHECKS`, then the checks :data:`CHECKS_BY_KIND` lists for its
+kind; a kind not listed (a custom resource such as a Volcano ``PodGroup``)
+gets only the generic ones. Checking a new kind means a module and an entry
+in :data:`CHECKS_BY_KIND`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from t2gen.checks import metadata, pods, rbac, services, storage, workloads
+from t2gen.checks.base import Check, as_dict
+from t2gen.checks.stream import WORKLOAD_KINDS, Stream, matches
+from t2gen.problems import Problem
+
+__all__ = [
+    "ALL_CHECKS",
+    "CHECKS_BY_KIND",
+    "GENERIC_CHECKS",
+    "Check",
+    "check_objects",
+    "checks_for",
+    "matches",
+    "object_problems",
+]
+
+GENERIC_CHECKS: tuple[Check, ...] = (
+    metadata.object_name,
+    metadata.object_namespace,
+    metadata.object_labels,
+)
+"""Checks of every object, whatever its kind, in order."""
+
+CHECKS_BY_KIND: dict[str, tuple[Check, ...]] = {
+    **{kind: workloads.WORKLOAD_CHECKS for kind in sorted(WORKLOAD_KINDS)},
+    "StatefulSet": workloads.WORKLOAD_CHECKS + workloads.STATEFULSET_CHECKS,
+    "Service": services.SERVICE_CHECKS,
+    "PersistentVolumeClaim": storage.PVC_CHECKS,
+    "RoleBinding": rbac.ROLE_BINDING_CHECKS,
+}
+"""Object checks by ``kind``, run after :data:`GENERIC_CHECKS`, in order."""
+
+
+def _unique(checks: Sequence[Check]) -> tuple[Check, ...]:
+    return tuple(dict.fromkeys(checks))
+
+
+ALL_CHECKS: tuple[Check, ...] = _unique(
+    [
+        *GENERIC_CHECKS,
+        *(c for checks in CHECKS_BY_KIND.values() for c in checks),
+        *pods.CONTAINER_CHECKS,
+        *pods.POD_CHECKS,
+    ]
+)
+"""Every registered check once: object, pod and container level (for documentation and tests)."""
+
+
+def checks_for(kind: Any) -> tuple[Check, ...]:
+    """The object checks run on an object of ``kind``: the generic ones, then its kind's."""
+    return (
+        GENERIC_CHECKS + CHECKS_BY_KIND.get(kind, ())
+        if isinstance(kind, str)
+        else GENERIC_CHECKS
+    )
+
+
+def _problems(obj: dict[str, Any], stream: Stream) -> Iterator[Problem]:
+    where = f"{obj.get('kind', '?')}/{as_dict(obj.get('metadata')).get('name', '?')}"
+    for object_check in checks_for(obj.get("kind")):
+        for json_path, message in object_check.run(obj, stream):
+            yield Problem(where, 0, 0, message, json_path)
+
+
+def object_problems(objects: Sequence[dict[str, Any]]) -> list[Problem]:
+    """Check a set of Kubernetes objects for semantic errors no schema catches.
+
+    Args:
+        objects: parsed manifests (one dict per object), e.g. one render.
+
+    Returns:
+        Located problems in object order, then check order: ``path`` is the
+        object's ``Kind/name``, ``line`` and ``col`` are 0 and ``json_path`` is
+        the field, so each prints as ``Kind/name: field.path: message``. Empty
+        when everything is fine.
+    """
+    stream = Stream(objects)
+    return [problem for obj in objects for problem in _problems(obj, stream)]
+
+
+def check_objects(objects: Sequence[dict[str, Any]]) -> list[str]:
+    """:func:`object_problems` as printed lines, ``Kind/name: field.path: message``.
+
+    Args:
+        objects: parsed manifests (one dict per object).
+
+    Returns:
+        One line per problem, in the same order; empty when everything is fine.
+    """
+    return [str(problem) for problem in object_problems(objects)]
