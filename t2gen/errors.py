@@ -67,18 +67,31 @@ class TemplateError(T2genError):
 
 
 class ValidationError(T2genError):
-    """Manifests that break a Kubernetes schema or a semantic output rule."""
+    """Manifests that break a Kubernetes schema or a semantic output rule.
+
+    Attributes:
+        findings: the printed lines, one per finding, in the order given.
+        problems: the findings given as located :class:`~t2gen.problems.Problem`
+            records (an output object's ``Kind/name`` as ``path``, line 0), in
+            the order given; lines given as text are not among them.
+        warnings: objects that could not be checked, shown after the findings.
+    """
 
     def __init__(
-        self, *, findings: Iterable[str], warnings: Iterable[str] = ()
+        self, *, findings: Iterable[str | Problem], warnings: Iterable[str] = ()
     ) -> None:
-        """Create the error from one line per finding (``Kind/name: field: message``).
+        """Create the error from the findings, in the order they are to be shown.
 
-        ``warnings`` (objects that could not be checked) are shown after the findings.
+        Args:
+            findings: lines ``Kind/name: field: message``, or problems that print
+                as such (``t2gen.checks.object_problems``); not sorted.
+            warnings: lines naming objects that could not be checked.
         """
-        self.findings = list(findings)
+        items = list(findings)
+        self.findings = [str(item) for item in items]
         self.warnings = list(warnings)
         super().__init__("\n".join(self.findings))
+        self.problems = [item for item in items if isinstance(item, Problem)]
 
     def lines(self) -> list[str]:
         """Return one finding per line, then the warnings."""

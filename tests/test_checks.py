@@ -3,14 +3,27 @@
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from t2gen.checks import _matches, check_objects
+from t2gen.checks import (
+    ALL_CHECKS,
+    CHECKS_BY_KIND,
+    GENERIC_CHECKS,
+    check_objects,
+    checks_for,
+    matches,
+    object_problems,
+)
+from t2gen.checks.base import JOB_LABEL, WORKER_POD_LABEL
+from t2gen.errors import ValidationError
 from t2gen.pipeline import generate
+from t2gen.problems import Problem
+from t2gen.twister2 import names
 from tests.conftest import ROOT
 
 Objects = list[dict[str, Any]]
@@ -317,5 +330,67 @@ def test_affinity_of_job_a_never_selects_pods_of_job_b(tmp_path: Path) -> None:
     for job, selector in selectors:
         for pod_job, statefulset, labels in _pod_labels(objects):
             is_worker = pod_job == job and statefulset != f"{job}-jm"
-            assert _matches(selector, labels) == is_worker, (job, statefulset)
+            assert matches(selector, labels) == is_worker, (job, statefulset)
     assert check_objects(objects) == []
+
+
+def test_every_check_has_a_unique_id_and_a_docstring() -> None:
+    ids = [c.id for c in ALL_CHECKS]
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    for registered in ALL_CHECKS:
+        assert re.fullmatch(r"[a-z]+(-[a-z]+)*", registered.id), registered.id
+        assert len(registered.doc) > 40, registered.id
+    object_checks = set(GENERIC_CHECKS).union(*CHECKS_BY_KIND.values())
+    assert all(c.level == "object" for c in object_checks)
+    assert {c.level for c in ALL_CHECKS} == {"object", "pod", "container"}
+
+
+def test_unknown_kinds_get_the_generic_checks_only() -> None:
+    assert checks_for("PodGroup") == checks_for(None) == GENERIC_CHECKS
+    assert checks_for("StatefulSet")[: len(GENERIC_CHECKS)] == GENERIC_CHECKS
+    pod_group = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "Word_Count"},
+        "spec": {"minMember": 4, "selector": {}},
+    }
+    assert check_objects([pod_group]) == [
+        "PodGroup/Word_Count: metadata.name: 'Word_Count' is not a DNS-1123 subdomain"
+    ]
+
+
+def test_findings_are_located_problems_that_print_as_before(good: Objects) -> None:
+    broken = copy.deepcopy(good)
+    for name in ("selector-mismatch", "bound-fractional-cpu", "dangling-subject"):
+        BREAKAGES[name][0](broken)
+    problems = object_problems(broken)
+    assert problems and all(type(p) is Problem for p in problems)
+    assert [str(p) for p in problems] == check_objects(broken)
+    first = next(p for p in problems if p.path.startswith("StatefulSet/"))
+    assert (first.path, first.line, first.col, first.json_path) == (
+        "StatefulSet/heterogeneous-0",
+        0,
+        0,
+        "spec.selector",
+    )
+    assert str(first) == (
+        "StatefulSet/heterogeneous-0: spec.selector: does not match the pod "
+        "template's labels (the API server rejects this)"
+    )
+    error = ValidationError(findings=problems, warnings=["X/y: not checked"])
+    assert error.problems == problems
+    assert error.lines() == [*check_objects(broken), "warning: X/y: not checked"]
+    assert (
+        error.lines()
+        == ValidationError(
+            findings=check_objects(broken), warnings=["X/y: not checked"]
+        ).lines()
+    )
+
+
+def test_the_label_keys_the_checks_read_are_the_ones_t2gen_writes() -> None:
+    assert names.worker_selector("job", 0) == {
+        WORKER_POD_LABEL: "job",
+        names.WORKER_GROUP_LABEL: "0",
+    }
+    assert names.common_labels("job", "worker")[JOB_LABEL] == "job"

@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 from t2gen.cli import app
 from t2gen.errors import T2genError
-from t2gen.kube.openapi import KubeSchemas, schema_versions
+from t2gen.kube.openapi import KubeSchemas, latest_schema_version, schema_versions
 from tests.conftest import EXAMPLES, KUBE_VERSIONS, ROOT
 
 runner = CliRunner()
@@ -141,3 +141,55 @@ def test_schemas_are_loaded_once_per_run() -> None:
     ]
     assert schemas.check(objects) == ([], [])
     assert list(schemas._validators) == [("ConfigMap", "v1")]
+
+
+VOLCANO_POD_GROUP = """\
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: wordcount}
+spec: {minMember: 4, queue: default}
+"""
+
+
+def test_a_volcano_pod_group_is_a_custom_resource_not_kubernetes_own(
+    tmp_path: Path,
+) -> None:
+    # Kubernetes' scheduling.k8s.io/v1beta1 PodGroup shares the schema file name
+    # (podgroup-scheduling-v1beta1.json) but not the API group.
+    schemas = KubeSchemas("1.37")
+    volcano = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "wordcount"},
+        "spec": {"minMember": 4, "queue": "default"},
+    }
+    assert schemas.errors(volcano) == ([], False)
+    kubernetes_own = {**volcano, "apiVersion": "scheduling.k8s.io/v1beta1"}
+    errors, known = schemas.errors(kubernetes_own)
+    assert known and errors  # Kubernetes' PodGroup has no minMember or queue
+    manifest = tmp_path / "podgroup.yaml"
+    manifest.write_text(VOLCANO_POD_GROUP, encoding="utf-8")
+    result = runner.invoke(app, ["check", str(manifest)])
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == (
+        "warning: PodGroup/wordcount: no Kubernetes 1.37 schema for "
+        "scheduling.volcano.sh/v1beta1 PodGroup (a custom resource?); not checked\n"
+    )
+
+
+def test_full_api_groups_still_find_kubernetes_kinds() -> None:
+    schemas = KubeSchemas("1.37")
+    for api_version, kind in [
+        ("v1", "Service"),
+        ("apps/v1", "StatefulSet"),
+        ("rbac.authorization.k8s.io/v1", "RoleBinding"),
+        ("scheduling.k8s.io/v1", "PriorityClass"),
+    ]:
+        obj = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x"}}
+        assert schemas.errors(obj)[1], (api_version, kind)
+    other = {"apiVersion": "rbac.example.com/v1", "kind": "RoleBinding"}
+    assert schemas.errors(other) == ([], False)
+
+
+def test_latest_schema_version() -> None:
+    assert latest_schema_version() == schema_versions()[-1] == KUBE_VERSIONS[-1]

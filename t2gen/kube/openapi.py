@@ -23,7 +23,7 @@ from typing import Any
 
 from t2gen.errors import T2genError
 
-__all__ = ["KubeSchemas", "schema_versions"]
+__all__ = ["KubeSchemas", "latest_schema_version", "schema_versions"]
 
 _INSTALL_HINT = (
     "install it with `pip install kubernetes-validate` (the `validate` extra of t2gen)"
@@ -53,6 +53,42 @@ def schema_versions() -> list[str]:
         if match:
             found.append((int(match[1]), int(match[2])))
     return [f"{major}.{minor}" for major, minor in sorted(found)]
+
+
+def latest_schema_version() -> str:
+    """The newest Kubernetes minor version with bundled schemas, e.g. ``"1.37"``.
+
+    Raises:
+        T2genError: kubernetes-validate is not installed.
+    """
+    return schema_versions()[-1]
+
+
+def _schema_file(kind: str, api_version: str) -> str:
+    """The bundled file that would hold ``kind``'s schema, e.g. ``rolebinding-rbac-v1.json``.
+
+    The files (yannh/kubernetes-json-schema's layout) are named by the kind and
+    the first dot-separated segment of the API group only
+    (``rbac.authorization.k8s.io/v1`` -> ``rbac-v1``), so one file name may
+    stand for several groups; :func:`_is_group_of` tells them apart.
+    """
+    group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
+    return f"{kind.lower()}-{group_version}.json"
+
+
+def _is_group_of(schema: dict[str, Any], api_version: str) -> bool:
+    """Whether a kind's schema belongs to the full API group of ``api_version``.
+
+    Each bundled kind's schema lists its ``x-kubernetes-group-version-kind``;
+    a Volcano ``scheduling.volcano.sh/v1beta1`` PodGroup shares the file name of
+    Kubernetes' ``scheduling.k8s.io/v1beta1`` PodGroup but not its group, so it
+    is a custom resource. A schema that lists no group is taken as matching.
+    """
+    group = api_version.rpartition("/")[0]
+    listed = schema.get("x-kubernetes-group-version-kind")
+    if not isinstance(listed, list) or not listed:
+        return True
+    return any(isinstance(gvk, dict) and gvk.get("group") == group for gvk in listed)
 
 
 def _is_base64(value: object) -> bool:
@@ -111,12 +147,13 @@ class KubeSchemas:
             from jsonschema import Draft202012Validator, FormatChecker
             from referencing import Resource
 
-            group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
-            path = self._directory / f"{kind.lower()}-{group_version}.json"
-            if not path.is_file():
+            path = self._directory / _schema_file(kind, api_version)
+            schema = (
+                json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+            )
+            if schema is None or not _is_group_of(schema, api_version):
                 self._validators[key] = None
             else:
-                schema = json.loads(path.read_text(encoding="utf-8"))
                 registry = Resource.from_contents(schema) @ self._registry
                 checker = FormatChecker(formats=())
                 checker.checks("byte")(_is_base64)

@@ -1,0 +1,168 @@
+"""Checks of a pod's affinity: node selector requirements and pod (anti-)affinity terms."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from t2gen.checks.base import (
+    JOB_LABEL,
+    WORKER_POD_LABEL,
+    Finding,
+    as_dict,
+    as_list,
+    check,
+)
+from t2gen.checks.stream import Stream, matches, namespace_of
+
+__all__ = ["node_affinity", "pod_affinity"]
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+_POD_SELECTOR_OPERATORS = {"In", "NotIn", "Exists", "DoesNotExist"}
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+def _node_requirement(path: str, expression: dict[str, Any]) -> Iterator[Finding]:
+    """Findings for one NodeSelectorRequirement: operator arity and string values."""
+    operator = expression.get("operator")
+    values = as_list(expression.get("values"))
+    count = len(values)
+    if operator in ("In", "NotIn") and count == 0:
+        yield path, f"operator {operator} needs at least one value"
+    elif operator in ("Exists", "DoesNotExist") and count:
+        yield path, f"operator {operator} takes no values"
+    elif operator in ("Gt", "Lt"):
+        if count != 1:
+            yield path, f"operator {operator} needs exactly one value, got {count}"
+        elif not (isinstance(values[0], str) and _INTEGER.fullmatch(values[0])):
+            yield (
+                path,
+                f"operator {operator} needs an integer string, got {values[0]!r}",
+            )
+    elif operator not in _NODE_OPERATORS:
+        yield path, f"unknown operator {operator!r}"
+    for index, value in enumerate(values):
+        if not isinstance(value, str):
+            yield f"{path}.values[{index}]", f"{value!r} is not a string"
+
+
+@check("node-affinity", "pod")
+def node_affinity(
+    path: str, pod: dict[str, Any], owner: dict[str, Any], stream: Stream
+) -> Iterator[Finding]:
+    """Node affinity expressions have the values their operator needs; preferences weigh 1-100.
+
+    ``In``/``NotIn`` need at least one value, ``Exists``/``DoesNotExist`` none,
+    ``Gt``/``Lt`` exactly one integer written as a string; values are strings.
+    The API server rejects anything else. Source: kubernetes/kubernetes
+    ``pkg/apis/core/validation`` (``ValidateNodeSelectorRequirement``,
+    ``ValidatePreferredSchedulingTerms``);
+    https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#node-affinity
+    """
+    path = f"{path}.affinity"
+    node = as_dict(as_dict(pod.get("affinity")).get("nodeAffinity"))
+    required = as_dict(node.get(_REQUIRED))
+    for tindex, term in enumerate(as_list(required.get("nodeSelectorTerms"))):
+        for eindex, expression in enumerate(
+            as_list(as_dict(term).get("matchExpressions"))
+        ):
+            epath = f"{path}.nodeAffinity.required.nodeSelectorTerms[{tindex}].matchExpressions[{eindex}]"
+            yield from _node_requirement(epath, as_dict(expression))
+    for pindex, preferred in enumerate(as_list(node.get(_PREFERRED))):
+        preferred = as_dict(preferred)
+        weight = preferred.get("weight")
+        if not isinstance(weight, int) or not 1 <= weight <= 100:
+            yield (
+                f"{path}.nodeAffinity.preferred[{pindex}].weight",
+                f"{weight!r} is not 1-100",
+            )
+        for eindex, expression in enumerate(
+            as_list(as_dict(preferred.get("preference")).get("matchExpressions"))
+        ):
+            epath = f"{path}.nodeAffinity.preferred[{pindex}].preference.matchExpressions[{eindex}]"
+            yield from _node_requirement(epath, as_dict(expression))
+
+
+@check("pod-affinity", "pod")
+def pod_affinity(
+    path: str, pod: dict[str, Any], owner: dict[str, Any], stream: Stream
+) -> Iterator[Finding]:
+    """Required pod (anti-)affinity terms have a ``topologyKey`` and selector operators; a job's select its workers.
+
+    Each required term of ``podAffinity`` and ``podAntiAffinity`` needs a
+    non-empty ``topologyKey`` (the node label to group by) and label-selector
+    operators only (``In``, ``NotIn``, ``Exists``, ``DoesNotExist``: no ``Gt``).
+    Source: kubernetes/kubernetes ``pkg/apis/core/validation``
+    (``validatePodAffinityTerm``);
+    https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#inter-pod-affinity-and-anti-affinity
+
+    For a t2gen job (the workload carries the job label), each term's selector
+    must select every worker pod of the job and no other pod of the stream:
+    uniform worker mapping (Twister2 ``kubernetes.worker.mapping.uniform``)
+    concerns the job's workers only, and an empty selector would select every
+    pod of the namespace (README, "Binding and placement").
+    """
+    affinity = as_dict(pod.get("affinity"))
+    for kind in ("podAffinity", "podAntiAffinity"):
+        terms = as_list(as_dict(affinity.get(kind)).get(_REQUIRED))
+        for tindex, term in enumerate(terms):
+            term = as_dict(term)
+            tpath = f"{path}.affinity.{kind}.required[{tindex}]"
+            if not term.get("topologyKey"):
+                yield (
+                    f"{tpath}.topologyKey",
+                    "empty; the scheduler needs a node label to group by",
+                )
+            selector = as_dict(term.get("labelSelector"))
+            for eindex, expression in enumerate(
+                as_list(selector.get("matchExpressions"))
+            ):
+                operator = as_dict(expression).get("operator")
+                if operator not in _POD_SELECTOR_OPERATORS:
+                    yield (
+                        f"{tpath}.labelSelector.matchExpressions[{eindex}]",
+                        (
+                            f"operator {operator!r} is not allowed in a label selector (In, NotIn, Exists, DoesNotExist)"
+                        ),
+                    )
+            yield from _job_selector(tpath, selector, owner, stream)
+
+
+def _job_selector(
+    path: str,
+    selector: dict[str, Any],
+    owner: dict[str, Any],
+    stream: Stream,
+) -> Iterator[Finding]:
+    """For a t2gen job: the term selects every worker pod of the job and no other pod of the stream."""
+    labels = as_dict(as_dict(owner.get("metadata")).get("labels"))
+    job = labels.get(JOB_LABEL)
+    if job is None:
+        return
+    if not selector.get("matchLabels") and not selector.get("matchExpressions"):
+        yield (
+            f"{path}.labelSelector",
+            "empty: it would select every pod in the namespace",
+        )
+        return
+    namespace = namespace_of(owner)
+    workers = {WORKER_POD_LABEL: job, JOB_LABEL: job}
+    for workload, pod_labels in stream.labelled(namespace, workers):
+        if not matches(selector, pod_labels):
+            name = as_dict(workload.get("metadata")).get("name")
+            yield (
+                f"{path}.labelSelector",
+                f"does not select the worker pods of {name} (same job {job})",
+            )
+    for workload, pod_labels in stream.selected(namespace, selector):
+        if not (
+            pod_labels.get(WORKER_POD_LABEL) == job and pod_labels.get(JOB_LABEL) == job
+        ):
+            name = as_dict(workload.get("metadata")).get("name")
+            yield (
+                f"{path}.labelSelector",
+                f"also selects the pods of {workload.get('kind')} {name}, which are not workers of job {job}",
+            )

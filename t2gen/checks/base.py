@@ -1,0 +1,137 @@
+"""What every output check shares: the :class:`Check` record, its finding type and small helpers.
+
+A check is a function with a stable ID (kebab-case, like yamllint's rules) whose
+docstring is its documentation: what it finds, why Kubernetes or Twister2
+needs it, and the public source of the rule. A check yields findings, each a
+``(json_path, message)`` pair; :func:`t2gen.checks.object_problems` turns them
+into located :class:`t2gen.problems.Problem` records naming the object.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Literal
+
+from t2gen.kube.quantity import parse_quantity
+
+__all__ = [
+    "JOB_LABEL",
+    "WORKER_POD_LABEL",
+    "Check",
+    "Finding",
+    "as_dict",
+    "as_list",
+    "as_value",
+    "check",
+    "quantity_findings",
+]
+
+Finding = tuple[str, str]
+"""One thing wrong: ``(json_path, message)``, e.g. ``("spec.selector", "empty selector; ...")``."""
+
+Level = Literal["object", "pod", "container"]
+
+# The pod label keys t2gen gives a job's objects and worker pods, as
+# t2gen.twister2.names builds them (common_labels: "t2-job"; worker_selector:
+# "t2-wp" beside names.WORKER_GROUP_LABEL). names.py spells them only inside
+# those functions, so they are named here; tests/test_checks.py keeps the two
+# in step. Candidates for constants in t2gen/twister2/names.py.
+JOB_LABEL = "t2-job"
+"""Label naming the job an object belongs to (Twister2 ``KubernetesUtils``)."""
+
+WORKER_POD_LABEL = "t2-wp"
+"""Label of every worker pod of a job (Twister2 ``KubernetesConstants``); its value is the job ID."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One registered output check.
+
+    Attributes:
+        id: stable kebab-case ID, unique among all checks (documentation, tests).
+        level: what ``run`` takes. ``object``: ``(obj, stream)``; ``pod``:
+            ``(path, pod_spec, owner, stream)``; ``container``:
+            ``(path, container, pod_state)``. Each returns an iterator of
+            :data:`Finding`.
+        run: the check function; its docstring is the check's documentation.
+    """
+
+    id: str
+    level: Level
+    run: Callable[..., Iterator[Finding]]
+
+    @property
+    def doc(self) -> str:
+        """The check's documentation: its function's docstring, dedented."""
+        return inspect.getdoc(self.run) or ""
+
+
+def check(
+    check_id: str, level: Level = "object"
+) -> Callable[[Callable[..., Iterator[Finding]]], Check]:
+    """Decorate a check function, making it a :class:`Check` with ``check_id``.
+
+    Args:
+        check_id: the stable ID.
+        level: ``object``, ``pod`` or ``container`` (see :class:`Check`).
+
+    Returns:
+        A decorator that returns the :class:`Check`.
+    """
+
+    def register(function: Callable[..., Iterator[Finding]]) -> Check:
+        return Check(check_id, level, function)
+
+    return register
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` if it is a mapping, else ``{}`` (checks never fail on malformed input)."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """``value`` if it is a list, else ``[]``."""
+    return value if isinstance(value, list) else []
+
+
+def as_value(amount: Any) -> Decimal | None:
+    """The exact value of a quantity, or None if it is missing or not one."""
+    if isinstance(amount, bool) or not isinstance(amount, (str, int, float)):
+        return None
+    try:
+        return parse_quantity(amount).value
+    except ValueError:
+        return None
+
+
+def quantity_findings(path: str, value: Any) -> Iterator[Finding]:
+    """Findings for one resource quantity at ``path``.
+
+    A quantity must parse (Kubernetes ``resource.ParseQuantity``), not be
+    negative, be a whole number of milli-units (the API server rounds finer
+    values up) and be written canonically, as ``kubectl get -o yaml`` shows it,
+    or every apply shows a diff. Source: kubernetes/kubernetes
+    ``staging/src/k8s.io/apimachinery/pkg/api/resource/quantity.go``.
+    """
+    try:
+        quantity = (
+            parse_quantity(value) if isinstance(value, (str, int, float)) else None
+        )
+    except ValueError:
+        quantity = None
+    if quantity is None:
+        yield path, f"{value!r} is not a quantity"
+        return
+    if quantity.value < 0:
+        yield path, f"{value!r} is negative"
+    if not quantity.is_milli_precise():
+        yield path, f"{value!r} is finer than 1m; the API server rounds it up"
+    if isinstance(value, str) and str(quantity) != value:
+        yield (
+            path,
+            f"{value!r} is not in canonical form ({quantity}); kubectl would show a diff",
+        )

@@ -1,0 +1,122 @@
+"""Checks of every object's metadata: name, namespace and labels (any kind, custom resources too)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from t2gen.checks.base import Finding, as_dict, check
+from t2gen.checks.stream import Stream
+from t2gen.kube import validators
+
+__all__ = ["label_findings", "object_labels", "object_name", "object_namespace"]
+
+
+def _is_subdomain(value: str) -> bool:
+    """A DNS-1123 subdomain whose dot-separated labels are each at most 63 characters.
+
+    The per-label limit is DNS's own (RFC 1123) and the job schema's
+    (``schemas/twister2job.schema.json``, ``dns1123Subdomain``); Kubernetes'
+    ``IsDNS1123Subdomain`` checks only the 253 total, so this is the stricter
+    rule these checks have always applied.
+    """
+    return validators.is_dns1123_subdomain(value) and all(
+        len(part) <= validators.DNS1123_LABEL_MAX for part in value.split(".")
+    )
+
+
+def _is_label_key(key: str) -> bool:
+    """A label key ``[prefix/]name``; an empty prefix before ``/`` is read as no prefix."""
+    prefix, _, name = key.rpartition("/")
+    return (not prefix or _is_subdomain(prefix)) and validators.is_qualified_name(name)
+
+
+@check("object-name")
+def object_name(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
+    """Object names follow their kind's DNS rule.
+
+    Services are DNS-1035 labels (a letter first: the name becomes a DNS label
+    and an environment variable prefix); StatefulSets are DNS-1123 labels (their
+    pods' hostnames) of at most 52 characters, because the controller labels
+    each pod ``controller-revision-hash: <name>-<10-character hash>`` and a label
+    value has at most 63 (kubernetes/kubernetes#64023); every other kind,
+    custom resources included, is a DNS-1123 subdomain. A missing name is
+    reported too. Source: kubernetes/kubernetes ``pkg/apis/core/validation``
+    (``ValidateServiceName``) and ``pkg/apis/apps/validation``
+    (``ValidateStatefulSetName``); https://kubernetes.io/docs/concepts/overview/working-with-objects/names/
+    """
+    kind = obj.get("kind")
+    name = as_dict(obj.get("metadata")).get("name")
+    if not isinstance(name, str):
+        yield "metadata.name", "missing"
+        return
+    if kind == "Service":
+        if not validators.is_dns1035_label(name):
+            yield (
+                "metadata.name",
+                f"{name!r} is not a DNS-1035 label (a letter, then letters, digits, '-'; <= 63)",
+            )
+    elif kind == "StatefulSet":
+        longest = validators.STATEFULSET_NAME_MAX
+        if not validators.is_dns1123_label(name):
+            yield (
+                "metadata.name",
+                f"{name!r} is not a DNS-1123 label; its pods' hostnames would be invalid",
+            )
+        elif len(name) > longest:
+            yield (
+                "metadata.name",
+                (
+                    f"{name!r} is {len(name)} characters; a StatefulSet name may have at most {longest} "
+                    "so that its controller-revision-hash label fits in 63"
+                ),
+            )
+    elif not _is_subdomain(name):
+        yield "metadata.name", f"{name!r} is not a DNS-1123 subdomain"
+
+
+@check("object-namespace")
+def object_namespace(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
+    """A namespace, when written, is a DNS-1123 label (at most 63 characters).
+
+    Source: kubernetes/kubernetes ``pkg/apis/core/validation``
+    (``ValidateNamespaceName``).
+    """
+    namespace = as_dict(obj.get("metadata")).get("namespace")
+    if namespace is not None and not validators.is_dns1123_label(namespace):
+        yield "metadata.namespace", f"{namespace!r} is not a DNS-1123 label"
+
+
+def label_findings(path: str, labels: Any) -> Iterator[Finding]:
+    """Findings for a label map at ``path``: keys are qualified names, values label values.
+
+    Args:
+        path: JSON path of the map, e.g. ``metadata.labels``.
+        labels: the map (anything else is ignored).
+
+    Yields:
+        ``(path[key], message)`` for each bad key and each bad value.
+    """
+    for key, value in as_dict(labels).items():
+        if not _is_label_key(str(key)):
+            yield f"{path}[{key!r}]", f"{key!r} is not a valid label key"
+        if not validators.is_label_value(value):
+            yield (
+                f"{path}[{key!r}]",
+                f"{value!r} is not a valid label value (a string of at most 63 characters)",
+            )
+
+
+@check("object-labels")
+def object_labels(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
+    """Label keys are ``[DNS-1123 subdomain/]name`` and values strings of at most 63 characters.
+
+    The name part and the value are letters, digits, '-', '_' and '.', starting
+    and ending with a letter or digit (a value may be empty). Source:
+    kubernetes/kubernetes ``staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go``
+    (``IsQualifiedName``, ``IsValidLabelValue``);
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set
+    """
+    yield from label_findings(
+        "metadata.labels", as_dict(obj.get("metadata")).get("labels")
+    )

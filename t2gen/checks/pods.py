@@ -1,0 +1,307 @@
+"""Checks of a pod template's spec and its containers (every workload kind's ``spec.template.spec``).
+
+Pod checks take ``(path, pod, owner, stream)``; container checks take
+``(path, container, state)`` and run once per container, in order, before
+the pod checks: each container's findings stay together, in container order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from t2gen.checks import affinity
+from t2gen.checks.base import (
+    WORKER_POD_LABEL,
+    Check,
+    Finding,
+    as_dict,
+    as_list,
+    as_value,
+    check,
+    quantity_findings,
+)
+from t2gen.checks.stream import Stream
+from t2gen.kube import validators
+
+__all__ = [
+    "CONTAINER_CHECKS",
+    "POD_CHECKS",
+    "PodState",
+    "is_bound_worker",
+    "pod_findings",
+]
+
+_PORT_MAX = 65535
+_BOUND_RESOURCES = ("cpu", "memory")
+"""What a bound worker's limits equal its requests in (Guaranteed QoS)."""
+
+
+@dataclass
+class PodState:
+    """What the container checks of one pod learn as they go, container by container.
+
+    Attributes:
+        volumes: names of the pod's volumes.
+        ports: ``(containerPort, protocol)`` -> name of the container that opened it.
+        container_names: names of the containers seen so far.
+    """
+
+    volumes: set[Any]
+    ports: dict[tuple[Any, Any], str] = field(default_factory=dict)
+    container_names: set[Any] = field(default_factory=set)
+
+
+@check("container-name-unique", "container")
+def container_name_unique(
+    path: str, container: dict[str, Any], state: PodState
+) -> Iterator[Finding]:
+    """Container names are unique within a pod.
+
+    The API server rejects a pod template whose containers share a name.
+    Source: kubernetes/kubernetes ``pkg/apis/core/validation`` (``validateContainers``).
+    """
+    name = container.get("name")
+    if name in state.container_names:
+        yield f"{path}.name", f"duplicate container name {name!r}"
+    state.container_names.add(name)
+
+
+@check("container-ports", "container")
+def container_ports(
+    path: str, container: dict[str, Any], state: PodState
+) -> Iterator[Finding]:
+    """Container ports are 1-65535, unique per pod and protocol, with valid, unique names.
+
+    The containers of a pod share one network namespace, so two containers may
+    not open the same port and protocol (Twister2 gives container ``c`` the
+    worker port ``basePort + c x (additional ports + 1)`` for exactly this
+    reason: cylondata/twister2 ``K8sWorkerUtils``). A port name is an IANA
+    service name: at most 15 lower-case letters, digits and '-', with a letter.
+    Source: kubernetes/kubernetes ``pkg/apis/core/validation`` (``validateContainerPorts``).
+    """
+    name = container.get("name")
+    names: set[str] = set()
+    for index, port in enumerate(as_list(container.get("ports"))):
+        port = as_dict(port)
+        number, protocol = port.get("containerPort"), port.get("protocol", "TCP")
+        ppath = f"{path}.ports[{index}]"
+        if not isinstance(number, int) or not 1 <= number <= _PORT_MAX:
+            yield f"{ppath}.containerPort", f"{number!r} is not a port (1-65535)"
+        key = (number, protocol)
+        if key in state.ports:
+            yield (
+                f"{ppath}.containerPort",
+                f"{number}/{protocol} is also used by container {state.ports[key]}",
+            )
+        state.ports[key] = str(name)
+        port_name = port.get("name")
+        if port_name is not None:
+            if not validators.is_port_name(port_name):
+                yield (
+                    f"{ppath}.name",
+                    f"{port_name!r} is not an IANA service name (<= 15 lower-case letters, digits, '-')",
+                )
+            if port_name in names:
+                yield f"{ppath}.name", f"duplicate port name {port_name!r}"
+            names.add(port_name)
+
+
+@check("container-quantities", "container")
+def container_quantities(
+    path: str, container: dict[str, Any], state: PodState
+) -> Iterator[Finding]:
+    """Resource requests and limits are valid, canonical, 1m-precise quantities.
+
+    Source: kubernetes/kubernetes ``staging/src/k8s.io/apimachinery/pkg/api/resource/quantity.go``;
+    https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
+    """
+    resources = as_dict(container.get("resources"))
+    for kind_name in ("requests", "limits"):
+        for resource, amount in as_dict(resources.get(kind_name)).items():
+            yield from quantity_findings(
+                f"{path}.resources.{kind_name}.{resource}", amount
+            )
+
+
+@check("container-request-within-limit", "container")
+def container_request_within_limit(
+    path: str, container: dict[str, Any], state: PodState
+) -> Iterator[Finding]:
+    """A container's request of a resource is at most its limit of it.
+
+    Source: kubernetes/kubernetes ``pkg/apis/core/validation``
+    (``ValidateResourceRequirements``: "must be less than or equal to ... limit").
+    """
+    resources = as_dict(container.get("resources"))
+    limits = as_dict(resources.get("limits"))
+    for resource, amount in as_dict(resources.get("requests")).items():
+        request, limit = as_value(amount), as_value(limits.get(resource))
+        if request is not None and limit is not None and request > limit:
+            yield f"{path}.resources.requests.{resource}", "exceeds its limit"
+
+
+@check("container-env-unique", "container")
+def container_env_unique(
+    path: str, container: dict[str, Any], state: PodState
+) -> Iterator[Finding]:
+    """Each environment variable is set once per container.
+
+    Kubernetes accepts duplicates and the last one silently wins, so a variable
+    the Twister2 runtime reads (``K8sEnvVariables``) could be overridden unseen.
+    Source: https://kubernetes.io/docs/tasks/inject-data-application/define-environment-variable-container/
+    """
+    names: set[Any] = set()
+    for index, variable in enumerate(as_list(container.get("env"))):
+        name = as_dict(variable).get("name")
+        if name in names:
+            yield (
+                f"{path}.env[{index}].name",
+                f"duplicate variable {name!r}; the last one wins silently",
+            )
+        names.add(name)
+
+
+@check("container-volume-mounts", "container")
+def container_volume_mounts(
+    path: str, container: dict[str, Any], state: PodState
+) -> Iterator[Finding]:
+    """Every volume mount names a volume of the pod.
+
+    Source: kubernetes/kubernetes ``pkg/apis/core/validation``
+    (``ValidateVolumeMounts``: "not found").
+    """
+    for index, mount in enumerate(as_list(container.get("volumeMounts"))):
+        name = as_dict(mount).get("name")
+        if name not in state.volumes:
+            yield (
+                f"{path}.volumeMounts[{index}].name",
+                f"no volume named {name!r} in the pod",
+            )
+
+
+@check("pod-emptydir-size", "pod")
+def pod_emptydir_size(
+    path: str, pod: dict[str, Any], owner: dict[str, Any], stream: Stream
+) -> Iterator[Finding]:
+    """An emptyDir's ``sizeLimit`` is a valid, canonical quantity.
+
+    Twister2's volatile disk is an emptyDir limited to ``perPod x volatileDisk``.
+    Source: https://kubernetes.io/docs/concepts/storage/volumes/#emptydir
+    """
+    for index, volume in enumerate(as_list(pod.get("volumes"))):
+        size = as_dict(as_dict(volume).get("emptyDir")).get("sizeLimit")
+        if size is not None:
+            yield from quantity_findings(
+                f"{path}.volumes[{index}].emptyDir.sizeLimit", size
+            )
+
+
+def is_bound_worker(template_labels: dict[str, Any], pod: dict[str, Any]) -> bool:
+    """Whether a pod template is a t2gen worker pod bound to CPUs (``bindWorkersToCpu``).
+
+    A worker pod carries :data:`~t2gen.checks.base.WORKER_POD_LABEL`. Binding
+    leaves no trace in the manifests but the one t2gen renders for it: limits
+    on the worker containers, which t2gen sets only for bound workers (README,
+    "Binding and placement"). So a worker pod with any container limit is bound.
+
+    Args:
+        template_labels: the pod template's labels.
+        pod: the pod spec.
+
+    Returns:
+        True for a bound worker pod.
+    """
+    if WORKER_POD_LABEL not in template_labels:
+        return False
+    return any(
+        as_dict(as_dict(container).get("resources")).get("limits")
+        for container in as_list(pod.get("containers"))
+    )
+
+
+@check("bound-worker-guaranteed", "pod")
+def bound_worker_guaranteed(
+    path: str, pod: dict[str, Any], owner: dict[str, Any], stream: Stream
+) -> Iterator[Finding]:
+    """A bound t2gen worker pod is Guaranteed with whole cores, or binding silently does nothing.
+
+    The kubelet's static CPU manager gives exclusive cores only to containers
+    with a whole-number CPU request in Guaranteed pods, where every container
+    has cpu and memory limits equal to its requests (Twister2's
+    ``kubernetes.bind.worker.to.cpu``). Which pods are bound: see
+    :func:`is_bound_worker`. Source:
+    https://kubernetes.io/docs/tasks/administer-cluster/cpu-management-policies/#static-policy
+    """
+    template = as_dict(as_dict(owner.get("spec")).get("template"))
+    labels = as_dict(as_dict(template.get("metadata")).get("labels"))
+    if not is_bound_worker(labels, pod):
+        return
+    for index, container in enumerate(as_list(pod.get("containers"))):
+        resources = as_dict(as_dict(container).get("resources"))
+        requests = as_dict(resources.get("requests"))
+        limits = as_dict(resources.get("limits"))
+        cpath = f"{path}.containers[{index}].resources"
+        for resource in _BOUND_RESOURCES:
+            request = as_value(requests.get(resource))
+            limit = as_value(limits.get(resource))
+            if request is None or limit is None or request != limit:
+                yield (
+                    f"{cpath}.limits.{resource}",
+                    "a bound worker pod needs cpu and memory limits equal to requests in "
+                    "every container (Guaranteed QoS), or the static CPU manager gives it "
+                    "no exclusive cores",
+                )
+        cpu = as_value(requests.get("cpu"))
+        if cpu is not None and cpu != cpu.to_integral_value():
+            yield (
+                f"{cpath}.requests.cpu",
+                f"{requests.get('cpu')!r} is not a whole number of cores; a bound worker "
+                "gets exclusive cores only for whole CPUs",
+            )
+
+
+CONTAINER_CHECKS: tuple[Check, ...] = (
+    container_name_unique,
+    container_ports,
+    container_quantities,
+    container_request_within_limit,
+    container_env_unique,
+    container_volume_mounts,
+)
+"""Checks run on each container of a pod, in this order."""
+
+POD_CHECKS: tuple[Check, ...] = (
+    pod_emptydir_size,
+    affinity.node_affinity,
+    affinity.pod_affinity,
+    bound_worker_guaranteed,
+)
+"""Checks run on a pod spec after its containers, in this order."""
+
+
+def pod_findings(
+    path: str, pod: dict[str, Any], owner: dict[str, Any], stream: Stream
+) -> Iterator[Finding]:
+    """Run the container checks on each container, then the pod checks.
+
+    Args:
+        path: JSON path of the pod spec, e.g. ``spec.template.spec``.
+        pod: the pod spec.
+        owner: the workload whose template it is.
+        stream: every object being checked.
+
+    Yields:
+        Findings, container by container, then pod-wide.
+    """
+    state = PodState(
+        {as_dict(volume).get("name") for volume in as_list(pod.get("volumes"))}
+    )
+    for index, container in enumerate(as_list(pod.get("containers"))):
+        for container_check in CONTAINER_CHECKS:
+            yield from container_check.run(
+                f"{path}.containers[{index}]", as_dict(container), state
+            )
+    for pod_check in POD_CHECKS:
+        yield from pod_check.run(path, pod, owner, stream)

@@ -1,0 +1,135 @@
+"""Checks of workloads (objects with a pod template) and of StatefulSets in particular."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from t2gen.checks.base import Check, Finding, as_dict, check
+from t2gen.checks.metadata import label_findings
+from t2gen.checks.pods import pod_findings
+from t2gen.checks.stream import Stream, matches, namespace_of
+
+__all__ = ["STATEFULSET_CHECKS", "WORKLOAD_CHECKS"]
+
+
+def _template(obj: dict[str, Any]) -> dict[str, Any]:
+    return as_dict(as_dict(obj.get("spec")).get("template"))
+
+
+@check("template-labels")
+def template_labels(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
+    """A pod template's labels are valid label keys and values (as ``object-labels``).
+
+    Source: kubernetes/kubernetes ``staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go``.
+    """
+    yield from label_findings(
+        "spec.template.metadata.labels",
+        as_dict(_template(obj).get("metadata")).get("labels"),
+    )
+
+
+@check("selector-matches-template")
+def selector_matches_template(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
+    """A workload's selector is not empty and selects its own pod template's labels.
+
+    The API server rejects a workload whose ``spec.selector`` does not match
+    ``spec.template.metadata.labels``. Source: kubernetes/kubernetes
+    ``pkg/apis/apps/validation`` (``ValidateStatefulSetSpec``: "selector does not
+    match template labels").
+    """
+    selector = as_dict(as_dict(obj.get("spec")).get("selector"))
+    labels = as_dict(as_dict(_template(obj).get("metadata")).get("labels"))
+    if not selector.get("matchLabels") and not selector.get("matchExpressions"):
+        yield (
+            "spec.selector",
+            "empty selector; it must select the pod template's labels",
+        )
+    elif not matches(selector, labels):
+        yield (
+            "spec.selector",
+            "does not match the pod template's labels (the API server rejects this)",
+        )
+
+
+@check("pod-spec")
+def pod_spec(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
+    """Run the pod and container checks on ``spec.template.spec`` (see :mod:`t2gen.checks.pods`)."""
+    yield from pod_findings(
+        "spec.template.spec", as_dict(_template(obj).get("spec")), obj, stream
+    )
+
+
+@check("statefulset-selectors-disjoint")
+def statefulset_selectors_disjoint(
+    obj: dict[str, Any], stream: Stream
+) -> Iterator[Finding]:
+    """No two StatefulSets of a namespace select each other's pods.
+
+    Controllers with overlapping selectors fight over the same pods. Twister2's
+    launcher gave every worker StatefulSet of a job one selector; t2gen adds the
+    worker-group label (README, "Where t2gen differs from the Twister2
+    launcher"). Source: https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#pod-selector
+    """
+    selector = as_dict(as_dict(obj.get("spec")).get("selector"))
+    if not (selector.get("matchLabels") or selector.get("matchExpressions")):
+        return
+    for other, _labels in stream.selected(namespace_of(obj), selector):
+        if other is not obj and other.get("kind") == "StatefulSet":
+            other_name = as_dict(other.get("metadata")).get("name")
+            yield (
+                "spec.selector",
+                f"also selects the pods of StatefulSet {other_name}; selectors must not overlap",
+            )
+
+
+@check("statefulset-pod-management-policy")
+def statefulset_pod_management_policy(
+    obj: dict[str, Any], stream: Stream
+) -> Iterator[Finding]:
+    """``podManagementPolicy`` is ``OrderedReady`` or ``Parallel``.
+
+    Source: https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#pod-management-policies
+    """
+    policy = as_dict(obj.get("spec")).get("podManagementPolicy")
+    if policy is not None and policy not in ("OrderedReady", "Parallel"):
+        yield "spec.podManagementPolicy", f"{policy!r} is not OrderedReady or Parallel"
+
+
+@check("statefulset-service-name")
+def statefulset_service_name(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
+    """``serviceName`` is set and, when that Service is in the stream, it is headless.
+
+    A StatefulSet's pods get stable DNS names (``<pod>.<service>``, which
+    Twister2 workers use to find each other and the job master) only from a
+    governing headless Service (``clusterIP: None``). Source:
+    https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#stable-network-id
+    """
+    service_name = as_dict(obj.get("spec")).get("serviceName")
+    if not service_name:
+        yield (
+            "spec.serviceName",
+            "empty: the pods get no stable DNS names without a governing headless Service",
+        )
+        return
+    for service in stream.services(namespace_of(obj), service_name):
+        if as_dict(service.get("spec")).get("clusterIP") != "None":
+            yield (
+                "spec.serviceName",
+                f"Service {service_name} is not headless (clusterIP: None), so pods get no DNS names",
+            )
+
+
+WORKLOAD_CHECKS: tuple[Check, ...] = (
+    template_labels,
+    selector_matches_template,
+    pod_spec,
+)
+"""Checks of every kind with a pod template, in order."""
+
+STATEFULSET_CHECKS: tuple[Check, ...] = (
+    statefulset_selectors_disjoint,
+    statefulset_pod_management_policy,
+    statefulset_service_name,
+)
+"""Checks of StatefulSets after the workload checks, in order."""
