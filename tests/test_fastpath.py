@@ -19,7 +19,7 @@ from t2gen.jobfile.fastload import fast_load
 from t2gen.jobfile.loader import load_config, parse_config
 from t2gen.jobfile.schema import is_valid_fast, load_schema, schema_problems
 from t2gen.kube.yamlio import dump_yaml
-from t2gen.pipeline import load_job, validate
+from t2gen.pipeline import validate, validate_files
 from tests.conftest import EXAMPLES, ROOT
 
 FILES = sorted(
@@ -161,4 +161,4 @@ def test_generated_validator_is_up_to_date() -> None:
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
 def test_fast_and_full_paths_give_the_same_job(example: Path) -> None:
-    assert load_job(str(example)) == validate(load_config(str(example)))
+    assert validate_files([str(example)])[0] == validate(load_config(str(example)))
