@@ -254,13 +254,14 @@ def generate_ssh_secret(
 
 
 def validate_manifests(
-    objects: Sequence[dict[str, Any]], kube_version: str
+    objects: Sequence[dict[str, Any]], kube_version: str | None = None
 ) -> list[str]:
     """Check objects against Kubernetes' OpenAPI schemas (strict) and t2gen's semantic checks.
 
     Args:
         objects: parsed manifests.
-        kube_version: the Kubernetes minor version, e.g. ``1.37``.
+        kube_version: the Kubernetes minor version, e.g. ``1.37``; None: the
+            newest with bundled schemas (:func:`t2gen.kube.openapi.schema_versions`).
 
     Returns:
         Warnings: objects whose kind has no schema (custom resources), unchecked.
@@ -269,9 +270,10 @@ def validate_manifests(
         ValidationError: every schema and semantic finding, ``Kind/name: field: message``.
         T2genError: kubernetes-validate is not installed, or the version is not bundled.
     """
-    from t2gen.kube.openapi import KubeSchemas
+    from t2gen.kube.openapi import KubeSchemas, schema_versions
 
-    findings, warnings = KubeSchemas(kube_version).check(objects)
+    schemas = KubeSchemas(kube_version or schema_versions()[-1])
+    findings, warnings = schemas.check(objects)
     findings += check_objects(objects)
     if findings:
         raise ValidationError(findings=findings, warnings=warnings)
@@ -279,13 +281,16 @@ def validate_manifests(
 
 
 def check_manifests(
-    paths: Sequence[str], kube_version: str, *, stdin: IO[bytes] | None = None
+    paths: Sequence[str],
+    kube_version: str | None = None,
+    *,
+    stdin: IO[bytes] | None = None,
 ) -> tuple[int, list[str]]:
     """Read manifest streams (YAML or JSON, ``List`` kinds unwrapped) and validate them.
 
     Args:
         paths: files, ``-`` for standard input.
-        kube_version: the Kubernetes minor version.
+        kube_version: the Kubernetes minor version; None: the newest bundled.
         stdin: the stream read for ``-``.
 
     Returns:
