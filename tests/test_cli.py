@@ -3,15 +3,21 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
 from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
 from t2gen.cli import app
+from t2gen.cli._options import KUBE_VERSION_HELP
 from t2gen.jobfile.loader import load_config
+from t2gen.kube.openapi import schema_versions
 from t2gen.kube.yamlio import load_all_yaml
+from t2gen.twister2.sshkeys import KEY_TYPES
 from tests.conftest import EXAMPLES, ROOT, build_file_tree
 from tests.helpers import job_text
 
@@ -249,3 +255,69 @@ def test_check_counts_what_it_could_not_check(tmp_path: Path) -> None:
         result.stdout
         == "0 objects valid for Kubernetes 1.37 (strict); 1 not checked (no schema)\n"
     )
+
+
+def _resolve(node: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    """A schema node with its ``$ref`` (to ``#/$defs/...``) merged in."""
+    ref = node.get("$ref")
+    if ref is None:
+        return node
+    target = root
+    for part in ref.removeprefix("#/").split("/"):
+        target = target[part]
+    return {**_resolve(target, root), **{k: v for k, v in node.items() if k != "$ref"}}
+
+
+def _starter_mismatches(
+    value: Any, node: dict[str, Any], root: dict[str, Any], path: str, required: bool
+) -> Iterator[str]:
+    """Every value of the starter that is neither the schema's default nor a required or constant value."""
+    node = _resolve(node, root)
+    if isinstance(value, dict) and "properties" in node:
+        for key, child in value.items():
+            assert key in node["properties"], f"{path}.{key}: not in the schema"
+            yield from _starter_mismatches(
+                child,
+                node["properties"][key],
+                root,
+                f"{path}.{key}".lstrip("."),
+                key in node.get("required", []),
+            )
+    elif isinstance(value, list) and value and "items" in node:
+        for index, item in enumerate(value):
+            yield from _starter_mismatches(
+                item, node["items"], root, f"{path}[{index}]", required
+            )
+    elif "default" in node:
+        if value != node["default"]:
+            yield f"{path}: {value!r} shown, but the schema's default is {node['default']!r}"
+    elif not required and "const" not in node:
+        yield f"{path}: {value!r} shown, but the schema has no default for it"
+
+
+def test_init_shows_the_schemas_defaults() -> None:
+    # The starter says "the values shown are the defaults"; the schema is their only home.
+    schema = json.loads((ROOT / "schemas/twister2job.schema.json").read_text("utf-8"))
+    starter = load_all_yaml(runner.invoke(app, ["init"]).stdout)[0]
+    assert list(_starter_mismatches(starter, schema, schema, "", True)) == []
+
+
+def test_kube_version_help_names_the_bundled_versions() -> None:
+    versions = schema_versions()
+    assert (
+        f"({versions[0]} to {versions[-1]}; default {versions[-1]})"
+        in KUBE_VERSION_HELP
+    )
+
+
+def test_key_types_are_sshkeys_own() -> None:
+    option = next(
+        param
+        for param in typer.main.get_command(app)
+        .commands["secret"]
+        .commands["ssh"]
+        .params  # type: ignore[attr-defined]
+        if param.name == "key_type"
+    )
+    assert tuple(option.type.choices) == KEY_TYPES
+    assert option.default == KEY_TYPES[0]

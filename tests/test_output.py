@@ -8,11 +8,16 @@ from typing import Any
 import pytest
 
 from t2gen.errors import OutputError
+from t2gen.kube.order import (
+    CUSTOM_RESOURCES,
+    INSTALL_ORDER,
+    SCHEDULING_KINDS,
+    kind_rank,
+    sort_documents,
+)
 from t2gen.kube.yamlio import load_all_yaml
 from t2gen.output import (
-    INSTALL_ORDER,
     file_name,
-    sort_documents,
     to_json,
     to_yaml_stream,
     write_directory,
@@ -38,10 +43,69 @@ def test_install_order_then_natural_name_order() -> None:
     assert ordered == [
         ("NetworkPolicy", "np"), ("ServiceAccount", "wc"), ("Secret", "s"), ("ConfigMap", "wc"),
         ("PersistentVolumeClaim", "wc"), ("Role", "wc"), ("RoleBinding", "wc"), ("Service", "wc"),
-        ("Service", "wc-jm"), ("StatefulSet", "wc-2"), ("StatefulSet", "wc-10"), ("StatefulSet", "wc-jm"),
-        ("AWidget", "a"), ("Widget", "w"),
+        ("Service", "wc-jm"), ("AWidget", "a"), ("Widget", "w"), ("StatefulSet", "wc-2"),
+        ("StatefulSet", "wc-10"), ("StatefulSet", "wc-jm"),
     ]  # fmt: skip
     assert INSTALL_ORDER.index("Role") < INSTALL_ORDER.index("RoleBinding")
+
+
+# Helm's InstallOrder (helm/helm, pkg/release/util/kind_sorter.go), which t2gen keeps for known kinds.
+HELM_INSTALL_ORDER = (
+    "PriorityClass", "Namespace", "NetworkPolicy", "ResourceQuota", "LimitRange", "PodSecurityPolicy",
+    "PodDisruptionBudget", "ServiceAccount", "Secret", "SecretList", "ConfigMap", "StorageClass",
+    "PersistentVolume", "PersistentVolumeClaim", "CustomResourceDefinition", "ClusterRole", "ClusterRoleList",
+    "ClusterRoleBinding", "ClusterRoleBindingList", "Role", "RoleList", "RoleBinding", "RoleBindingList",
+    "Service", "DaemonSet", "Pod", "ReplicationController", "ReplicaSet", "Deployment",
+    "HorizontalPodAutoscaler", "StatefulSet", "Job", "CronJob", "IngressClass", "Ingress", "APIService",
+    "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration",
+)  # fmt: skip
+WORKLOADS = ("DaemonSet", "Pod", "ReplicationController", "ReplicaSet", "Deployment", "StatefulSet", "Job", "CronJob")  # fmt: skip
+
+
+def test_kinds_helm_knows_keep_helms_order() -> None:
+    known = [kind for kind in INSTALL_ORDER if kind in HELM_INSTALL_ORDER]
+    assert tuple(known) == HELM_INSTALL_ORDER
+    assert set(INSTALL_ORDER) - set(HELM_INSTALL_ORDER) == {
+        CUSTOM_RESOURCES,
+        *SCHEDULING_KINDS,
+    }
+
+
+@pytest.mark.parametrize("kind", SCHEDULING_KINDS)
+def test_scheduling_objects_come_after_custom_resources_and_before_every_workload(
+    kind: str,
+) -> None:
+    assert all(kind_rank(kind) < kind_rank(workload) for workload in WORKLOADS)
+    assert kind_rank("Widget") < kind_rank(kind)
+    documents = [
+        doc("StatefulSet", "wc-0"),
+        doc("Pod", "p"),
+        doc(kind, "wc"),
+        doc("Service", "wc"),
+    ]
+    assert [d.kind for d in sort_documents(documents)] == [
+        "Service",
+        kind,
+        "Pod",
+        "StatefulSet",
+    ]
+
+
+def test_custom_resources_come_after_rbac_services_and_crds_before_workloads() -> None:
+    for before in (
+        "CustomResourceDefinition",
+        "ServiceAccount",
+        "ConfigMap",
+        "RoleBinding",
+        "Service",
+    ):
+        assert kind_rank(before) < kind_rank("Certificate")
+    assert (
+        kind_rank("Certificate")
+        == kind_rank("Widget")
+        == INSTALL_ORDER.index(CUSTOM_RESOURCES)
+    )
+    assert kind_rank("Certificate") < min(kind_rank(workload) for workload in WORKLOADS)
 
 
 def test_yaml_stream_has_separator_and_source_per_object() -> None:

@@ -1,0 +1,89 @@
+"""Options and arguments several commands share, with the checks Typer runs on them.
+
+Kubernetes' name rules come from :mod:`t2gen.kube.validators`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from t2gen.kube.validators import is_dns1123_label
+
+__all__ = [
+    "KUBE_VERSION_HELP",
+    "SETTINGS",
+    "JobFiles",
+    "KubeVersion",
+    "Namespace",
+    "TemplateDirs",
+    "check_namespace",
+    "template_dirs",
+]
+
+SETTINGS = {"help_option_names": ["-h", "--help"]}
+"""Click context settings of every command: ``-h`` works like ``--help``."""
+
+KUBE_VERSION_HELP = "Kubernetes version whose OpenAPI schemas to check against (1.25 to 1.37; default 1.37)."
+"""The ``--kube-version`` help.
+
+It names the versions kubernetes-validate 1.37 bundles (the ``dev`` pin in
+pyproject.toml) as a literal, so that ``--help`` needs no import of the optional
+kubernetes-validate; ``tests/test_cli.py`` fails when it drifts from
+:func:`t2gen.kube.openapi.schema_versions`. The default itself is read from
+the installed schemas when a command validates (:func:`t2gen.pipeline.validate_manifests`).
+"""
+
+
+def check_namespace(value: Optional[str]) -> Optional[str]:  # noqa: UP045 - Typer reads the annotation at run time
+    """Check ``--namespace`` is a DNS-1123 label, as Kubernetes requires of namespace names.
+
+    Raises:
+        typer.BadParameter: it is not (a usage error, exit code 2).
+    """
+    if value is not None and not is_dns1123_label(value):
+        raise typer.BadParameter(
+            f"{value!r} is not a namespace name: use at most 63 lower-case letters, digits and '-', "
+            "starting and ending with a letter or digit"
+        )
+    return value
+
+
+def template_dirs(templates: list[Path] | None) -> list[str]:
+    """``--templates`` directories as the user named them (shown in ``# Source:`` lines)."""
+    return [str(path) for path in templates or ()]
+
+
+JobFiles = Annotated[
+    list[str],
+    typer.Argument(
+        help="Job files (YAML or JSON); `-` reads one from standard input.",
+        metavar="JOB...",
+    ),
+]
+Namespace = Annotated[
+    Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+    typer.Option(
+        "--namespace",
+        "-n",
+        callback=check_namespace,
+        help="Namespace for every object; overrides metadata.namespace of the job file.",
+    ),
+]
+KubeVersion = Annotated[
+    Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+    typer.Option("--kube-version", help=KUBE_VERSION_HELP, metavar="VERSION"),
+]
+TemplateDirs = Annotated[
+    Optional[list[Path]],  # noqa: UP045 - Typer reads the annotation at run time
+    typer.Option(
+        "--templates",
+        "-t",
+        help="A directory of templates laid over the built-in ones: a file with a built-in "
+        "template's name replaces it, a new file adds objects. Repeatable; the first wins.",
+        file_okay=False,
+        metavar="DIR",
+    ),
+]

@@ -1,0 +1,126 @@
+"""``t2gen render``: validated, checked manifests to stdout or a kustomize directory."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from t2gen.cli._options import (
+    JobFiles,
+    KubeVersion,
+    Namespace,
+    TemplateDirs,
+    template_dirs,
+)
+from t2gen.cli._report import reporting, warn, write_stdout
+
+__all__ = ["EPILOG", "OutputFormat", "render"]
+
+EPILOG = (
+    "Examples:\n\n"
+    "  t2gen render job.yaml | kubectl apply -f -\n\n"
+    "  t2gen render job.yaml -o manifests/ && kubectl apply -k manifests/\n\n"
+    "  t2gen render job.yaml --namespace analytics --format json\n\n"
+    "  t2gen render job.yaml --validate --kube-version 1.30\n\n"
+    "  t2gen render job.yaml --format helm > chart/templates/job.yaml"
+)
+
+
+class OutputFormat(str, Enum):
+    """Formats ``render`` can write."""
+
+    yaml = "yaml"
+    json = "json"
+    helm = "helm"
+
+
+def render(
+    jobs: JobFiles,
+    output: Annotated[
+        Optional[Path],  # noqa: UP045 - Typer reads the annotation at run time
+        typer.Option(
+            "--output-dir",
+            "-o",
+            help="Write one file per object plus kustomization.yaml into this directory (replaced atomically).",
+            file_okay=False,
+        ),
+    ] = None,
+    namespace: Namespace = None,
+    output_format: Annotated[
+        OutputFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="yaml: a `---` stream; json: one v1 List; helm: YAML with `{{` escaped for a chart's templates/.",
+            case_sensitive=False,
+        ),
+    ] = OutputFormat.yaml,
+    job_object: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+        typer.Option(
+            "--job-object",
+            help="The job's serialised Twister2 Job object (<job>.job of its package); "
+            "stored as TWISTER2_JOB_OBJECT in the ConfigMap. One job file only.",
+            metavar="FILE",
+        ),
+    ] = None,
+    templates: TemplateDirs = None,
+    kube_validate: Annotated[
+        bool,
+        typer.Option(
+            "--validate",
+            help="Also check every object against Kubernetes' OpenAPI schemas (strict, offline; "
+            "needs kubernetes-validate: the t2gen\\[validate] extra).",
+        ),
+    ] = False,
+    kube_version: KubeVersion = None,
+) -> None:
+    """Render the manifests of one or more jobs.
+
+    Nothing is written unless every job is valid and every object passes
+    t2gen's checks, so `| kubectl apply -f -` never applies half a job.
+
+    With bindWorkersToCpu the workers get Guaranteed QoS with whole cores; they
+    own those cores only on nodes whose kubelet runs the static CPU manager
+    policy (--cpu-manager-policy=static with a CPU reservation).
+    """
+    with reporting():
+        from t2gen.output import (
+            to_helm_templates,
+            to_json,
+            to_yaml_stream,
+            write_directory,
+        )
+        from t2gen.pipeline import generate, validate_manifests
+
+        if output is not None and output_format is not OutputFormat.yaml:
+            raise typer.BadParameter(
+                "-o writes YAML files for kustomize; --format applies to standard output only",
+                param_hint="'--format'",
+            )
+        if kube_version is not None and not kube_validate:
+            raise typer.BadParameter("needs --validate", param_hint="'--kube-version'")
+        documents = generate(
+            jobs,
+            namespace=namespace,
+            job_object=job_object,
+            template_dirs=template_dirs(templates),
+        )
+        if kube_validate:
+            warn(
+                validate_manifests(
+                    [document.obj for document in documents], kube_version
+                )
+            )
+        if output is not None:
+            for path in write_directory(documents, output, sources=jobs):
+                typer.echo(str(path), err=True)
+        elif output_format is OutputFormat.json:
+            write_stdout(to_json(documents))
+        elif output_format is OutputFormat.helm:
+            write_stdout(to_helm_templates(documents))
+        else:
+            write_stdout(to_yaml_stream(documents))

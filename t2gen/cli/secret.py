@@ -1,0 +1,125 @@
+"""``t2gen secret ssh``: a Secret with an SSH key pair for OpenMPI jobs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Optional
+
+import typer
+from typer._types import TyperChoice  # typer 0.27-0.28, as pinned in pyproject.toml
+
+from t2gen.cli._options import SETTINGS, check_namespace
+from t2gen.cli._report import reporting, write_stdout
+from t2gen.kube.validators import is_dns1123_label, is_dns1123_subdomain
+
+__all__ = ["app", "secret_ssh"]
+
+app = typer.Typer(
+    help="Make Secrets that jobs need; only `ssh` for now.",
+    no_args_is_help=True,
+    context_settings=SETTINGS,
+)
+
+
+class KeyTypeChoice(TyperChoice[str]):
+    """``--key-type``'s choices: :data:`t2gen.twister2.sshkeys.KEY_TYPES`, read when first needed.
+
+    Not an Enum built at import: the choices live in ``sshkeys``, which imports
+    ``cryptography`` (about 90 ms), and every command builds this option when
+    the command tree is built. Typer asks for the choices only to parse or show
+    ``--key-type``.
+    """
+
+    def __init__(self) -> None:
+        super().__init__((), case_sensitive=False)
+
+    @property
+    def choices(self) -> Sequence[str]:
+        """The key types ``sshkeys`` can make."""
+        from t2gen.twister2.sshkeys import KEY_TYPES
+
+        return KEY_TYPES
+
+    @choices.setter
+    def choices(self, value: Sequence[str]) -> None:
+        """Ignored: the choices are always ``sshkeys.KEY_TYPES``."""
+
+
+def check_secret_name(value: str) -> str:
+    """Check ``--name`` is a name ``spec.mpi.sshSecretName`` accepts.
+
+    A Secret name is a DNS-1123 subdomain; the job schema's ``dns1123Subdomain``
+    (which ``sshSecretName`` uses) also limits each dot-separated label to 63
+    characters, stricter than Kubernetes, so the same is asked here: a Secret
+    no job file could name would be of no use.
+
+    Raises:
+        typer.BadParameter: it is not (a usage error, exit code 2).
+    """
+    if not (
+        is_dns1123_subdomain(value)
+        and all(is_dns1123_label(label) for label in value.split("."))
+    ):
+        raise typer.BadParameter(
+            f"{value!r} is not a Secret name: use lower-case letters, digits, '-' and '.'"
+        )
+    return value
+
+
+@app.command(
+    "ssh",
+    epilog="Examples:\n\n"
+    "  t2gen secret ssh --name twister2-openmpi-ssh-key | kubectl apply -f -\n\n"
+    "  ssh-keygen -t ed25519 -N '' -f key && t2gen secret ssh --name twister2-openmpi-ssh-key --from-key key",
+)
+def secret_ssh(
+    name: Annotated[
+        str,
+        typer.Option(
+            "--name",
+            callback=check_secret_name,
+            help="The Secret's name: spec.mpi.sshSecretName of the jobs that use it.",
+        ),
+    ],
+    namespace: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+        typer.Option(
+            "--namespace",
+            "-n",
+            callback=check_namespace,
+            help="Namespace of the Secret (the jobs' namespace); omitted: none is written.",
+        ),
+    ] = None,
+    key_type: Annotated[
+        str,
+        typer.Option(
+            "--key-type",
+            click_type=KeyTypeChoice(),
+            help="Type of a fresh key pair.",
+        ),
+    ] = "rsa",
+    from_key: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+        typer.Option(
+            "--from-key",
+            help="Use this unencrypted private key (OpenSSH or PEM) instead of a fresh one, "
+            "so running again gives the same Secret.",
+            metavar="FILE",
+        ),
+    ] = None,
+) -> None:
+    """Print a Secret with an SSH key pair for OpenMPI jobs (id_rsa, id_rsa.pub, authorized_keys).
+
+    The pods of an OpenMPI job mount it at /ssh-key/openmpi for password-free
+    SSH between them. The Secret is immutable, so applying a different key later
+    fails instead of rotating keys under running jobs. The private key is only
+    ever written to standard output, inside the Secret.
+    """
+    with reporting():
+        from t2gen.output import to_yaml_stream
+        from t2gen.pipeline import generate_ssh_secret
+
+        documents = generate_ssh_secret(
+            name, namespace=namespace, key_type=key_type, from_key=from_key
+        )
+        write_stdout(to_yaml_stream(documents))
