@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from t2gen.kube.quantity import parse_quantity
+from t2gen.twister2.names import JOB_LABEL, WORKER_POD_LABEL
 
 __all__ = [
     "JOB_LABEL",
@@ -33,17 +34,6 @@ Finding = tuple[str, str]
 """One thing wrong: ``(json_path, message)``, e.g. ``("spec.selector", "empty selector; ...")``."""
 
 Level = Literal["object", "pod", "container"]
-
-# The pod label keys t2gen gives a job's objects and worker pods, as
-# t2gen.twister2.names builds them (common_labels: "t2-job"; worker_selector:
-# "t2-wp" beside names.WORKER_GROUP_LABEL). names.py spells them only inside
-# those functions, so they are named here; tests/test_checks.py keeps the two
-# in step. Candidates for constants in t2gen/twister2/names.py.
-JOB_LABEL = "t2-job"
-"""Label naming the job an object belongs to (Twister2 ``KubernetesUtils``)."""
-
-WORKER_POD_LABEL = "t2-wp"
-"""Label of every worker pod of a job (Twister2 ``KubernetesConstants``); its value is the job ID."""
 
 
 @dataclass(frozen=True)

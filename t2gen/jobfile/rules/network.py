@@ -8,6 +8,7 @@ from typing import Any
 from t2gen.jobfile.loader import SourceDoc
 from t2gen.jobfile.rules._base import as_dict, as_int, as_list, groups, problem, rule
 from t2gen.problems import Problem
+from t2gen.twister2.topology import worker_ports
 
 _PORT_MAX = 65535
 """The highest TCP port number."""
@@ -26,10 +27,10 @@ _PORT_MAX = 65535
 def check_ports(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     """Every worker port stays at or below 65535.
 
-    Container ``c`` of a worker pod listens on ``basePort + c * (A + 1)`` and its
-    ``A`` additional ports follow it (``A = len(additionalPorts)``), as in the
-    Twister2 launcher; OpenMPI workers use ``basePort + rank * (A + 1)`` with
-    ranks over the whole job. The highest of these must still be a TCP port;
+    The ports come from :func:`t2gen.twister2.topology.worker_ports`: container
+    ``c`` of a worker pod listens on ``basePort + c * (A + 1)`` and its ``A``
+    additional ports follow it (``A = len(additionalPorts)``); OpenMPI workers use
+    the rank for ``c``, ranks counting over the whole job. The highest of these must still be a TCP port;
     the message gives the largest ``basePort`` that fits.
 
     Sources: Twister2's ``RequestObjectBuilder`` and ``KubernetesContext``
@@ -40,7 +41,7 @@ def check_ports(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     spec = as_dict(data.get("spec"))
     network = as_dict(spec.get("network"))
     base = as_int(network.get("basePort"))
-    stride = len(as_list(network.get("additionalPorts"))) + 1
+    additional = [str(name) for name in as_list(network.get("additionalPorts"))]
     if base is None or not 1 <= base <= _PORT_MAX:
         return  # out of range: the schema check reports it
     if as_dict(spec.get("mpi")).get("enabled") is True:
@@ -52,7 +53,7 @@ def check_ports(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
             (as_int(group.get("perPod")) or 1 for _, group in groups(data)), default=1
         )
         what = f"containers 0-{slots - 1} of a pod" if slots > 1 else "the worker"
-    highest = base + (slots - 1) * stride + (stride - 1)
+    highest = worker_ports(base, additional, slots - 1)[-1][1]
     if highest > _PORT_MAX:
         yield problem(
             doc,
