@@ -17,12 +17,12 @@ from t2gen.checks import check_objects
 from t2gen.errors import ConfigError, SchemaError, T2genError, ValidationError
 from t2gen.jobfile.loader import SourceDoc, decode_source, parse_config, read_source
 from t2gen.jobfile.model import Job, build_job
-from t2gen.jobfile.rules import rule_problems
+from t2gen.jobfile.rules import run_rules
 from t2gen.jobfile.schema import apply_defaults, schema_problems
 from t2gen.kube.limits import size_problems
 from t2gen.kube.objects import duplicate_findings
 from t2gen.kube.order import sort_documents
-from t2gen.problems import Problem
+from t2gen.problems import Problem, Warning_
 from t2gen.render.context import build_context
 from t2gen.render.engine import RenderedDocument, TemplateSet, render
 from t2gen.resources import templates_dir
@@ -67,12 +67,19 @@ def make_template_set(overlays: Sequence[str] = ()) -> TemplateSet:
     )
 
 
-def validate(doc: SourceDoc, *, namespace: str | None = None) -> Job:
+def validate(
+    doc: SourceDoc,
+    *,
+    namespace: str | None = None,
+    warnings: list[Warning_] | None = None,
+) -> Job:
     """Check a parsed job file against the schema and every semantic rule.
 
     Args:
         doc: the parsed job file.
         namespace: overrides ``metadata.namespace`` (``--namespace``).
+        warnings: when given, the rules' located warnings are appended to it
+            (they never make the job invalid).
 
     Returns:
         The validated, typed job.
@@ -83,21 +90,29 @@ def validate(doc: SourceDoc, *, namespace: str | None = None) -> Job:
     data = apply_defaults(doc.data)
     problems = schema_problems(doc)
     if isinstance(data, dict):
-        problems += rule_problems(data, doc)
+        findings = run_rules(data, doc)
+        problems += findings.problems
+        if warnings is not None:
+            warnings += findings.warnings
     if problems:
         raise SchemaError(problems=problems)
     return build_job(data, source=doc.path, namespace=namespace)
 
 
 def _load_job_and_text(
-    path: str, *, namespace: str | None, stdin: IO[bytes] | None
+    path: str,
+    *,
+    namespace: str | None,
+    stdin: IO[bytes] | None,
+    warnings: list[Warning_] | None,
 ) -> tuple[Job, str]:
     """Read and validate one job file; also return its text (to locate later problems).
 
     A well-formed file is read with PyYAML's C parser (:func:`t2gen.jobfile.fastload.fast_load`)
     and checked with the generated schema code and the rules; anything else
     (every invalid file) goes through ruamel.yaml and jsonschema, which keep the
-    positions that error messages need. Both paths give the same job.
+    positions that error messages need. Both paths give the same job. A file
+    with warnings also takes the second path, so that they are located.
     """
     from t2gen.jobfile.fastload import fast_load
     from t2gen.jobfile.schema import is_valid_fast
@@ -106,9 +121,11 @@ def _load_job_and_text(
     data = fast_load(text)
     if data is not None and is_valid_fast(data):
         defaulted = apply_defaults(data)
-        if not rule_problems(defaulted, SourceDoc(path=path, data=data)):
+        findings = run_rules(defaulted, SourceDoc(path=path, data=data))
+        if not findings.problems and not findings.warnings:
             return build_job(defaulted, source=path, namespace=namespace), text
-    return validate(parse_config(text, path=path), namespace=namespace), text
+    doc = parse_config(text, path=path)
+    return validate(doc, namespace=namespace, warnings=warnings), text
 
 
 def validate_files(
@@ -116,6 +133,7 @@ def validate_files(
     *,
     namespace: str | None = None,
     stdin: IO[bytes] | None = None,
+    warnings: list[Warning_] | None = None,
 ) -> list[Job]:
     """Load and validate several job files, reporting the problems of all of them.
 
@@ -123,6 +141,7 @@ def validate_files(
         paths: job files; ``-`` reads standard input (once).
         namespace: overrides every job's ``metadata.namespace``.
         stdin: the stream read for ``-`` (default ``sys.stdin.buffer``).
+        warnings: when given, every file's located warnings are appended to it.
 
     Returns:
         The validated jobs, in argument order.
@@ -130,18 +149,27 @@ def validate_files(
     Raises:
         SchemaError: any file is unreadable or invalid; holds every problem of every file.
     """
-    return [job for job, _ in _load_all(paths, namespace=namespace, stdin=stdin)]
+    loaded = _load_all(paths, namespace=namespace, stdin=stdin, warnings=warnings)
+    return [job for job, _ in loaded]
 
 
 def _load_all(
-    paths: Sequence[str], *, namespace: str | None, stdin: IO[bytes] | None
+    paths: Sequence[str],
+    *,
+    namespace: str | None,
+    stdin: IO[bytes] | None,
+    warnings: list[Warning_] | None,
 ) -> list[tuple[Job, str]]:
     """Load every job file, raising one SchemaError with the problems of all of them."""
     loaded: list[tuple[Job, str]] = []
     problems: list[Problem] = []
     for path in paths:
         try:
-            loaded.append(_load_job_and_text(path, namespace=namespace, stdin=stdin))
+            loaded.append(
+                _load_job_and_text(
+                    path, namespace=namespace, stdin=stdin, warnings=warnings
+                )
+            )
         except (ConfigError, SchemaError) as err:
             problems += err.problems
     if problems:
@@ -157,6 +185,7 @@ def generate(
     stdin: IO[bytes] | None = None,
     job_object: str | None = None,
     template_dirs: Sequence[str] = (),
+    warnings: list[Warning_] | None = None,
 ) -> list[RenderedDocument]:
     """Validate job files and render every object they need, in install order.
 
@@ -173,6 +202,7 @@ def generate(
         job_object: a file holding the job's serialised Twister2 Job object
             (``TWISTER2_JOB_OBJECT`` in the ConfigMap); only with one job file.
         template_dirs: user template directories (``--templates``).
+        warnings: when given, every job file's located warnings are appended to it.
 
     Returns:
         The objects of every job, sorted by :func:`t2gen.kube.order.sort_documents`.
@@ -185,7 +215,7 @@ def generate(
             jobs render the same object.
     """
     templates = template_set or make_template_set(template_dirs)
-    loaded = _load_all(paths, namespace=namespace, stdin=stdin)
+    loaded = _load_all(paths, namespace=namespace, stdin=stdin, warnings=warnings)
     job_object_bytes = (
         read_job_object(job_object, job_count=len(loaded))
         if job_object is not None

@@ -321,3 +321,50 @@ def test_key_types_are_sshkeys_own() -> None:
     )
     assert tuple(option.type.choices) == KEY_TYPES
     assert option.default == KEY_TYPES[0]
+
+
+def _always_warns(data: dict[str, Any], doc: Any) -> Iterator[Any]:
+    """Warns on the worker groups of every job."""
+    from t2gen.problems import Warning_
+
+    yield Warning_(
+        doc.path, *doc.position(("spec", "workers")), "look here", "spec.workers"
+    )
+
+
+@pytest.mark.parametrize("command", ["validate", "render"])
+def test_a_rule_warning_is_located_on_stderr_and_exits_0(
+    command: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from t2gen.jobfile.rules import REGISTRY, Rule
+
+    monkeypatch.setitem(
+        REGISTRY, "always-warns", Rule("always-warns", _always_warns, ("spec",))
+    )
+    job = tmp_path / "job.yaml"
+    job.write_text(job_text("workers:\n  - count: 2\n"), encoding="utf-8")
+    result = runner.invoke(app, [command, str(job)])
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        f"{job}:8:5: warning: spec.workers: look here"
+    ]
+    assert result.stdout  # the summary, or the manifests
+
+
+def test_warnings_come_before_the_errors_of_an_invalid_job(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from t2gen.jobfile.rules import REGISTRY, Rule
+
+    monkeypatch.setitem(
+        REGISTRY, "always-warns", Rule("always-warns", _always_warns, ("spec",))
+    )
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        job_text("workers:\n  - count: 3\n    perPod: 2\n"), encoding="utf-8"
+    )
+    result = runner.invoke(app, ["render", str(job)])
+    assert result.exit_code == 1 and result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert lines[0] == f"{job}:8:5: warning: spec.workers: look here"
+    assert "not divisible" in lines[1]

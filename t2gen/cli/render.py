@@ -16,6 +16,7 @@ from t2gen.cli._options import (
     template_dirs,
 )
 from t2gen.cli._report import reporting, warn, write_stdout
+from t2gen.problems import Warning_
 
 __all__ = ["EPILOG", "OutputFormat", "render"]
 
@@ -87,7 +88,8 @@ def render(
     own those cores only on nodes whose kubelet runs the static CPU manager
     policy (--cpu-manager-policy=static with a CPU reservation).
     """
-    with reporting():
+    warnings: list[Warning_] = []
+    with reporting(warnings):
         from t2gen.output import (
             to_helm_templates,
             to_json,
@@ -108,6 +110,7 @@ def render(
             namespace=namespace,
             job_object=job_object,
             template_dirs=template_dirs(templates),
+            warnings=warnings,
         )
         if kube_validate:
             warn(

@@ -6,6 +6,7 @@ import typer
 
 from t2gen.cli._options import JobFiles, Namespace
 from t2gen.cli._report import reporting
+from t2gen.problems import Warning_
 
 __all__ = ["EPILOG", "validate"]
 
@@ -20,10 +21,11 @@ def validate(jobs: JobFiles, namespace: Namespace = None) -> None:
     Every problem of every file is printed as `file:line:col: field: message`;
     exit code 1 if there is any.
     """
-    with reporting():
+    warnings: list[Warning_] = []
+    with reporting(warnings):
         from t2gen.pipeline import validate_files
 
-        for job in validate_files(jobs, namespace=namespace):
+        for job in validate_files(jobs, namespace=namespace, warnings=warnings):
             workers, pods = job.spec.total_workers, job.spec.total_pods
             typer.echo(
                 f"{job.source}: valid: job {job.name}, {workers} worker{'s' if workers != 1 else ''} "
