@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from t2gen.checks import check_objects
+from t2gen.checks import object_problems
 from t2gen.errors import ConfigError, SchemaError, T2genError, ValidationError
 from t2gen.jobfile.loader import SourceDoc, decode_source, parse_config, read_source
 from t2gen.jobfile.model import Job, build_job
@@ -190,7 +190,7 @@ def generate(
     """Validate job files and render every object they need, in install order.
 
     All or nothing: every job is validated and rendered in memory, and the
-    output is checked (:func:`t2gen.checks.check_objects`), before anything is
+    output is checked (:func:`t2gen.checks.object_problems`), before anything is
     returned.
 
     Args:
@@ -232,7 +232,7 @@ def generate(
     duplicates = duplicate_findings(documents)
     if duplicates:  # checking the rest would only repeat it
         raise ValidationError(findings=duplicates)
-    findings = check_objects([document.obj for document in documents])
+    findings = object_problems([document.obj for document in documents])
     if findings:
         raise ValidationError(findings=findings)
     return sort_documents(documents)
@@ -277,7 +277,7 @@ def generate_ssh_secret(
         files = generate_key_files(key_type or KEY_TYPES[0], comment=name)
     templates = TemplateSet(name="secret", builtin=templates_dir() / "secret")
     documents = render(secret_context(name, namespace, files), templates)
-    findings = check_objects([document.obj for document in documents])
+    findings = object_problems([document.obj for document in documents])
     if findings:
         raise ValidationError(findings=findings)
     return documents
@@ -304,7 +304,7 @@ def validate_manifests(
 
     schemas = KubeSchemas(kube_version or schema_versions()[-1])
     findings, warnings = schemas.check(objects)
-    findings += check_objects(objects)
+    findings += [str(problem) for problem in object_problems(objects)]
     if findings:
         raise ValidationError(findings=findings, warnings=warnings)
     return warnings
