@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -159,8 +160,8 @@ def template_context_reference() -> str:
 
 
 def _markdown(text: str) -> str:
-    """A docstring as Markdown: reST's ``literal`` becomes `literal`."""
-    return text.replace("``", "`")
+    """A docstring as Markdown: reST's ``literal`` and Sphinx's :role:`target` become `literal`."""
+    return re.sub(r":[a-z]+:`~?([^`]+)`", r"`\1`", text).replace("``", "`")
 
 
 def _cell(text: str) -> str:
@@ -210,7 +211,45 @@ def rules_reference() -> str:
             *([f"{_markdown(body.strip())}\n"] if body.strip() else []),
             "Reads: " + ", ".join(f"`{field}`" for field in rule.fields) + "\n",
         ]
+    lines += _checks_reference()
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _checks_reference() -> list[str]:
+    """The output checks' part of the rules page: every check's ID, kinds and docstring."""
+    from t2gen.checks import ALL_CHECKS, CHECKS_BY_KIND, GENERIC_CHECKS
+
+    kinds: dict[str, list[str]] = {}
+    for kind, checks in CHECKS_BY_KIND.items():
+        for item in checks:
+            kinds.setdefault(item.id, []).append(kind)
+    lines = [
+        "## Output checks\n",
+        "Every rendered object, and every object given to `t2gen check` or",
+        "`t2gen render --validate`, also passes these checks of what the API server or the",
+        "scheduler would reject or silently ignore; Kubernetes' OpenAPI schemas do not cover",
+        "them. A finding prints as `Kind/name: field: message`. Module: `t2gen/checks/`.\n",
+        "| ID | Objects | Check |",
+        "|---|---|---|",
+    ]
+    for item in ALL_CHECKS:
+        if item in GENERIC_CHECKS:
+            applies = "every object"
+        elif item.level == "object":
+            applies = ", ".join(sorted(kinds.get(item.id, [])))
+        else:  # run by pod-spec on every workload's pod template
+            applies = "pod templates" if item.level == "pod" else "their containers"
+        title = item.doc.partition("\n")[0]
+        lines.append(f"| [`{item.id}`](#{item.id}) | {applies} | {_cell(title)} |")
+    lines.append("")
+    for item in ALL_CHECKS:
+        title, _, body = item.doc.partition("\n")
+        lines += [
+            f"### `{item.id}`\n",
+            f"**{_markdown(title)}**\n",
+            *([f"{_markdown(body.strip())}\n"] if body.strip() else []),
+        ]
+    return lines
 
 
 def static_help_module() -> str:

@@ -43,6 +43,16 @@ def test_every_rule_is_in_the_rules_reference_with_its_id() -> None:
     assert "``" not in page
 
 
+def test_every_output_check_is_in_the_rules_reference_with_its_id() -> None:
+    from t2gen.checks import ALL_CHECKS
+
+    page = rules_reference()
+    for registered in ALL_CHECKS:
+        assert f"### `{registered.id}`" in page
+        assert f"[`{registered.id}`](#{registered.id})" in page
+    assert ":mod:" not in page and ":func:" not in page
+
+
 def test_every_schema_key_is_in_the_reference() -> None:
     page = job_file_reference()
     for name in (
