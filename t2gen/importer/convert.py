@@ -90,6 +90,11 @@ class Setting:
     origin: Origin
     doc: SourceDoc
 
+    def value_at(self) -> Origin:
+        """The position of this setting's value."""
+        line, col = self.doc.position((self.name,))
+        return Origin(self.origin.path, line, col)
+
     def at(self, *inner: str | int) -> Origin:
         """The position of a value inside this setting (``at(0, "cpu")``), or of the key."""
         if not inner:
@@ -369,7 +374,7 @@ def port_name(raw: str) -> tuple[str | None, str]:
         The converted name (None when it cannot be converted) and what was changed,
         or why it was refused ("" when the name was already valid).
     """
-    if _PORT_NAME_RE.match(raw):
+    if len(raw) <= 15 and _PORT_NAME_RE.match(raw):
         return raw, ""
     name = re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9-]", "-", raw.lower())).strip("-")
     if not name:
@@ -484,7 +489,7 @@ def _resolve(conv: _Conversion) -> None:
             value = _typed(key.kind, setting.value)
         except _BadValue as err:
             conv.error(
-                setting.at(), setting.name, f"{err}, not {_shown(setting.value)}"
+                setting.value_at(), setting.name, f"{err}, not {_shown(setting.value)}"
             )
             continue
         conv.values[name] = (setting, value)
@@ -904,7 +909,7 @@ def _convert_network(conv: _Conversion) -> None:
                 conv.error(
                     origin,
                     f"{setting.name}[{index}]",
-                    f"port name {raw!r} becomes {new!r}, like port {seen[new]}; rename one of them",
+                    f"port name {raw!r} is {new!r} as a Kubernetes port name, like port {seen[new]} ({names[seen[new]]!r}); rename one of them",
                 )
                 continue
             seen[new] = index
@@ -1183,6 +1188,8 @@ def convert(
     conv = _Conversion(config)
     conv.problems += config.problems
     _resolve(conv)
+    if config.problems:  # a file could not be read: the missing keys would only mislead
+        raise SchemaError(problems=conv.problems)
     relevant = [
         name
         for name, (setting, _) in conv.values.items()
@@ -1190,7 +1197,7 @@ def convert(
         and setting.key.use is Use.FIELD
         and name not in ("twister2.job.id", "twister2.resource.job.name")
     ]
-    if not config.problems and not relevant and not conv.problems:
+    if not relevant and not conv.problems:
         where = config.files[0] if config.files else "-"
         raise SchemaError(
             problems=[
