@@ -14,8 +14,8 @@ from t2gen.errors import SchemaError
 from t2gen.importer import import_config
 from t2gen.importer.convert import port_name
 from t2gen.importer.keys import KEYS, LOAD_ORDER, Use, lookup
-from t2gen.loader import parse_config
-from t2gen.model import Job
+from t2gen.jobfile.loader import parse_config
+from t2gen.jobfile.model import Job
 from t2gen.pipeline import generate, validate, validate_files
 
 from .conftest import ROOT, build_file_tree

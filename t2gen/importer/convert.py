@@ -37,7 +37,13 @@ from t2gen.importer.keys import (
     lookup,
     suggest,
 )
-from t2gen.loader import JsonPath, SourceDoc, decode_source, parse_config, read_source
+from t2gen.jobfile.loader import (
+    JsonPath,
+    SourceDoc,
+    decode_source,
+    parse_config,
+    read_source,
+)
 from t2gen.problems import Problem, format_json_path
 
 __all__ = [

@@ -16,7 +16,7 @@ Each helper follows the Kubernetes code it names:
   ``staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go``.
 * tolerations: ``staging/src/k8s.io/api/core/v1/toleration.go`` (``ToleratesTaint``).
 
-Quantities are exact (:func:`t2gen.quantity.parse_quantity`) and rounded up as
+Quantities are exact (:func:`t2gen.kube.quantity.parse_quantity`) and rounded up as
 ``Quantity.MilliValue`` (cpu, millicores) and ``Quantity.Value`` (everything
 else: bytes or counts) round them.
 """
@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from t2gen.quantity import parse_quantity
+from t2gen.kube.quantity import parse_quantity
 
 __all__ = [
     "LabelRequirement",
@@ -143,7 +143,7 @@ def quantity_amount(name: str, raw: object) -> int:
 
     Whole numbers with a common suffix (``16``, ``7910m``, ``65049656Ki``) are
     read by integer arithmetic; everything else goes through the exact parser,
-    :func:`t2gen.quantity.parse_quantity`.
+    :func:`t2gen.kube.quantity.parse_quantity`.
 
     Args:
         name: the resource name; ``cpu`` is counted in millicores, every other
