@@ -1,7 +1,8 @@
 """The ``t2gen`` command line: the Typer app, one module per command.
 
 Each command lives in its own module (``validate``, ``render``, ``check``,
-``schema``, ``init``, ``templates``, ``secret``); this one only collects them
+``plan``, ``import_`` (the ``import`` command), ``schema``, ``init``,
+``templates``, ``secret``); this one only collects them
 in the order ``--help`` lists them, and runs the app with t2gen's usage-error
 format. Shared options are in ``_options``, error reporting in ``_report``.
 Heavy libraries (Jinja2, jsonschema, ruamel.yaml, PyYAML, cryptography) are
@@ -17,7 +18,17 @@ from typing import Annotated
 
 import typer
 
-from t2gen.cli import check, init, render, schema, secret, templates, validate
+from t2gen.cli import (
+    check,
+    import_,
+    init,
+    plan,
+    render,
+    schema,
+    secret,
+    templates,
+    validate,
+)
 from t2gen.cli._options import SETTINGS
 
 __all__ = ["app", "main"]
@@ -34,6 +45,8 @@ app = typer.Typer(
 app.command(epilog=validate.EPILOG)(validate.validate)
 app.command(epilog=render.EPILOG)(render.render)
 app.command(epilog=check.EPILOG)(check.check)
+app.command(epilog=plan.EPILOG)(plan.plan)
+app.command(name="import", epilog=import_.EPILOG)(import_.import_)
 app.command(epilog=schema.EPILOG)(schema.schema)
 app.command(epilog=init.EPILOG)(init.init)
 app.add_typer(templates.app, name="templates")

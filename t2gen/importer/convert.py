@@ -197,6 +197,7 @@ def config_files(paths: Sequence[str]) -> tuple[list[str], list[Problem], list[s
         path = Path(raw)
         if path.is_dir():
             subdirs = [path / name for name in CONF_DIRS if (path / name).is_dir()]
+            found = len(files)
             for directory in subdirs or [path]:
                 files += [
                     _join(raw, directory, name)
@@ -208,6 +209,17 @@ def config_files(paths: Sequence[str]) -> tuple[list[str], list[Problem], list[s
                     for other in directory.iterdir()
                     if other.suffix in (".yaml", ".yml")
                     and other.name not in LOAD_ORDER
+                )
+            if len(files) == found:
+                problems.append(
+                    Problem(
+                        raw,
+                        0,
+                        0,
+                        "holds no Twister2 configuration file: give a configuration root "
+                        f"(with {' or '.join(f'{d}/' for d in CONF_DIRS)}) or a directory "
+                        f"holding {', '.join(LOAD_ORDER)}",
+                    )
                 )
         elif path.exists():
             files.append(raw)

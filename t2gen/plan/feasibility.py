@@ -788,7 +788,8 @@ def plan_templates(
     if not feasible and not gang_reports:
         reasons.append(
             f"without a gang scheduler the pods that fit start and "
-            f"{_count(total_pods - sum(placed), 'pod')} stay Pending; "
+            f"{_count(total_pods - sum(placed), 'pod')} "
+            f"{'stays' if total_pods - sum(placed) == 1 else 'stay'} Pending; "
             "the Twister2 job master waits for every worker"
         )
     if any(t.exclusive_cores for t in templates):

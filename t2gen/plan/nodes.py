@@ -223,6 +223,19 @@ def parse_nodes(document: object, source: str = "--nodes") -> tuple[Node, ...]:
         problems.append(
             Problem(source, 0, 0, f"has no nodes: pass the output of `{command}`")
         )
+    kinds = {item.get("kind", "Node") for _, item in items if isinstance(item, Mapping)}
+    if len(items) > 1 and len(kinds) == 1 and "Node" not in kinds:
+        (kind,) = kinds
+        raise PlanInputError(
+            problems=[
+                Problem(
+                    source,
+                    0,
+                    0,
+                    f"is a list of {kind}s, not of Nodes: pass the output of `{command}`",
+                )
+            ]
+        )
     for path, item in items:
         where = path or "(the Node)"
         if not isinstance(item, Mapping):

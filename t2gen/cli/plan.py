@@ -1,0 +1,199 @@
+"""``t2gen plan``: the worker map of a job, or whether it fits a cluster's nodes."""
+
+from __future__ import annotations
+
+import io
+import json
+from enum import Enum
+from typing import Annotated, Any, Optional
+
+import typer
+
+from t2gen.cli._options import Namespace
+from t2gen.cli._report import reporting, write_stdout
+from t2gen.problems import Warning_
+
+__all__ = ["EPILOG", "PlanFormat", "plan"]
+
+EPILOG = (
+    "Examples:\n\n"
+    "  t2gen plan job.yaml\n\n"
+    "  t2gen plan job.yaml -o json | jq '.workers[] | select(.id == 5)'\n\n"
+    "  kubectl get nodes -o json > nodes.json; kubectl get pods -A -o json > pods.json\n\n"
+    "  t2gen plan job.yaml --nodes nodes.json --pods pods.json"
+)
+
+
+class PlanFormat(str, Enum):
+    """Formats ``plan`` can write."""
+
+    table = "table"
+    json = "json"
+
+
+def _read_document(path: str) -> object:
+    """Read and parse a ``kubectl get ... -o json|yaml`` file named by ``--nodes``/``--pods``."""
+    from t2gen.jobfile.source import decode_source, read_source
+    from t2gen.plan import load_document
+
+    return load_document(decode_source(path, read_source(path)), path)
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def plan(
+    job: Annotated[
+        str,
+        typer.Argument(
+            help="A job file (YAML or JSON); `-` reads it from standard input.",
+            metavar="JOB",
+        ),
+    ],
+    nodes: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+        typer.Option(
+            "--nodes",
+            help="The cluster's nodes: the output of `kubectl get nodes -o json` (or -o yaml). "
+            "Checks whether the job fits instead of printing the worker map.",
+            metavar="FILE",
+        ),
+    ] = None,
+    pods: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+        typer.Option(
+            "--pods",
+            help="The running pods: the output of `kubectl get pods -A -o json`; their requests "
+            "are subtracted from the nodes' allocatable (with --nodes).",
+            metavar="FILE",
+        ),
+    ] = None,
+    gang: Annotated[
+        bool,
+        typer.Option(
+            "--gang",
+            help="Plan the whole job as one gang (all pods start together or none), as a gang "
+            "scheduler would; pods that carry a pod group in the rendered objects are "
+            "planned as a gang without it (with --nodes).",
+        ),
+    ] = False,
+    output_format: Annotated[
+        PlanFormat,
+        typer.Option(
+            "--output",
+            "-o",
+            help="table: for people; json: for scripts.",
+            case_sensitive=False,
+        ),
+    ] = PlanFormat.table,
+    summary: Annotated[
+        bool,
+        typer.Option(
+            "--summary",
+            help="One row per worker group, not one per worker (for large jobs; without --nodes).",
+        ),
+    ] = False,
+    namespace: Namespace = None,
+) -> None:
+    """Show where every worker runs, or check that the job fits a cluster.
+
+    Without --nodes: the worker map. Per worker its ID (with OpenMPI, its MPI
+    rank), worker group, StatefulSet, pod, container, ports and the pod's DNS
+    name under the workers' headless Service
+    (<pod>.<service>.<namespace>.svc.cluster.local; just <pod>.<service>,
+    relative to the job's namespace, when neither the job file nor
+    --namespace names one); the job master's address; and the pods and their
+    summed resource requests.
+
+    With --nodes: for each StatefulSet, the nodes that pass the scheduler's
+    filters t2gen's output uses (nodeSelector and node affinity, taints and
+    tolerations, cordoned nodes, allocatable cpu, memory, pods and extended
+    resources, whole free cores for workers bound to cpus, pod
+    (anti-)affinity of all-separate-nodes and all-same-node), then a verdict
+    with its reasons and one placement of every pod at once. Exit code 0 when
+    the job fits, 1 when it does not. This predicts feasibility by the
+    filters' rules: the scheduler may choose other nodes than the placement
+    shown, and pods or nodes that change before the job is applied change the
+    answer.
+    """
+    warnings: list[Warning_] = []
+    with reporting(warnings):
+        from t2gen.pipeline import generate, validate_files
+
+        if nodes is None:
+            if pods is not None:
+                raise typer.BadParameter("needs --nodes", param_hint="'--pods'")
+            if gang:
+                raise typer.BadParameter("needs --nodes", param_hint="'--gang'")
+        elif summary:
+            raise typer.BadParameter(
+                "applies to the worker map, not to --nodes",
+                param_hint="'--summary'",
+            )
+        stdin = None
+        if job == "-":
+            import sys
+
+            stdin = io.BytesIO(sys.stdin.buffer.read())  # read twice: job, then render
+        (loaded,) = validate_files(
+            [job], namespace=namespace, stdin=stdin, warnings=warnings
+        )
+        if stdin is not None:
+            stdin.seek(0)
+        objects = [
+            document.obj
+            for document in generate([job], namespace=namespace, stdin=stdin)
+        ]
+        if nodes is None:
+            _worker_map(loaded, objects, output_format, summary=summary)
+            return
+        _feasibility(
+            objects,
+            nodes,
+            pods,
+            namespace=loaded.namespace,
+            gang=gang,
+            output_format=output_format,
+        )
+
+
+def _worker_map(
+    job: Any, objects: list[dict[str, Any]], output_format: PlanFormat, *, summary: bool
+) -> None:
+    from t2gen.plan.workermap import build_worker_map, write_json, write_table
+
+    wmap = build_worker_map(job, objects)
+    buffer = io.StringIO()
+    if output_format is PlanFormat.json:
+        write_json(wmap, buffer, summary=summary)
+    else:
+        write_table(wmap, buffer, summary=summary)
+    write_stdout(buffer.getvalue())
+
+
+def _feasibility(
+    objects: list[dict[str, Any]],
+    nodes_path: str,
+    pods_path: str | None,
+    *,
+    namespace: str | None,
+    gang: bool,
+    output_format: PlanFormat,
+) -> None:
+    from t2gen.plan import format_plan, parse_nodes, parse_pods, plan_to_dict
+    from t2gen.plan import plan as plan_job
+
+    node_list = parse_nodes(_read_document(nodes_path), nodes_path)
+    pod_list = (
+        parse_pods(_read_document(pods_path), pods_path)
+        if pods_path is not None
+        else ()
+    )
+    result = plan_job(objects, node_list, pod_list, namespace=namespace, gang=gang)
+    if output_format is PlanFormat.json:
+        write_stdout(_dumps(plan_to_dict(result)))
+    else:
+        write_stdout(format_plan(result))
+    if not result.feasible:
+        raise typer.Exit(1)
