@@ -91,6 +91,15 @@ _GANG_KEYS = (
     "kueue.x-k8s.io/pod-group-name",  # Kueue plain pod groups (label)
 )
 _SHOWN_REJECTIONS = 12
+# Which rejections a one-line reason shows first: nodes that failed only on room
+# (they passed every node-level filter), then taints, cordons, and last the nodes
+# the pod does not select at all.
+_EXAMPLE_ORDER = {
+    "TaintToleration": 1,
+    "NodeUnschedulable": 2,
+    "NodeName": 3,
+    "NodeAffinity": 3,
+}
 _UNSCHEDULABLE = Taint(UNSCHEDULABLE_TAINT, "", "NoSchedule")
 
 
@@ -1012,7 +1021,8 @@ def _shortfall(
 ) -> str:
     """The reason a template's pods do not all fit, with nodes and numbers."""
     if not passing:
-        examples = "; ".join(str(r) for r in rejections[:3])
+        telling = sorted(rejections, key=lambda r: _EXAMPLE_ORDER.get(r.filter, 0))
+        examples = "; ".join(str(r) for r in telling[:3])
         more = f" (rejected by {_by_filter(rejections)})" if rejections else ""
         return f"{t.name}: no node passes every filter for its {t.replicas} pods{more}: {examples}"
     if self_anti:
