@@ -59,8 +59,9 @@ wheel-smoke: $(STAMP) ## Build the wheel, install it in a fresh venv, run t2gen 
 
 check: lint typecheck test wheel-smoke ## Every gate CI runs
 
-bench: $(STAMP) ## Time t2gen against python -c pass (and peers); writes bench/results.md
+bench: $(STAMP) ## Time t2gen against python -c pass (and peers), writes bench/results.md; then t2gen plan on 5,000 nodes
 	$(BIN)/python bench/bench.py
+	$(BIN)/python bench/plan_bench.py
 
 fuzz: $(STAMP) ## A long property-based run over the job schema
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_properties.py tests/test_injection.py -q -s

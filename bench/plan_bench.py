@@ -12,9 +12,12 @@ Builds, in memory:
 
 It prints the time of each step (median of several runs): parsing the node and
 pod JSON, and planning; the budget is checked on parsing the nodes plus
-planning (``--pods`` is optional). Timings are reported, never asserted.
+planning (``--pods`` is optional). Then it times the whole command as a user
+runs it (``t2gen plan JOB --nodes FILE``, and the worker map ``t2gen plan JOB``
+with and without ``--summary``), start-up, validation and rendering included.
+Timings are reported, never asserted.
 
-Run: ``.venv/bin/python bench/plan_bench.py``
+Run: ``make bench`` (or ``.venv/bin/python bench/plan_bench.py``)
 """
 
 from __future__ import annotations
@@ -193,6 +196,34 @@ def main() -> None:
             f"  parse nodes + plan: {total * 1000:7.1f} ms  [{verdict}: budget 1000 ms]"
         )
         print(f"  with --pods parsed too: {(total + t_pods) * 1000:7.1f} ms")
+    _commands(nodes_text, pods_text)
+
+
+def _commands(nodes_text: str, pods_text: str) -> None:
+    """Time ``t2gen plan`` end to end, as a subprocess, on the first job."""
+    with tempfile.TemporaryDirectory() as tmp:
+        job = Path(tmp) / "job.yaml"
+        job.write_text(next(iter(JOBS.values())), encoding="utf-8")
+        (Path(tmp) / "nodes.json").write_text(nodes_text, encoding="utf-8")
+        (Path(tmp) / "pods.json").write_text(pods_text, encoding="utf-8")
+        for args in (
+            ["--nodes", "nodes.json"],
+            ["--nodes", "nodes.json", "--pods", "pods.json"],
+            [],
+            ["--summary"],
+            ["-o", "json"],
+        ):
+            command = [sys.executable, "-m", "t2gen", "plan", "job.yaml", *args]
+            runs = 3
+
+            def run(command: list[str] = command) -> object:
+                return subprocess.run(
+                    command, cwd=tmp, capture_output=True, check=False
+                ).returncode
+
+            seconds, code = median_time(run) if runs else (0.0, None)
+            shown = " ".join(["t2gen", "plan", "job.yaml", *args])
+            print(f"{shown} (100,000 workers): {seconds * 1000:7.1f} ms (exit {code})")
 
 
 if __name__ == "__main__":

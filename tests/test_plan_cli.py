@@ -202,3 +202,21 @@ def test_totals_sum_every_rendered_request() -> None:
     stream = io.StringIO()
     write_table(gpu, stream, summary=True)
     assert "requests 32.2 cpu, 65Gi memory, 4 nvidia.com/gpu" in stream.getvalue()
+
+
+def test_a_node_list_of_megabytes_is_read(tmp_path: Path, in_root: Path) -> None:
+    doc = json.loads((ROOT / "examples" / "nodes.json").read_text(encoding="utf-8"))
+    items = []
+    for i in range(400):  # 4,000 nodes, several MiB: more than a job file may be
+        for node in doc["items"]:
+            copy = json.loads(json.dumps(node))
+            copy["metadata"]["name"] = f"{node['metadata']['name']}-{i}"
+            items.append(copy)
+    nodes = tmp_path / "nodes.json"
+    nodes.write_text(json.dumps({**doc, "items": items}), encoding="utf-8")
+    assert nodes.stat().st_size > 2**20
+    result = CliRunner().invoke(
+        app, ["plan", "examples/wordcount.yaml", "--nodes", str(nodes)]
+    )
+    assert result.exit_code == 0, result.stderr
+    assert "of 4000 nodes" in result.stdout

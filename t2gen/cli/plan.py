@@ -32,11 +32,37 @@ class PlanFormat(str, Enum):
 
 
 def _read_document(path: str) -> object:
-    """Read and parse a ``kubectl get ... -o json|yaml`` file named by ``--nodes``/``--pods``."""
-    from t2gen.jobfile.source import decode_source, read_source
+    """Read and parse a ``kubectl get ... -o json|yaml`` file named by ``--nodes``/``--pods``.
+
+    Unlike a job file, a node or pod list of a large cluster is megabytes: no size limit.
+
+    Raises:
+        ConfigError: the file is missing, unreadable or not UTF-8.
+        PlanInputError: it is neither JSON nor YAML.
+    """
+    from pathlib import Path
+
+    from t2gen.errors import ConfigError
     from t2gen.plan import load_document
 
-    return load_document(decode_source(path, read_source(path)), path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(path=path, message="no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(path=path, message="is a directory, not a file") from None
+    except OSError as err:
+        raise ConfigError(
+            path=path, message=f"cannot read: {err.strerror or err}"
+        ) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise ConfigError(
+            path=path,
+            message=f"is not UTF-8 (byte {err.start}): save the kubectl output as UTF-8",
+        ) from None
+    return load_document(text, path)
 
 
 def _dumps(data: Any) -> str:
