@@ -110,17 +110,17 @@ def test_case(case: Path, line: str, in_root: Path, update_golden: bool) -> None
             assert problem.startswith(f"{file}:"), problem
 
 
-def test_billion_laughs_is_refused_fast_and_small() -> None:
+def test_billion_laughs_is_refused_without_expanding() -> None:
     # tracemalloc's peak counts what t2gen allocates; an expansion of the nine
-    # levels of aliases would need gigabytes.
+    # levels of aliases would need gigabytes. Time is not asserted here (a
+    # loaded CI machine makes any wall-clock bound flaky): `make bench` measures it.
     code = (
-        "import sys, time, tracemalloc\n"
+        "import sys, tracemalloc\n"
         "tracemalloc.start()\n"
         "from t2gen.cli import main\n"
         f"sys.argv = ['t2gen', 'validate', {str(CASE_TREE / 'billion-laughs' / 'config.yaml')!r}]\n"
-        "start = time.perf_counter()\n"
         "try:\n    main()\nexcept SystemExit as exit:\n    code = exit.code\n"
-        "print(code, time.perf_counter() - start, tracemalloc.get_traced_memory()[1], file=sys.stderr)\n"
+        "print(code, tracemalloc.get_traced_memory()[1], file=sys.stderr)\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", code],
@@ -129,9 +129,8 @@ def test_billion_laughs_is_refused_fast_and_small() -> None:
         encoding="utf-8",
         check=False,
     )
-    code_text, seconds, peak_bytes = result.stderr.strip().splitlines()[-1].split()
+    code_text, peak_bytes = result.stderr.strip().splitlines()[-1].split()
     assert code_text == "1"
-    assert float(seconds) < 2.0
     assert int(peak_bytes) < 64 * 1024 * 1024  # bounded memory: nothing was expanded
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -39,11 +38,9 @@ def _generate(tmp_path: Path, job: dict[str, Any]) -> Any:
 
 def test_the_largest_job_renders(tmp_path: Path) -> None:
     # 100,000 workers in 50 groups, with 1,000 extra environment variables.
-    start = time.perf_counter()
     documents = _generate(
         tmp_path, _job(groups=50, per_pod=1, workers=MAX_TOTAL_WORKERS, env=1000)
     )
-    elapsed = time.perf_counter() - start
     statefulsets = [
         d.obj for d in documents if d.kind == "StatefulSet" and d.name != "largest-jm"
     ]
@@ -52,9 +49,7 @@ def test_the_largest_job_renders(tmp_path: Path) -> None:
     assert (
         len(statefulsets[0]["spec"]["template"]["spec"]["containers"][0]["env"]) > 1000
     )
-    assert (
-        elapsed < 60
-    )  # a generous bound: the point is that it finishes, not how fast (see make bench)
+    # How fast is measured by make bench, never asserted in a test.
 
 
 @pytest.mark.parametrize(
@@ -73,10 +68,8 @@ def test_the_largest_job_renders(tmp_path: Path) -> None:
 def test_beyond_the_limits_is_a_clear_error_not_a_hang(
     tmp_path: Path, job: dict[str, Any], fragment: str
 ) -> None:
-    start = time.perf_counter()
     with pytest.raises(SchemaError) as info:
         _generate(tmp_path, job)
-    assert time.perf_counter() - start < 10
     assert any(fragment in problem.message for problem in info.value.problems), (
         info.value.problems
     )
