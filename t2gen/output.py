@@ -24,6 +24,7 @@ __all__ = [
     "to_helm_templates",
     "to_json",
     "to_yaml_stream",
+    "without_namespace",
     "write_directory",
 ]
 
@@ -43,14 +44,49 @@ def to_yaml_stream(documents: Sequence[RenderedDocument]) -> str:
     )
 
 
-def to_helm_templates(documents: Sequence[RenderedDocument]) -> str:
-    """Emit the YAML stream for a Helm chart's ``templates/``: every ``{{`` escaped.
+def without_namespace(document: RenderedDocument) -> RenderedDocument:
+    """The document with its namespace left for the installer to choose.
 
-    Helm evaluates chart templates as Go templates, so a value containing
-    ``{{`` (an env var, an annotation) would be executed. Each ``{{`` becomes
-    ``{{ "{{" }}``, which Helm renders back to ``{{``.
+    Drops ``metadata.namespace``, and the ``namespace`` of each RoleBinding
+    subject that names the object's own namespace (a ServiceAccount subject
+    without one is in the binding's namespace), so the objects land together
+    wherever ``helm install --namespace`` puts them.
+
+    Args:
+        document: a rendered object; it is not changed.
+
+    Returns:
+        A copy without those namespaces, or ``document`` itself when it has none.
     """
-    return to_yaml_stream(documents).replace("{{", '{{ "{{" }}')
+    namespace = document.namespace
+    if namespace is None:
+        return document
+    obj = dict(document.obj)
+    obj["metadata"] = {
+        key: value for key, value in obj["metadata"].items() if key != "namespace"
+    }
+    subjects = obj.get("subjects")
+    if isinstance(subjects, list):
+        obj["subjects"] = [
+            {key: value for key, value in subject.items() if key != "namespace"}
+            if isinstance(subject, dict) and subject.get("namespace") == namespace
+            else subject
+            for subject in subjects
+        ]
+    return RenderedDocument(document.template, obj)
+
+
+def to_helm_templates(documents: Sequence[RenderedDocument]) -> str:
+    """Emit the YAML stream for a Helm chart's ``templates/``: no namespace, every ``{{`` escaped.
+
+    Helm places a chart's objects in the release namespace (``helm install
+    --namespace``), so namespaces are dropped (:func:`without_namespace`), even
+    one a job file sets. Helm evaluates chart templates as Go templates, so a
+    value containing ``{{`` (an env var, an annotation) would be executed. Each
+    ``{{`` becomes ``{{ "{{" }}``, which Helm renders back to ``{{``.
+    """
+    stream = to_yaml_stream([without_namespace(document) for document in documents])
+    return stream.replace("{{", '{{ "{{" }}')
 
 
 def to_json(documents: Sequence[RenderedDocument]) -> str:

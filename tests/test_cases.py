@@ -160,7 +160,9 @@ CLI_MISUSE = [
     (["frobnicate"], 2, "t2gen: No such command 'frobnicate' (see 't2gen --help')"),
     (["render", "missing.yaml"], 1, "missing.yaml: no such file"),
     (["render", "examples"], 1, "examples: is a directory, not a job file"),
-    (["render", "examples/wordcount.yaml", "--kube-version", "1.2", "--validate"], 1, "Kubernetes 1.2 has no bundled schema; use one of 1.25 to 1.37"),
+    (["render", "examples/wordcount.yaml", "--kube-version", "1.24", "--validate"], 2, "t2gen render: Invalid value for '--kube-version': Kubernetes 1.24 has no bundled schema; use one of 1.25 to 1.37 (see 't2gen render --help')"),
+    (["check", "--kube-version", "1.2", "examples/wordcount.yaml"], 2, "t2gen check: Invalid value for '--kube-version': Kubernetes 1.2 has no bundled schema; use one of 1.25 to 1.37 (see 't2gen check --help')"),
+    (["render", "examples/wordcount.yaml", "--format", "helm", "-n", "jobs"], 2, "t2gen render: Invalid value for '--namespace': --format helm leaves the namespace to Helm: use `helm install --namespace NS` (see 't2gen render --help')"),
     (["render", "examples/wordcount.yaml", "-o", "examples/wordcount.yaml"], 2, "t2gen render: Invalid value for '--output-dir' / '-o': Directory 'examples/wordcount.yaml' is a file (see 't2gen render --help')"),
 ]  # fmt: skip
 
@@ -223,6 +225,34 @@ def test_a_closed_stdout_ends_quietly() -> None:
         stderr = process.stderr.read().decode("utf-8")
     assert process.wait() == 1
     assert stderr == ""
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["render", "examples/wordcount.yaml"],
+        ["render", "examples/wordcount.yaml", "--format", "json"],
+        ["validate", "examples/wordcount.yaml"],
+    ],
+    ids=" ".join,
+)
+def test_a_full_stdout_is_one_line_and_exit_1(argv: list[str]) -> None:
+    # `t2gen render job.yaml > /dev/full`: every write fails with ENOSPC.
+    with Path("/dev/full").open("wb") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "t2gen", *argv],
+            cwd=ROOT,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            check=False,
+        )
+    assert (result.returncode, result.stderr) == (
+        1,
+        "t2gen: cannot write to standard output: No space left on device\n",
+    )
 
 
 def test_nothing_reaches_stdout_when_a_later_job_fails(tmp_path: Path) -> None:

@@ -105,7 +105,14 @@ BREAKAGES: dict[str, tuple[Callable[[Objects], None], str]] = {
         lambda o: set_affinity(
             o, node_term({"key": "cores", "operator": "Lt", "values": ["four"]})
         ),
-        "operator Lt needs an integer string, got 'four'",
+        "operator Lt needs a non-negative integer in digits only (a valid label value), got 'four'",
+    ),
+    "gt-negative": (
+        # the API server refuses "-1": not a valid label value
+        lambda o: set_affinity(
+            o, node_term({"key": "cores", "operator": "Gt", "values": ["-1"]})
+        ),
+        "operator Gt needs a non-negative integer in digits only (a valid label value), got '-1'",
     ),
     "exists-with-values": (
         lambda o: set_affinity(
@@ -165,6 +172,11 @@ BREAKAGES: dict[str, tuple[Callable[[Objects], None], str]] = {
     "duplicate-port": (
         lambda o: pod(o)["containers"][1]["ports"][0].update({"containerPort": 9000}),
         "containerPort: 9000/TCP is also used by container twister2-container-0",
+    ),
+    "duplicate-port-name-across-containers": (
+        lambda o: pod(o)["containers"][2]["ports"][0].update({"name": "worker"}),
+        "StatefulSet/heterogeneous-1: spec.template.spec.containers[2].ports[0].name: duplicate port "
+        "name 'worker' with spec.template.spec.containers[0].ports[0]; port names must be unique in a pod",
     ),
     "port-out-of-range": (
         lambda o: pod(o)["containers"][0]["ports"][0].update({"containerPort": 70000}),

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -185,6 +187,52 @@ def test_namespace_option_overrides_the_file() -> None:
     assert {obj["metadata"]["namespace"] for obj in load_all_yaml(result.stdout)} == {
         "other"
     }
+
+
+def test_helm_format_leaves_the_namespace_to_helm(tmp_path: Path) -> None:
+    # metadata.namespace of the job file is dropped (and said on stderr), in
+    # the objects and in the RoleBinding's subject, so `helm install
+    # --namespace` places all of them together.
+    build_file_tree(tmp_path, {"job.yaml": job_text(metadata="namespace: batch\n")})
+    plain = runner.invoke(app, ["render", str(tmp_path / "job.yaml")])
+    assert plain.stdout.count("namespace: batch") == 9  # 8 objects and the subject
+    result = runner.invoke(
+        app, ["render", str(tmp_path / "job.yaml"), "--format", "helm"]
+    )
+    assert result.exit_code == 0
+    objects = load_all_yaml(result.stdout)
+    assert len(objects) == 8 and "namespace" not in result.stdout
+    binding = next(obj for obj in objects if obj["kind"] == "RoleBinding")
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "job"}]
+    assert result.stderr == (
+        "warning: --format helm leaves out metadata.namespace 'batch': "
+        "`helm install --namespace` places the objects\n"
+    )
+
+
+def test_make_demo_prints_only_yaml() -> None:
+    # `make demo | kubectl apply -f -`: make must not echo its command on stdout.
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("no make here")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")
+    }
+    if subprocess.run(
+        [make, "-q", ".venv/.installed"], cwd=ROOT, env=env, check=False
+    ).returncode:
+        pytest.skip("make would (re)install the venv first; run `make install`")
+    result = subprocess.run(
+        [make, "demo"], cwd=ROOT, env=env, capture_output=True, text=True, encoding="utf-8", check=False
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    expected = runner.invoke(
+        app, ["render", str(ROOT / "examples/wordcount.yaml")]
+    ).stdout
+    assert result.stdout == expected
+    assert load_all_yaml(result.stdout)[0]["kind"] == "ServiceAccount"
 
 
 def test_output_directory(tmp_path: Path) -> None:

@@ -169,7 +169,7 @@ def test_worker_map_table_has_one_row_per_worker() -> None:
         "heterogeneous-1",
         "heterogeneous-1-0",
         "twister2-container-1",
-        "worker=9002,metrics=9003",
+        "worker-1=9002,metrics-1=9003",
         "heterogeneous-1-0.heterogeneous.analytics.svc.cluster.local",
     ]
     short = io.StringIO()

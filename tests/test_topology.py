@@ -8,11 +8,13 @@ import pytest
 import yaml
 
 from t2gen.jobfile.loader import parse_config
+from t2gen.kube.validators import is_port_name
 from t2gen.pipeline import validate
 from t2gen.twister2.topology import (
     Topology,
     WorkerSlot,
     build_topology,
+    port_name_suffix,
     port_stride,
     worker_ports,
 )
@@ -59,6 +61,29 @@ def test_port_formula() -> None:
     assert worker_ports(9000, (), 0) == (("worker", 9000),)
 
 
+@pytest.mark.parametrize("per_pod", [1, 2, 11, 64])
+def test_port_names_are_unique_in_a_pod_and_at_most_15_characters(per_pod: int) -> None:
+    # the longest additional name the port-name-length rule lets through
+    longest = "m" * (15 - len(port_name_suffix(per_pod - 1)))
+    topology = _topology(
+        f"workers: [{{count: {per_pod}, perPod: {per_pod}}}]\n"
+        f"network: {{basePort: 9000, additionalPorts: [metrics, {longest}]}}\n"
+    )
+    (group,) = topology.groups
+    pod_names = [name for c in group.containers for name, _ in c.ports]
+    assert len(pod_names) == len(set(pod_names)) == 3 * per_pod
+    assert all(is_port_name(name) for name in pod_names)
+    # container 0 keeps the names the job file gives; container c appends -<c>
+    assert group.containers[0].ports[:2] == (("worker", 9000), ("metrics", 9001))
+    if per_pod > 1:
+        assert [n for n, _ in group.containers[1].ports] == [
+            "worker-1",
+            "metrics-1",
+            longest + "-1",
+        ]
+    assert topology.worker(per_pod - 1).ports == group.containers[-1].ports
+
+
 def test_worker_ids_across_two_groups_with_two_per_pod() -> None:
     topology = _topology(
         "workers:\n  - {count: 4, perPod: 2}\n  - {count: 6, perPod: 2}\n"
@@ -82,7 +107,7 @@ def test_worker_ids_across_two_groups_with_two_per_pod() -> None:
         pod_name="job-1-1",
         container_index=1,
         container_name="twister2-container-1",
-        ports=(("worker", 9002), ("metrics", 9003)),
+        ports=(("worker-1", 9002), ("metrics-1", 9003)),
     )
     assert topology.worker(7).worker_port == 9002
     assert topology.highest_port == 9003
@@ -99,8 +124,8 @@ def test_heterogeneous_golden_ports_come_from_the_topology() -> None:
         assert _golden_ports(rendered[group.statefulset]) == expected
         assert rendered[group.statefulset]["spec"]["replicas"] == group.pods
     assert [c.ports for c in topology.groups[1].containers][3] == (
-        ("worker", 9006),
-        ("metrics", 9007),
+        ("worker-3", 9006),
+        ("metrics-3", 9007),
     )
     assert topology.worker(4).pod_name == "heterogeneous-1-0"
     assert topology.worker(15).container_name == "twister2-container-3"

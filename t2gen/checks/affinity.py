@@ -18,7 +18,8 @@ from t2gen.checks.stream import Stream, matches, namespace_of
 
 __all__ = ["node_affinity", "pod_affinity"]
 
-_INTEGER = re.compile(r"[+-]?[0-9]+")
+_INTEGER = re.compile(r"[0-9]{1,63}")
+"""A ``Gt``/``Lt`` value: a non-negative integer in digits, which is also a valid label value."""
 _NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 _POD_SELECTOR_OPERATORS = {"In", "NotIn", "Exists", "DoesNotExist"}
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
@@ -40,7 +41,8 @@ def _node_requirement(path: str, expression: dict[str, Any]) -> Iterator[Finding
         elif not (isinstance(values[0], str) and _INTEGER.fullmatch(values[0])):
             yield (
                 path,
-                f"operator {operator} needs an integer string, got {values[0]!r}",
+                f"operator {operator} needs a non-negative integer in digits only (a valid "
+                f"label value), got {values[0]!r}",
             )
     elif operator not in _NODE_OPERATORS:
         yield path, f"unknown operator {operator!r}"
@@ -56,7 +58,8 @@ def node_affinity(
     """Node affinity expressions have the values their operator needs; preferences weigh 1-100.
 
     ``In``/``NotIn`` need at least one value, ``Exists``/``DoesNotExist`` none,
-    ``Gt``/``Lt`` exactly one integer written as a string; values are strings.
+    ``Gt``/``Lt`` exactly one integer written as a string in digits only (the
+    value must also be a valid label value, so no sign); values are strings.
     The API server rejects anything else. Source: kubernetes/kubernetes
     ``pkg/apis/core/validation`` (``ValidateNodeSelectorRequirement``,
     ``ValidatePreferredSchedulingTerms``);

@@ -46,11 +46,14 @@ class PodState:
         volumes: names of the pod's volumes.
         ports: ``(containerPort, protocol)`` -> name of the container that opened it.
         container_names: names of the containers seen so far.
+        port_names: port name -> JSON path of the first port declaring it, over
+            the containers seen so far.
     """
 
     volumes: set[Any]
     ports: dict[tuple[Any, Any], str] = field(default_factory=dict)
     container_names: set[Any] = field(default_factory=set)
+    port_names: dict[Any, str] = field(default_factory=dict)
 
 
 @check("container-name-unique", "container")
@@ -106,6 +109,38 @@ def container_ports(
             if port_name in names:
                 yield f"{ppath}.name", f"duplicate port name {port_name!r}"
             names.add(port_name)
+
+
+@check("pod-port-name-unique", "container")
+def pod_port_name_unique(
+    path: str, container: dict[str, Any], state: PodState
+) -> Iterator[Finding]:
+    """A port name is used by one container of a pod only.
+
+    Within one container the API server refuses a repeated name (see
+    ``container-ports``); across the containers of a pod it accepts the pod
+    but warns (``duplicate port name "worker" with ...containers[0].ports[0]``),
+    because a named ``targetPort`` would then be ambiguous. t2gen suffixes the
+    names of container ``c >= 1`` with ``-<c>``
+    (:func:`t2gen.twister2.topology.port_name`). Source: Kubernetes API,
+    ``ContainerPort.name``
+    (https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#ports).
+    """
+    own: set[Any] = set()
+    for index, port in enumerate(as_list(container.get("ports"))):
+        port_name = as_dict(port).get("name")
+        if port_name is None:
+            continue
+        ppath = f"{path}.ports[{index}]"
+        first = state.port_names.get(port_name)
+        if first is not None and port_name not in own:
+            yield (
+                f"{ppath}.name",
+                f"duplicate port name {port_name!r} with {first}; port names must be unique in a pod",
+            )
+        else:
+            state.port_names.setdefault(port_name, ppath)
+        own.add(port_name)
 
 
 @check("container-quantities", "container")
@@ -265,6 +300,7 @@ def bound_worker_guaranteed(
 CONTAINER_CHECKS: tuple[Check, ...] = (
     container_name_unique,
     container_ports,
+    pod_port_name_unique,
     container_quantities,
     container_request_within_limit,
     container_env_unique,

@@ -19,6 +19,7 @@ __all__ = [
     "KubeVersion",
     "Namespace",
     "TemplateDirs",
+    "check_kube_version",
     "check_namespace",
     "template_dirs",
 ]
@@ -51,6 +52,32 @@ def check_namespace(value: Optional[str]) -> Optional[str]:  # noqa: UP045 - Typ
     return value
 
 
+def check_kube_version(value: Optional[str]) -> Optional[str]:  # noqa: UP045 - Typer reads the annotation at run time
+    """Check ``--kube-version`` is a version whose schemas kubernetes-validate bundles.
+
+    Without kubernetes-validate the value is passed on: validating reports
+    that the package is missing.
+
+    Raises:
+        typer.BadParameter: no bundled schema for it (a usage error, exit code 2),
+            naming the supported range.
+    """
+    if value is None:
+        return value
+    from t2gen.errors import T2genError
+    from t2gen.kube.openapi import schema_versions
+
+    try:
+        versions = schema_versions()
+    except T2genError:
+        return value
+    if value not in versions:
+        raise typer.BadParameter(
+            f"Kubernetes {value} has no bundled schema; use one of {versions[0]} to {versions[-1]}"
+        )
+    return value
+
+
 def template_dirs(templates: list[Path] | None) -> list[str]:
     """``--templates`` directories as the user named them (shown in ``# Source:`` lines)."""
     return [str(path) for path in templates or ()]
@@ -74,7 +101,12 @@ Namespace = Annotated[
 ]
 KubeVersion = Annotated[
     Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
-    typer.Option("--kube-version", help=KUBE_VERSION_HELP, metavar="VERSION"),
+    typer.Option(
+        "--kube-version",
+        callback=check_kube_version,
+        help=KUBE_VERSION_HELP,
+        metavar="VERSION",
+    ),
 ]
 TemplateDirs = Annotated[
     Optional[list[Path]],  # noqa: UP045 - Typer reads the annotation at run time

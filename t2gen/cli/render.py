@@ -55,7 +55,8 @@ def render(
         typer.Option(
             "--format",
             "-f",
-            help="yaml: a `---` stream; json: one v1 List; helm: YAML with `{{` escaped for a chart's templates/.",
+            help="yaml: a `---` stream; json: one v1 List; helm: YAML for a chart's templates/, with `{{` "
+            "escaped and no namespace (Helm places the objects).",
             case_sensitive=False,
         ),
     ] = OutputFormat.yaml,
@@ -105,6 +106,11 @@ def render(
             )
         if kube_version is not None and not kube_validate:
             raise typer.BadParameter("needs --validate", param_hint="'--kube-version'")
+        if namespace is not None and output_format is OutputFormat.helm:
+            raise typer.BadParameter(
+                "--format helm leaves the namespace to Helm: use `helm install --namespace NS`",
+                param_hint="'--namespace'",
+            )
         documents = generate(
             jobs,
             namespace=namespace,
@@ -124,6 +130,14 @@ def render(
         elif output_format is OutputFormat.json:
             write_stdout(to_json(documents))
         elif output_format is OutputFormat.helm:
+            dropped = sorted({d.namespace for d in documents if d.namespace})
+            warn(
+                [
+                    f"--format helm leaves out metadata.namespace {name!r}: "
+                    "`helm install --namespace` places the objects"
+                    for name in dropped
+                ]
+            )
             write_stdout(to_helm_templates(documents))
         else:
             write_stdout(to_yaml_stream(documents))

@@ -15,6 +15,7 @@ import functools
 import re
 
 __all__ = [
+    "DEPRECATED_NODE_LABELS",
     "DNS1123_LABEL_MAX",
     "DNS1123_SUBDOMAIN_MAX",
     "JOB_NAME_MAX",
@@ -55,6 +56,24 @@ JOB_NAME_MAX = 49
 The longest object name t2gen derives from it is a worker StatefulSet,
 ``<job>-<index>`` with up to two index digits, which must fit
 :data:`STATEFULSET_NAME_MAX`.
+"""
+
+DEPRECATED_NODE_LABELS: dict[str, str] = {
+    "beta.kubernetes.io/arch": 'deprecated since v1.14; use "kubernetes.io/arch" instead',
+    "beta.kubernetes.io/os": 'deprecated since v1.14; use "kubernetes.io/os" instead',
+    "failure-domain.beta.kubernetes.io/region": 'deprecated since v1.17; use "topology.kubernetes.io/region" instead',
+    "failure-domain.beta.kubernetes.io/zone": 'deprecated since v1.17; use "topology.kubernetes.io/zone" instead',
+    "beta.kubernetes.io/instance-type": 'deprecated since v1.17; use "node.kubernetes.io/instance-type" instead',
+    "app.kubernetes.io/created-by": "deprecated since v1.9",
+    "scheduler.alpha.kubernetes.io/preferAvoidPods": "deprecated since v1.22; use Taints and Tolerations instead",
+    "node-role.kubernetes.io/master": 'use "node-role.kubernetes.io/control-plane" instead',
+}
+"""Node label keys the API server warns about, with its words: key -> message.
+
+The API server's ``deprecatedNodeLabels`` (kubernetes/kubernetes
+``pkg/api/node/util.go``), which ``pkg/api/pod/warnings.go`` uses to warn, on
+every create or update of a pod template, about ``nodeSelector`` keys and node
+affinity expressions (``<path>.key: <key> is <message>``).
 """
 
 _DNS1123_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"

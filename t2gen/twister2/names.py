@@ -21,16 +21,19 @@ __all__ = [
     "CLASS_MPI_MASTER",
     "CLASS_WORKER",
     "COMPONENT_LABEL",
+    "DERIVED_NAME_SUFFIXES",
     "ENV_SET_BY_T2GEN",
     "INSTANCE_LABEL",
     "JOB_LABEL",
     "JOB_MASTER_CONTAINER",
     "JOB_MASTER_POD_LABEL",
     "JOB_MASTER_STATEFULSET_LABEL",
+    "JOB_MASTER_SUFFIX",
     "JVM_MEMORY_FRACTION",
     "MANAGED_BY_LABEL",
     "MANAGER",
     "NAME_LABEL",
+    "NODE_PORT_SUFFIX",
     "RESERVED_ENV_NAMES",
     "RESERVED_LABEL_KEYS",
     "WORKER_GROUP_LABEL",
@@ -155,6 +158,18 @@ values are known only to the submitting side (node list, submission time).
 """
 
 
+JOB_MASTER_SUFFIX = "-jm"
+"""Appended to the job ID for the job master's StatefulSet and Service (Twister2 ``KubernetesUtils``)."""
+NODE_PORT_SUFFIX = "-np"
+"""Appended to the job ID for the NodePort Service."""
+DERIVED_NAME_SUFFIXES = (JOB_MASTER_SUFFIX, NODE_PORT_SUFFIX)
+"""Suffixes of the object names t2gen derives from a job ID that are of the same kind as
+another job's objects: a job named ``<x>-jm`` would own a Service ``<x>-jm``, job ``<x>``'s
+job-master Service. (Worker StatefulSets ``<x>-<index>`` share no kind with another job's
+objects of the same name: job ``<x>-0`` names only a Service, ConfigMap, ServiceAccount,
+Role, RoleBinding and claim ``<x>-0``.)"""
+
+
 def worker_service_name(job: str) -> str:
     """Headless Service governing every worker StatefulSet: ``<job>``."""
     return job
@@ -162,12 +177,12 @@ def worker_service_name(job: str) -> str:
 
 def job_master_service_name(job: str) -> str:
     """Headless Service of the job master: ``<job>-jm`` (workers resolve it by DNS)."""
-    return f"{job}-jm"
+    return job + JOB_MASTER_SUFFIX
 
 
 def node_port_service_name(job: str) -> str:
     """NodePort Service beside the headless one: ``<job>-np``."""
-    return f"{job}-np"
+    return job + NODE_PORT_SUFFIX
 
 
 def worker_statefulset_name(job: str, index: int) -> str:
@@ -177,7 +192,7 @@ def worker_statefulset_name(job: str, index: int) -> str:
 
 def job_master_statefulset_name(job: str) -> str:
     """StatefulSet of the job master: ``<job>-jm``."""
-    return f"{job}-jm"
+    return job + JOB_MASTER_SUFFIX
 
 
 def statefulset_pod_name(statefulset: str, ordinal: int) -> str:

@@ -13,6 +13,12 @@ Everything here follows the runtime of cylondata/twister2 (0.8.0-SNAPSHOT), in
   of a pod listens on ``basePort + c x (len(additionalPorts) + 1)``; its
   additional ports follow it, the i-th (1-based) at that port + i
   (``worker/K8sWorkerUtils.java``, ``generateAdditionalPorts``).
+* Port names (t2gen's, not the runtime's: Twister2 reads ports by number, never
+  by name): container 0 names its ports ``worker`` and the additional port
+  names as given; container ``c >= 1`` appends ``-<c>`` (``worker-1``,
+  ``<name>-1``), so every name is unique within the pod, as Kubernetes
+  expects, and at most 15 characters (IANA service names): see
+  :func:`port_name`.
 * OpenMPI (``mpi/MPIMasterStarter.java``, ``mpi/MPIWorkerStarter.java``): each
   pod runs one container (``twister2-container-0``) holding ``workersPerPod``
   workers; ``mpirun -npernode workersPerPod`` starts them over the pods'
@@ -43,6 +49,8 @@ __all__ = [
     "Topology",
     "WorkerSlot",
     "build_topology",
+    "port_name",
+    "port_name_suffix",
     "port_stride",
     "worker_ports",
 ]
@@ -66,8 +74,41 @@ def port_stride(additional_ports: Sequence[str]) -> int:
     return len(additional_ports) + 1
 
 
+def port_name_suffix(container: int) -> str:
+    """What container ``container`` of a pod appends to each port name.
+
+    Args:
+        container: the container's index in its pod (0-based).
+
+    Returns:
+        ``""`` for container 0, ``"-<container>"`` otherwise (``"-1"``, ``"-12"``).
+    """
+    return f"-{container}" if container else ""
+
+
+def port_name(name: str, container: int) -> str:
+    """The name container ``container`` gives a port that container 0 names ``name``.
+
+    Port names must be unique within a pod (the API server warns on a name
+    repeated across containers, and refuses one repeated within a container:
+    kubernetes/kubernetes ``pkg/apis/core/validation/validation.go``,
+    ``validateContainerPorts``), and at most 15 characters
+    (``IsValidPortName``). The job file rules ``port-name-length`` and
+    ``port-name-collision`` make sure the results are both.
+
+    Args:
+        name: ``worker`` or an additional port name.
+        container: the container's index in its pod.
+
+    Returns:
+        ``name`` for container 0, ``<name>-<container>`` otherwise
+        (``worker-1``, ``metrics-3``).
+    """
+    return name + port_name_suffix(container)
+
+
 def worker_ports(
-    base_port: int, additional_ports: Sequence[str], slot: int
+    base_port: int, additional_ports: Sequence[str], slot: int, *, container: int = 0
 ) -> tuple[Port, ...]:
     """The ports of the worker in ``slot``: the worker port, then its additional ports.
 
@@ -75,15 +116,21 @@ def worker_ports(
         base_port: ``spec.network.basePort``.
         additional_ports: the names of ``spec.network.additionalPorts``.
         slot: the container index in its pod, or the MPI rank with OpenMPI.
+        container: the index of the container declaring the ports, which
+            names them (:func:`port_name`); 0 with OpenMPI.
 
     Returns:
         ``(("worker", p), (name_1, p + 1), ...)`` with
-        ``p = base_port + slot x port_stride(additional_ports)``. Numbers are not
-        checked against 65535 (the job file rules report that).
+        ``p = base_port + slot x port_stride(additional_ports)``, each name
+        suffixed for ``container``. Numbers are not checked against 65535 (the
+        job file rules report that).
     """
     port = base_port + slot * port_stride(additional_ports)
     extra = enumerate(additional_ports, start=1)
-    return ((WORKER_PORT_NAME, port), *((name, port + i) for i, name in extra))
+    return (
+        (port_name(WORKER_PORT_NAME, container), port),
+        *((port_name(name, container), port + i) for i, name in extra),
+    )
 
 
 @dataclass(frozen=True)
@@ -182,7 +229,9 @@ class GroupTopology:
             ContainerSlot(
                 index=c,
                 name=names.worker_container_name(c),
-                ports=worker_ports(self.base_port, self.additional_ports, c),
+                ports=worker_ports(
+                    self.base_port, self.additional_ports, c, container=c
+                ),
             )
             for c in range(self.workers_per_pod)
         )
@@ -227,7 +276,9 @@ class GroupTopology:
             pod_name=self.pod_name(pod_index),
             container_index=container,
             container_name=names.worker_container_name(container),
-            ports=worker_ports(self.base_port, self.additional_ports, slot),
+            ports=worker_ports(
+                self.base_port, self.additional_ports, slot, container=container
+            ),
         )
 
     def iter_workers(self) -> Iterator[WorkerSlot]:

@@ -34,6 +34,7 @@ from t2gen.jobfile.rules import (  # noqa: F401
     job_master,
     labels,
     mpi,
+    naming,
     network,
     package,
     placement,

@@ -21,7 +21,7 @@ from typing import Any
 
 from t2gen.jobfile.loader import JsonPath, SourceDoc
 from t2gen.kube.quantity import Quantity, parse_quantity
-from t2gen.problems import Problem, format_json_path
+from t2gen.problems import Problem, Warning_, format_json_path
 
 __all__ = [
     "REGISTRY",
@@ -35,6 +35,7 @@ __all__ = [
     "groups",
     "problem",
     "rule",
+    "warning",
 ]
 
 Check = Callable[[dict[str, Any], SourceDoc], Iterator[Problem]]
@@ -115,6 +116,14 @@ def problem(
     """Locate a problem at ``path`` in ``doc`` (at the key rather than the value with ``key``)."""
     line, col = doc.position(path, key=key)
     return Problem(doc.path, line, col, message, format_json_path(path))
+
+
+def warning(
+    doc: SourceDoc, path: JsonPath, message: str, *, key: bool = False
+) -> Warning_:
+    """Locate a warning at ``path`` in ``doc``: reported on stderr, the job is still rendered."""
+    line, col = doc.position(path, key=key)
+    return Warning_(doc.path, line, col, message, format_json_path(path))
 
 
 def as_dict(value: Any) -> dict[str, Any]:

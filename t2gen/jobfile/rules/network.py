@@ -7,8 +7,14 @@ from typing import Any
 
 from t2gen.jobfile.loader import SourceDoc
 from t2gen.jobfile.rules._base import as_dict, as_int, as_list, groups, problem, rule
+from t2gen.kube.validators import PORT_NAME_MAX
 from t2gen.problems import Problem
-from t2gen.twister2.topology import worker_ports
+from t2gen.twister2.topology import (
+    WORKER_PORT_NAME,
+    port_name,
+    port_name_suffix,
+    worker_ports,
+)
 
 _PORT_MAX = 65535
 """The highest TCP port number."""
@@ -131,4 +137,103 @@ def check_port_names(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
                 doc,
                 ("spec", "network", "additionalPorts", index),
                 "'worker' is the name of each worker's own port; give the additional port another name",
+            )
+
+
+def _containers_per_pod(data: dict[str, Any]) -> int:
+    """The most worker containers any pod of the job has (1 with OpenMPI)."""
+    spec = as_dict(data.get("spec"))
+    if as_dict(spec.get("mpi")).get("enabled") is True:
+        return 1  # one container, declaring only the worker port
+    return max(
+        (as_int(group.get("perPod")) or 1 for _, group in groups(data)), default=1
+    )
+
+
+@rule(
+    "port-name-length",
+    fields=(
+        "spec.network.additionalPorts",
+        "spec.workers[].perPod",
+        "spec.mpi.enabled",
+    ),
+)
+def check_port_name_length(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """Each additional port name still fits 15 characters in the pod's last container.
+
+    Port names must be unique within a pod, so container ``c >= 1`` of a
+    worker pod names its ports ``<name>-<c>`` (``worker-1``, ``metrics-1``; see
+    :func:`t2gen.twister2.topology.port_name`), and a port name is an IANA
+    service name of at most 15 characters. With ``perPod: P`` the longest
+    suffix is ``-<P-1>``; the message gives the longest name that fits. With
+    OpenMPI the one container declares only the worker port, so nothing is
+    appended.
+
+    Sources: kubernetes/kubernetes
+    ``staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go``
+    (``IsValidPortName``); Kubernetes API, ``ContainerPort.name``
+    (https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#ports).
+    """
+    last = _containers_per_pod(data) - 1
+    suffix = port_name_suffix(last)
+    if not suffix:
+        return
+    longest = PORT_NAME_MAX - len(suffix)
+    ports = as_list(
+        as_dict(as_dict(data.get("spec")).get("network")).get("additionalPorts")
+    )
+    for index, name in enumerate(ports):
+        if isinstance(name, str) and longest < len(name) <= PORT_NAME_MAX:
+            yield problem(
+                doc,
+                ("spec", "network", "additionalPorts", index),
+                f"{name!r} is {len(name)} characters; with {last + 1} workers per pod, container {last} "
+                f"names this port {port_name(name, last)!r}, past the {PORT_NAME_MAX}-character limit "
+                f"of a port name: use at most {longest} characters",
+            )
+
+
+@rule(
+    "port-name-collision",
+    fields=(
+        "spec.network.additionalPorts",
+        "spec.workers[].perPod",
+        "spec.mpi.enabled",
+    ),
+)
+def check_port_name_collision(
+    data: dict[str, Any], doc: SourceDoc
+) -> Iterator[Problem]:
+    """No additional port name equals a name another container of the pod derives.
+
+    Container ``c >= 1`` of a worker pod names its ports ``<name>-<c>``
+    (:func:`t2gen.twister2.topology.port_name`), so with ``perPod`` above 1 an
+    additional port named, say, ``worker-1`` or ``metrics-1`` beside
+    ``metrics`` would repeat a name in the pod. Kubernetes warns on a port name
+    repeated across a pod's containers; port names are meant to identify one
+    port of the pod (a Service's ``targetPort`` may name it).
+
+    Sources: Kubernetes API, ``ContainerPort.name``
+    (https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#ports).
+    """
+    containers = _containers_per_pod(data)
+    if containers < 2:
+        return
+    ports = as_list(
+        as_dict(as_dict(data.get("spec")).get("network")).get("additionalPorts")
+    )
+    given = [WORKER_PORT_NAME, *(str(name) for name in ports)]
+    derived: dict[str, tuple[str, int]] = {}
+    for container in range(1, containers):
+        for name in given:
+            derived.setdefault(port_name(name, container), (name, container))
+    for index, name in enumerate(ports):
+        if name in derived:
+            origin, container = derived[name]
+            yield problem(
+                doc,
+                ("spec", "network", "additionalPorts", index),
+                f"{name!r} is also the name container {container} of each worker pod gives its "
+                f"{origin!r} port (container c >= 1 appends -<c>), and port names must be unique "
+                "in a pod; choose a name that does not end in -<number>",
             )

@@ -6,9 +6,21 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.jobfile.loader import JsonPath, SourceDoc
-from t2gen.jobfile.rules._base import as_dict, as_int, as_list, groups, problem, rule
-from t2gen.kube.validators import LABEL_VALUE_MAX, is_label_value
-from t2gen.problems import Problem
+from t2gen.jobfile.rules._base import (
+    as_dict,
+    as_int,
+    as_list,
+    groups,
+    problem,
+    rule,
+    warning,
+)
+from t2gen.kube.validators import (
+    DEPRECATED_NODE_LABELS,
+    LABEL_VALUE_MAX,
+    is_label_value,
+)
+from t2gen.problems import Problem, Warning_
 
 _HOSTNAME_KEY = "kubernetes.io/hostname"
 """The well-known node label holding the node's hostname."""
@@ -32,22 +44,26 @@ def _requirements(data: dict[str, Any]) -> Iterator[tuple[JsonPath, dict[str, An
                 yield ("spec", "placement", "nodeAffinity", kind, index), expression
 
 
-def _is_int64(value: Any) -> bool:
-    """True for an integer or a string Kubernetes parses as int64 (``strconv.ParseInt``)."""
+def _node_int(value: Any) -> int | None:
+    """The integer a ``Gt``/``Lt`` value stands for, or None if Kubernetes refuses it.
+
+    The value must parse as an int64 (``strconv.ParseInt``) and be a valid label
+    value, so it is written in ASCII digits only: no sign, no spaces (``01`` is
+    fine and means 1). The same holds for the node label it is compared with,
+    so every label Gt/Lt can match is a non-negative integer.
+    """
     if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        number = value
-    elif (
-        isinstance(value, str)
-        and value.strip() == value
-        and value.lstrip("+-").isdigit()
-        and value.isascii()
+        return None
+    text = str(value) if isinstance(value, int) else value
+    if not (
+        isinstance(text, str)
+        and text.isascii()
+        and text.isdigit()
+        and len(text) <= LABEL_VALUE_MAX
     ):
-        number = int(value)
-    else:
-        return False
-    return _INT64[0] <= number <= _INT64[1]
+        return None
+    number = int(text)
+    return number if number <= _INT64[1] else None
 
 
 @rule(
@@ -65,10 +81,17 @@ def check_operators(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     ``In`` and ``NotIn`` take at least one value, each a valid label value (a
     node label can hold nothing else, so any other value can never match);
     ``Exists`` and ``DoesNotExist`` take none; ``Gt`` and ``Lt`` take exactly one,
-    an integer. The API server refuses anything else.
+    a non-negative integer written in digits only: the API server parses it as
+    an int64 and also requires a valid label value, so ``-1`` and ``+5`` are
+    refused (after the objects before the StatefulSet were created, leaving a
+    half-applied job); ``01`` is accepted and means 1. The API server refuses
+    anything else.
 
     Sources: Kubernetes API, ``NodeSelectorRequirement``
     (https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/node-selector-requirement/);
+    kubernetes/kubernetes ``staging/src/k8s.io/apimachinery/pkg/labels/selector.go``
+    (``NewRequirement``: for ``Gt``/``Lt`` one value, ``strconv.ParseInt``, and
+    ``validateLabelValue`` on every value);
     label values: "Labels and Selectors", syntax and character set
     (https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set).
     """
@@ -113,11 +136,12 @@ def check_operators(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
                     + (f" ({', '.join(repr(v) for v in values)})" if count else "")
                     + ', e.g. values: ["4"]',
                 )
-            elif not _is_int64(values[0]):
+            elif _node_int(values[0]) is None:
                 yield problem(
                     doc,
                     (*path, "values", 0),
-                    f'operator {operator} needs an integer value; {values[0]!r} is not one (e.g. "4")',
+                    f"operator {operator} needs a non-negative integer written in digits only (it must also "
+                    f'be a valid label value, so no sign); {values[0]!r} is not one (e.g. "4")',
                 )
 
 
@@ -134,13 +158,20 @@ def check_contradictions(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
 
     All required expressions must hold on the same node (they form one
     ``nodeSelectorTerm``), so ``DoesNotExist`` beside ``Exists``, ``In``, ``Gt`` or
-    ``Lt`` on the same key, or ``In`` and ``NotIn`` lists that leave no value, can
+    ``Lt`` on the same key, ``In`` and ``NotIn`` lists that leave no value,
+    ``Gt``/``Lt`` bounds with no integer strictly between them (``Gt 10`` with
+    ``Lt 11``; ``Lt 0``, since a label value has no sign), or ``In`` values none
+    of which is an integer satisfying the ``Gt``/``Lt`` on the same key, can
     match no node at all: the workers would stay Pending for ever. Whether some
     node carries a label is known only in the cluster; this rule reports only
     what no node can satisfy.
 
     Sources: Kubernetes, "Assigning Pods to Nodes", node affinity
-    (https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#node-affinity).
+    (https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#node-affinity);
+    kubernetes/kubernetes ``staging/src/k8s.io/apimachinery/pkg/labels/selector.go``
+    (``Requirement.Matches``: ``Gt``/``Lt`` parse the node's label with
+    ``strconv.ParseInt`` and compare strictly; a label that does not parse
+    never matches).
     """
     by_key: dict[str, list[tuple[int, dict[str, Any]]]] = {}
     for index, expression in enumerate(as_list(_affinity(data).get("required"))):
@@ -158,6 +189,23 @@ def check_contradictions(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
                 f"{sorted(operators & {'Exists', 'In', 'Gt', 'Lt'})[0]}; no node can run the workers",
             )
             continue
+        bounds = _bounds(expressions)
+        if bounds is not None:
+            above, below = bounds
+            if below is not None and below - max(above, -1) < 2:
+                yield problem(
+                    doc,
+                    path,
+                    f"required expressions on {key!r} ask for an integer label "
+                    f"{_describe_bounds(above, below)}, and there is none"
+                    + (
+                        " (a label value has no sign, so it is at least 0)"
+                        if above < 0
+                        else ""
+                    )
+                    + "; no node can run the workers",
+                )
+                continue
         allowed: set[str] | None = None
         for _, expression in expressions:
             values = {str(v) for v in as_list(expression.get("values"))}
@@ -175,6 +223,91 @@ def check_contradictions(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
                 path,
                 f"required expressions on {key!r} leave no value a node could have (In and NotIn exclude "
                 "every value); no node can run the workers",
+            )
+        elif bounds is not None and not any(
+            _within(_node_int(value), *bounds) for value in allowed
+        ):
+            yield problem(
+                doc,
+                path,
+                f"required expressions on {key!r} allow only {', '.join(repr(v) for v in sorted(allowed))} "
+                f"(In), and none of them is an integer {_describe_bounds(*bounds)} (Gt/Lt); no node can "
+                "run the workers",
+            )
+
+
+def _bounds(
+    expressions: list[tuple[int, dict[str, Any]]],
+) -> tuple[int, int | None] | None:
+    """The strict bounds the ``Gt``/``Lt`` expressions on one key set, or None if there are none.
+
+    Returns:
+        ``(above, below)``: the label must be an integer ``> above`` and, unless
+        ``below`` is None, ``< below``; ``above`` is -1 without a ``Gt`` (a label
+        value has no sign). Expressions whose value is malformed are skipped
+        (``affinity-operators`` reports them).
+    """
+    above, below, found = -1, None, False
+    for _, expression in expressions:
+        operator = expression.get("operator")
+        values = as_list(expression.get("values"))
+        if operator not in ("Gt", "Lt") or len(values) != 1:
+            continue
+        number = _node_int(values[0])
+        if number is None:
+            continue
+        found = True
+        if operator == "Gt":
+            above = max(above, number)
+        else:
+            below = number if below is None else min(below, number)
+    return (above, below) if found else None
+
+
+def _within(number: int | None, above: int, below: int | None) -> bool:
+    """Whether ``number`` is an integer strictly between ``above`` and ``below`` (None: no upper bound)."""
+    return number is not None and number > above and (below is None or number < below)
+
+
+def _describe_bounds(above: int, below: int | None) -> str:
+    """``greater than 10 and less than 11``, ``less than 0``, ``greater than 3``."""
+    parts = []
+    if above >= 0:
+        parts.append(f"greater than {above}")
+    if below is not None:
+        parts.append(f"less than {below}")
+    return " and ".join(parts)
+
+
+@rule(
+    "deprecated-node-label",
+    fields=(
+        "spec.placement.nodeAffinity.required[].key",
+        "spec.placement.nodeAffinity.preferred[].key",
+    ),
+)
+def check_deprecated_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Warning_]:
+    """Node expressions use current node label keys, not deprecated ones (a warning).
+
+    The API server warns on every apply of a pod template whose node affinity
+    names a deprecated node label key, such as ``beta.kubernetes.io/os``
+    (``kubernetes.io/os`` since v1.14) or
+    ``failure-domain.beta.kubernetes.io/zone`` (``topology.kubernetes.io/zone``
+    since v1.17); newer nodes may no longer carry the old key. t2gen gives the
+    same warning, in the API server's words, and still renders the job.
+
+    Sources: kubernetes/kubernetes ``pkg/api/node/util.go``
+    (``deprecatedNodeLabels``) and ``pkg/api/pod/warnings.go``; Kubernetes,
+    "Well-Known Labels, Annotations and Taints"
+    (https://kubernetes.io/docs/reference/labels-annotations-taints/).
+    """
+    for path, expression in _requirements(data):
+        key = expression.get("key")
+        if isinstance(key, str) and key in DEPRECATED_NODE_LABELS:
+            yield warning(
+                doc,
+                (*path, "key"),
+                f"{key} is {DEPRECATED_NODE_LABELS[key]}",
             )
 
 
