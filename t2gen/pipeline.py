@@ -186,6 +186,7 @@ def generate(
     job_object: str | None = None,
     template_dirs: Sequence[str] = (),
     warnings: list[Warning_] | None = None,
+    kube_version: str | None = None,
 ) -> list[RenderedDocument]:
     """Validate job files and render every object they need, in install order.
 
@@ -203,18 +204,24 @@ def generate(
             (``TWISTER2_JOB_OBJECT`` in the ConfigMap); only with one job file.
         template_dirs: user template directories (``--templates``).
         warnings: when given, every job file's located warnings are appended to it.
+        kube_version: the Kubernetes version rendered for (``--kube-version``,
+            e.g. ``1.36``); None: :data:`t2gen.kube.versions.DEFAULT_KUBE_VERSION`.
+            It chooses the Workload API's shape (``gang: kubernetes``).
 
     Returns:
         The objects of every job, sorted by :func:`t2gen.kube.order.sort_documents`.
 
     Raises:
+        T2genError: ``kube_version`` is not a version such as ``1.36``.
         SchemaError: a job file is unreadable or invalid (every problem of every file),
-            or renders an object too large for ``kubectl apply`` (:data:`t2gen.kube.limits.APPLY_LIMIT_BYTES`).
+            renders an object too large for ``kubectl apply`` (:data:`t2gen.kube.limits.APPLY_LIMIT_BYTES`),
+            or needs the Workload API from a Kubernetes version without it.
         TemplateError: a template fails.
         ValidationError: the rendered objects fail a semantic check, or two
             jobs render the same object.
     """
     templates = template_set or make_template_set(template_dirs)
+    version = _kube_version(kube_version)
     loaded = _load_all(paths, namespace=namespace, stdin=stdin, warnings=warnings)
     job_object_bytes = (
         read_job_object(job_object, job_count=len(loaded))
@@ -224,7 +231,14 @@ def generate(
     documents: list[RenderedDocument] = []
     problems: list[Problem] = []
     for job, text in loaded:
-        rendered = render(build_context(job, job_object=job_object_bytes), templates)
+        version_problems = workload_api_problems(job, text, version)
+        if version_problems:
+            problems += version_problems
+            continue
+        rendered = render(
+            build_context(job, job_object=job_object_bytes, kube_version=version),
+            templates,
+        )
         problems += size_problems(job, text, rendered)
         documents.extend(rendered)
     if problems:
@@ -236,6 +250,49 @@ def generate(
     if findings:
         raise ValidationError(findings=findings)
     return sort_documents(documents)
+
+
+def _kube_version(text: str | None) -> tuple[int, int]:
+    """``--kube-version`` as ``(major, minor)``; the default when not given."""
+    from t2gen.kube.versions import DEFAULT_KUBE_VERSION, parse_kube_version
+
+    version = parse_kube_version(text or DEFAULT_KUBE_VERSION)
+    if version is None:
+        raise T2genError(
+            f"--kube-version {text!r} is not a Kubernetes version; write it like 1.36"
+        )
+    return version
+
+
+def workload_api_problems(
+    job: Job, text: str, kube_version: tuple[int, int]
+) -> list[Problem]:
+    """A located problem when ``gang: kubernetes`` is rendered for a Kubernetes without the Workload API.
+
+    Args:
+        job: the validated job.
+        text: its job file's text, parsed again only to locate ``spec.scheduling.gang``.
+        kube_version: ``(major, minor)`` rendered for.
+
+    Returns:
+        One problem naming the first version with the API and its feature gates, or ``[]``.
+    """
+    from t2gen.kube import gang
+    from t2gen.kube.versions import format_version
+
+    if job.spec.scheduling.gang != "kubernetes" or gang.workload_api(kube_version):
+        return []
+    where = ("spec", "scheduling", "gang")
+    line, col = parse_config(text, path=job.source).position(where)
+    first = format_version(gang.WORKLOAD_API_FIRST_VERSION)
+    message = (
+        f"gang: kubernetes needs the Workload API (scheduling.k8s.io), which Kubernetes "
+        f"{format_version(kube_version)} does not have; it is alpha from Kubernetes {first}, behind the "
+        f"feature gates {' and '.join(gang.WORKLOAD_API_FEATURE_GATES)} and "
+        "--runtime-config=scheduling.k8s.io/<version>=true on the API server: render with "
+        f"--kube-version {first} or later, or choose another gang (volcano, coscheduling, kueue)"
+    )
+    return [Problem(job.source, line, col, message, "spec.scheduling.gang")]
 
 
 def generate_ssh_secret(

@@ -10,7 +10,6 @@ import typer
 
 from t2gen.cli._options import (
     JobFiles,
-    KubeVersion,
     Namespace,
     TemplateDirs,
     template_dirs,
@@ -26,6 +25,7 @@ EPILOG = (
     "  t2gen render job.yaml -o manifests/ && kubectl apply -k manifests/\n\n"
     "  t2gen render job.yaml --namespace analytics --format json\n\n"
     "  t2gen render job.yaml --validate --kube-version 1.30\n\n"
+    "  t2gen render gang-job.yaml --kube-version 1.36\n\n"
     "  t2gen render job.yaml --format helm > chart/templates/job.yaml"
 )
 
@@ -78,7 +78,16 @@ def render(
             "needs kubernetes-validate: the t2gen\\[validate] extra).",
         ),
     ] = False,
-    kube_version: KubeVersion = None,
+    kube_version: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+        typer.Option(
+            "--kube-version",
+            help="Kubernetes version to render for (the Workload API of `gang: kubernetes` differs "
+            "between 1.35, 1.36 and 1.37) and, with --validate, whose OpenAPI schemas to check "
+            "against (1.25 to 1.37; default 1.37).",
+            metavar="VERSION",
+        ),
+    ] = None,
 ) -> None:
     """Render the manifests of one or more jobs.
 
@@ -104,8 +113,6 @@ def render(
                 "-o writes YAML files for kustomize; --format applies to standard output only",
                 param_hint="'--format'",
             )
-        if kube_version is not None and not kube_validate:
-            raise typer.BadParameter("needs --validate", param_hint="'--kube-version'")
         if namespace is not None and output_format is OutputFormat.helm:
             raise typer.BadParameter(
                 "--format helm leaves the namespace to Helm: use `helm install --namespace NS`",
@@ -117,6 +124,7 @@ def render(
             job_object=job_object,
             template_dirs=template_dirs(templates),
             warnings=warnings,
+            kube_version=kube_version,
         )
         if kube_validate:
             warn(

@@ -20,6 +20,7 @@ __all__ = [
     "Placement",
     "PreferredRequirement",
     "Rbac",
+    "Scheduling",
     "WorkerGroup",
     "build_job",
 ]
@@ -31,6 +32,7 @@ class WorkerGroup:
 
     Attributes:
         index: position in ``spec.workers``; the StatefulSet is ``<job>-<index>``.
+        name: the group's task name (``spec.workers[].name``, default ``str(index)``).
         count: workers in the group.
         per_pod: workers per pod; ``count`` is a multiple of it.
         cpu: cores per worker.
@@ -39,6 +41,7 @@ class WorkerGroup:
     """
 
     index: int
+    name: str
     count: int
     per_pod: int
     cpu: Quantity
@@ -145,6 +148,43 @@ class Rbac:
 
 
 @dataclass(frozen=True)
+class Scheduling:
+    """``spec.scheduling``: priority, gang scheduling and task topology.
+
+    Attributes:
+        priority_class_name: PriorityClass of every pod, or None.
+        gang: ``volcano``, ``coscheduling``, ``kueue``, ``kubernetes`` or None (no gang).
+        min_member: the explicit group minimum, or None for every pod of the job.
+        queue: Volcano Queue or Kueue LocalQueue, or None.
+        schedule_timeout_seconds: coscheduling's wait for the group, or None.
+        scheduler_name: the explicit scheduler name, or None for the mechanism's default.
+        preemptable: Volcano may preempt the job's pods.
+        affinity: task groups whose pods should share nodes; tasks are
+            ``jobMaster`` or worker group names, as written.
+        anti_affinity: task groups whose pods should not share nodes.
+        topology_mode: ``preferred`` or ``required`` (native inter-pod affinity).
+        topology_weight: weight of each preferred term, 1-100.
+    """
+
+    priority_class_name: str | None
+    gang: str | None
+    min_member: int | None
+    queue: str | None
+    schedule_timeout_seconds: int | None
+    scheduler_name: str | None
+    preemptable: bool
+    affinity: tuple[tuple[str, ...], ...]
+    anti_affinity: tuple[tuple[str, ...], ...]
+    topology_mode: str
+    topology_weight: int
+
+    @property
+    def has_topology(self) -> bool:
+        """Whether any task (anti-)affinity is asked for."""
+        return bool(self.affinity or self.anti_affinity)
+
+
+@dataclass(frozen=True)
 class JobSpec:
     """Everything under ``spec`` of the job file."""
 
@@ -161,6 +201,7 @@ class JobSpec:
     job_package: JobPackage
     env: tuple[EnvVar, ...]
     rbac: Rbac
+    scheduling: Scheduling
 
     @property
     def total_workers(self) -> int:
@@ -171,6 +212,11 @@ class JobSpec:
     def total_pods(self) -> int:
         """Worker pods in the whole job."""
         return sum(group.replicas for group in self.workers)
+
+    @property
+    def job_pods(self) -> int:
+        """Every pod of the job: the worker pods plus the job master pod when it runs in the cluster."""
+        return self.total_pods + (1 if self.job_master.enabled else 0)
 
 
 @dataclass(frozen=True)
@@ -200,6 +246,23 @@ def _requirement(raw: dict[str, Any]) -> NodeSelectorRequirement:
         key=raw["key"],
         operator=raw["operator"],
         values=tuple(str(value) for value in raw.get("values", ())),
+    )
+
+
+def _scheduling(raw: dict[str, Any]) -> Scheduling:
+    """Build ``spec.scheduling``; task names stay as written (``jobMaster`` or a group name)."""
+    return Scheduling(
+        priority_class_name=raw.get("priorityClassName"),
+        gang=raw.get("gang"),
+        min_member=raw.get("minMember"),
+        queue=raw.get("queue"),
+        schedule_timeout_seconds=raw.get("scheduleTimeoutSeconds"),
+        scheduler_name=raw.get("schedulerName"),
+        preemptable=raw["preemptable"],
+        affinity=tuple(tuple(group) for group in raw["affinity"]),
+        anti_affinity=tuple(tuple(group) for group in raw["antiAffinity"]),
+        topology_mode=raw["topologyMode"],
+        topology_weight=raw["topologyWeight"],
     )
 
 
@@ -239,6 +302,7 @@ def build_job(
             workers=tuple(
                 WorkerGroup(
                     index=index,
+                    name=group.get("name", str(index)),
                     count=group["count"],
                     per_pod=group["perPod"],
                     cpu=parse_quantity(group["cpu"]),
@@ -298,5 +362,6 @@ def build_job(
                 create=spec["rbac"]["create"],
                 service_account_name=spec["rbac"].get("serviceAccountName"),
             ),
+            scheduling=_scheduling(spec["scheduling"]),
         ),
     )

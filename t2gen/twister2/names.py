@@ -29,6 +29,8 @@ __all__ = [
     "JOB_MASTER_POD_LABEL",
     "JOB_MASTER_STATEFULSET_LABEL",
     "JOB_MASTER_SUFFIX",
+    "JOB_MASTER_TASK",
+    "JOB_MASTER_TASK_KEYWORD",
     "JVM_MEMORY_FRACTION",
     "MANAGED_BY_LABEL",
     "MANAGER",
@@ -36,6 +38,7 @@ __all__ = [
     "NODE_PORT_SUFFIX",
     "RESERVED_ENV_NAMES",
     "RESERVED_LABEL_KEYS",
+    "TASK_LABEL",
     "WORKER_GROUP_LABEL",
     "WORKER_POD_LABEL",
     "WORKER_STATEFULSET_LABEL",
@@ -46,6 +49,7 @@ __all__ = [
     "job_master_statefulset_name",
     "node_port_service_name",
     "statefulset_pod_name",
+    "task_name",
     "worker_container_name",
     "worker_pod_labels",
     "worker_pods_selector",
@@ -93,6 +97,17 @@ JOB_MASTER_STATEFULSET_LABEL = "t2-mss"
 """``t2-mss: <job>`` on the job master StatefulSet."""
 WORKER_GROUP_LABEL = "t2-worker-group"
 """Pod label holding the worker group index; with ``t2-wp`` it makes each StatefulSet's selector unique."""
+TASK_LABEL = "t2-task"
+"""``t2-task: <task>`` on every pod of a job with a task topology (``spec.scheduling.affinity``/
+``antiAffinity``): the task name (:func:`task_name`) that the native inter-pod (anti-)affinity terms
+select. A t2gen label; the Twister2 runtime does not read it."""
+
+JOB_MASTER_TASK_KEYWORD = "jobMaster"
+"""How a job file names the job master in a task topology (``spec.scheduling.affinity``)."""
+JOB_MASTER_TASK = "jm"
+"""The job master's task name in rendered objects (``t2-task``, Volcano's ``volcano.sh/task-spec`` and
+``minTaskMember``): the suffix of its StatefulSet ``<job>-jm``, so that Volcano releases that derive a
+task from the pod name (``<job>-jm-0``) agree."""
 
 # Kubernetes' recommended labels (kubernetes.io/docs/concepts/overview/working-with-objects/common-labels/).
 NAME_LABEL = "app.kubernetes.io/name"
@@ -113,6 +128,7 @@ RESERVED_LABEL_KEYS = frozenset(
         WORKER_STATEFULSET_LABEL,
         JOB_MASTER_STATEFULSET_LABEL,
         WORKER_GROUP_LABEL,
+        TASK_LABEL,
         NAME_LABEL,
         INSTANCE_LABEL,
         COMPONENT_LABEL,
@@ -204,6 +220,11 @@ def statefulset_pod_name(statefulset: str, ordinal: int) -> str:
     (``KubernetesUtils.indexFromName``).
     """
     return f"{statefulset}-{ordinal}"
+
+
+def task_name(task: str) -> str:
+    """The rendered task name of a job-file task: ``jm`` for ``jobMaster``, else the worker group's name."""
+    return JOB_MASTER_TASK if task == JOB_MASTER_TASK_KEYWORD else task
 
 
 def worker_container_name(index: int) -> str:

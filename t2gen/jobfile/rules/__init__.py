@@ -40,6 +40,7 @@ from t2gen.jobfile.rules import (  # noqa: F401
     placement,
     quantities,
     rbac,
+    scheduling,
     size,
     storage,
     workers,

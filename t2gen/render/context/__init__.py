@@ -20,10 +20,12 @@ from t2gen.render.context import pod
 from t2gen.render.context.job_master import job_master
 from t2gen.render.context.meta import object_metadata
 from t2gen.render.context.rbac import role_rules
+from t2gen.render.context.scheduling import group_objects
 from t2gen.render.context.services import node_port_service, worker_service
 from t2gen.render.context.storage import config_map_data, persistent_volume_claim
 from t2gen.render.context.workers import worker_group
 from t2gen.twister2 import names
+from t2gen.kube.versions import DEFAULT_KUBE_VERSION, parse_kube_version
 from t2gen.twister2.topology import build_topology
 
 __all__ = ["CONTEXT_DOC", "build_context"]
@@ -45,6 +47,9 @@ CONTEXT_DOC: dict[str, str] = {
     "nodePortService": "null, or `{selector, ports}` of the NodePort Service `<job>-np`.",
     "jobMaster": "null, or the job master StatefulSet: `{metadata, serviceName, selector, podTemplate, "
     "podMetadata, containers, volumes, affinity, service: {selector, ports}}` (as in `workerGroups`).",
+    "scheduling": "`{objects}`: the job-wide gang-scheduling group objects of `spec.scheduling.gang` "
+    "(`{apiVersion, kind, metadata, spec}`: a Volcano or coscheduling PodGroup, or the Workload API's Workload "
+    "and PodGroup; empty for Kueue and without a gang). Pod templates already point at them.",
     "workerGroups": "One entry per worker group: `{index, metadata, replicas, serviceName, selector, podTemplate, "
     "podMetadata, containers, volumes, affinity}`. `podTemplate` is the whole pod template `{metadata, spec}` "
     "(`_pod.yaml.j2` writes it); `podMetadata`, `containers`, `volumes` and `affinity` are its parts (null: "
@@ -53,7 +58,12 @@ CONTEXT_DOC: dict[str, str] = {
 """What each top-level context key holds; the source of ``docs/templates.md``."""
 
 
-def build_context(job: Job, *, job_object: bytes | None = None) -> dict[str, Any]:
+def build_context(
+    job: Job,
+    *,
+    job_object: bytes | None = None,
+    kube_version: tuple[int, int] | None = None,
+) -> dict[str, Any]:
     """Compute everything the templates show, for one job.
 
     Args:
@@ -61,6 +71,9 @@ def build_context(job: Job, *, job_object: bytes | None = None) -> dict[str, Any
         job_object: the serialised Twister2 ``JobAPI.Job`` (the ``<job>.job``
             file of the job package), stored base64 in the ConfigMap as
             ``TWISTER2_JOB_OBJECT``, where the Twister2 client keeps it.
+        kube_version: ``(major, minor)`` of the Kubernetes rendered for
+            (``--kube-version``); None: :data:`t2gen.kube.versions.DEFAULT_KUBE_VERSION`.
+            Only the Workload API's objects and pod field depend on it.
 
     Returns:
         A JSON-like dict; its top-level keys are described in :data:`CONTEXT_DOC`.
@@ -68,6 +81,7 @@ def build_context(job: Job, *, job_object: bytes | None = None) -> dict[str, Any
         are final.
     """
     spec = job.spec
+    version = kube_version or parse_kube_version(DEFAULT_KUBE_VERSION) or (1, 37)
     topology = build_topology(job)
     affinity = pod.affinity(job)
     job_labels = names.common_labels(job.name, "worker")
@@ -102,9 +116,10 @@ def build_context(job: Job, *, job_object: bytes | None = None) -> dict[str, Any
         "persistentVolumeClaim": persistent_volume_claim(job),
         "workerService": worker_service(job),
         "nodePortService": node_port_service(job),
-        "jobMaster": job_master(job),
+        "jobMaster": job_master(job, version),
+        "scheduling": {"objects": group_objects(job, version)},
         "workerGroups": [
-            worker_group(job, group, layout, affinity)
+            worker_group(job, group, layout, affinity, version)
             for group, layout in zip(spec.workers, topology.groups, strict=True)
         ],
     }

@@ -7,6 +7,7 @@ from typing import Any
 from t2gen.jobfile.model import Job
 from t2gen.render.context import pod
 from t2gen.render.context.meta import object_metadata
+from t2gen.render.context.scheduling import pod_scheduling, task_affinity
 from t2gen.render.context.services import JOB_MASTER_PORT_NAME, job_master_service
 from t2gen.render.context.storage import has_claim
 from t2gen.twister2 import names
@@ -14,12 +15,14 @@ from t2gen.twister2 import names
 __all__ = ["job_master"]
 
 
-def job_master(job: Job) -> dict[str, Any] | None:
+def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None:
     """Context of the job master StatefulSet and its Service (the ``jobMaster`` key).
 
     The pod is built like a worker's (:mod:`t2gen.render.context.pod`): its own
     volatile disk, the job's claim when it has a ``persistentDisk``, never
-    bound to cores, no affinity (Twister2 ``master/JobMasterRequestObject.java``).
+    bound to cores, no affinity (Twister2 ``master/JobMasterRequestObject.java``)
+    but the task topology's, and the scheduling fields of ``spec.scheduling``
+    for ``kube_version`` (``(major, minor)``).
 
     Returns:
         ``{metadata, serviceName, selector, podTemplate, podMetadata,
@@ -55,12 +58,14 @@ def job_master(job: Job) -> dict[str, Any] | None:
         resources=pod.resources(master.cpu, master.memory, bound=False),
         volume_mounts=mounts,
     )
+    affinity = task_affinity(job, names.JOB_MASTER_TASK, None)
     template = pod.pod_template(
         job,
         labels=names.job_master_pod_labels(job.name),
         containers=[container],
         volumes=volumes,
-        affinity=None,
+        affinity=affinity,
+        scheduling=pod_scheduling(job, names.JOB_MASTER_TASK, kube_version),
     )
     return {
         "metadata": object_metadata(
@@ -75,6 +80,6 @@ def job_master(job: Job) -> dict[str, Any] | None:
         "podMetadata": template["metadata"],
         "containers": template["spec"]["containers"],
         "volumes": volumes,
-        "affinity": None,
+        "affinity": affinity,
         "service": job_master_service(job),
     }

@@ -15,6 +15,7 @@ from typing import Any
 from t2gen.jobfile.model import Job, JobSpec, NodeSelectorRequirement
 from t2gen.kube.quantity import Quantity
 from t2gen.render.context.meta import pod_metadata
+from t2gen.render.context.scheduling import PodScheduling
 from t2gen.render.context.storage import has_claim
 from t2gen.twister2 import names
 
@@ -314,6 +315,7 @@ def pod_template(
     containers: list[dict[str, Any]],
     volumes: list[dict[str, Any]],
     affinity: dict[str, Any] | None,
+    scheduling: PodScheduling | None = None,
 ) -> dict[str, Any]:
     """A StatefulSet's whole pod template, ready for ``templates/k8s/_pod.yaml.j2``.
 
@@ -323,20 +325,28 @@ def pod_template(
         containers: from :func:`container`.
         volumes: from :func:`pod_volumes`.
         affinity: from :func:`affinity`, or None.
+        scheduling: from :func:`t2gen.render.context.scheduling.pod_scheduling`:
+            labels, annotations and spec fields of ``spec.scheduling``.
 
     Returns:
         ``{metadata, spec}``; the spec holds ``serviceAccountName``,
-        ``imagePullSecrets`` and ``affinity`` only when set, then
-        ``containers`` and ``volumes``.
+        ``imagePullSecrets``, the scheduling fields (``schedulerName``,
+        ``priorityClassName``, ``workloadRef`` or ``schedulingGroup``) and
+        ``affinity`` only when set, then ``containers`` and ``volumes``.
     """
+    scheduling = scheduling or PodScheduling()
     settings = pod_settings(job)
     spec: dict[str, Any] = {}
     if settings["serviceAccountName"]:
         spec["serviceAccountName"] = settings["serviceAccountName"]
     if settings["imagePullSecrets"]:
         spec["imagePullSecrets"] = settings["imagePullSecrets"]
+    spec.update(scheduling.spec)
     if affinity:
         spec["affinity"] = affinity
     spec["containers"] = containers
     spec["volumes"] = volumes
-    return {"metadata": pod_metadata(job, labels), "spec": spec}
+    metadata = pod_metadata(job, {**labels, **scheduling.labels})
+    if scheduling.annotations:
+        metadata["annotations"] = {**scheduling.annotations, **metadata.get("annotations", {})}
+    return {"metadata": metadata, "spec": spec}

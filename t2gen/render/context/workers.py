@@ -7,6 +7,7 @@ from typing import Any
 from t2gen.jobfile.model import Job, WorkerGroup
 from t2gen.render.context import pod
 from t2gen.render.context.meta import object_metadata
+from t2gen.render.context.scheduling import pod_scheduling, task_affinity
 from t2gen.twister2 import names
 from t2gen.twister2.topology import GroupTopology
 
@@ -60,6 +61,7 @@ def worker_group(
     group: WorkerGroup,
     layout: GroupTopology,
     affinity: dict[str, Any] | None,
+    kube_version: tuple[int, int],
 ) -> dict[str, Any]:
     """Context of one worker StatefulSet (an entry of ``workerGroups``).
 
@@ -67,7 +69,9 @@ def worker_group(
         job: the job.
         group: the worker group.
         layout: the group's topology (StatefulSet name, containers, ports).
-        affinity: from :func:`pod.affinity`, the same for every group.
+        affinity: from :func:`pod.affinity`, the same for every group; the
+            group's task topology is added to it.
+        kube_version: ``(major, minor)`` rendered for (the Workload API's pod field).
 
     Returns:
         ``{index, metadata, replicas, serviceName, selector, podTemplate,
@@ -76,12 +80,14 @@ def worker_group(
         templates written before it existed).
     """
     volumes, mounts = pod.worker_volumes(job, group.volatile_disk * group.per_pod)
+    affinity = task_affinity(job, group.name, affinity)
     template = pod.pod_template(
         job,
         labels=names.worker_pod_labels(job.name, group.index),
         containers=_containers(job, group, layout, mounts),
         volumes=volumes,
         affinity=affinity,
+        scheduling=pod_scheduling(job, group.name, kube_version),
     )
     return {
         "index": group.index,

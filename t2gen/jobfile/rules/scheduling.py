@@ -1,0 +1,247 @@
+"""Scheduling: gang-scheduling settings, worker group task names and the task topology (seed: Volcano's task-topology design)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.jobfile.rules._base import as_dict, as_int, as_list, groups, problem, rule
+from t2gen.jobfile.schema import suggest
+from t2gen.problems import Problem
+from t2gen.twister2.names import JOB_MASTER_TASK, JOB_MASTER_TASK_KEYWORD
+
+_SCHEDULING: JsonPath = ("spec", "scheduling")
+
+# Which mechanisms each setting applies to (docs/gang-scheduling.md).
+_APPLIES_TO: dict[str, tuple[str, ...]] = {
+    "minMember": ("volcano", "coscheduling", "kubernetes"),
+    "queue": ("volcano", "kueue"),
+    "scheduleTimeoutSeconds": ("coscheduling",),
+    "schedulerName": ("volcano", "coscheduling"),
+}
+
+
+def _scheduling(data: dict[str, Any]) -> dict[str, Any]:
+    return as_dict(as_dict(data.get("spec")).get("scheduling"))
+
+
+def _job_master_enabled(data: dict[str, Any]) -> bool:
+    return as_dict(as_dict(data.get("spec")).get("jobMaster")).get("enabled") is not False
+
+
+def _task_names(data: dict[str, Any]) -> list[str]:
+    """The job's task names as a job file writes them: ``jobMaster`` (when in the cluster), then the groups'."""
+    names = [JOB_MASTER_TASK_KEYWORD] if _job_master_enabled(data) else []
+    for index, group in groups(data):
+        name = group.get("name", str(index))
+        if isinstance(name, str):
+            names.append(name)
+    return names
+
+
+def _pod_count(data: dict[str, Any]) -> int | None:
+    """Every pod of the job, or None when a group's size is invalid (reported elsewhere)."""
+    pods = 1 if _job_master_enabled(data) else 0
+    for _, group in groups(data):
+        count, per_pod = as_int(group.get("count")), as_int(group.get("perPod")) or 1
+        if count is None or count % per_pod:
+            return None
+        pods += count // per_pod
+    return pods
+
+
+@rule(
+    "worker-group-names",
+    fields=("spec.workers[].name",),
+)
+def check_group_names(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """Worker group names are unique, and none is the job master's task name ``jm`` or another group's index.
+
+    A group's ``name`` is its task name: the ``t2-task`` pod label, Volcano's
+    ``volcano.sh/task-spec`` annotation and a key of the PodGroup's
+    ``minTaskMember`` (volcano-sh/apis ``pkg/apis/scheduling/v1beta1/types.go``).
+    Two groups with one task name would be one task to the scheduler; ``jm`` is
+    the job master's. A name equal to another group's index would make the
+    index of an unnamed group ambiguous.
+    """
+    seen: dict[str, int] = {}
+    for index, group in groups(data):
+        name = group.get("name", str(index))
+        if not isinstance(name, str):
+            continue
+        where = ("spec", "workers", index, "name") if "name" in group else ("spec", "workers", index)
+        if name == JOB_MASTER_TASK:
+            yield problem(doc, where, f"{name!r} is the job master's task name; give the worker group another name")
+        elif name in seen:
+            yield problem(
+                doc,
+                where,
+                f"worker groups {seen[name]} and {index} are both named {name!r}; task names must be unique",
+            )
+        seen.setdefault(name, index)
+
+
+@rule(
+    "scheduling-settings",
+    fields=(
+        "spec.scheduling.gang",
+        "spec.scheduling.minMember",
+        "spec.scheduling.queue",
+        "spec.scheduling.scheduleTimeoutSeconds",
+        "spec.scheduling.schedulerName",
+        "spec.scheduling.preemptable",
+    ),
+)
+def check_settings(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """Each scheduling setting is used with a mechanism that has it, and ``minMember`` is at most the job's pods.
+
+    ``minMember`` applies to Volcano, coscheduling and the Workload API (Kueue's
+    pod group is always the whole job: ``kueue.x-k8s.io/pod-group-total-count``);
+    ``queue`` to Volcano and Kueue, and Kueue needs one; ``scheduleTimeoutSeconds``
+    to coscheduling; ``schedulerName`` to Volcano and coscheduling (Kueue and the
+    Workload API work with the default scheduler); ``preemptable: true`` to
+    Volcano. A group minimum above the job's pod count (every worker pod plus the
+    job master pod when it runs in the cluster) can never be met: no pod would
+    ever be bound.
+
+    Sources: volcano-sh/apis ``pkg/apis/scheduling/v1beta1/types.go``;
+    kubernetes-sigs/scheduler-plugins ``apis/scheduling/v1alpha1/types.go``;
+    kubernetes-sigs/kueue ``site/content/en/docs/tasks/run/plain_pods.md``;
+    https://kubernetes.io/docs/concepts/scheduling-eviction/gang-scheduling/.
+    """
+    scheduling = _scheduling(data)
+    gang = scheduling.get("gang")
+    label = f"gang: {gang}" if isinstance(gang, str) else "no gang"
+    for field, mechanisms in _APPLIES_TO.items():
+        if field in scheduling and gang not in mechanisms:
+            yield problem(
+                doc,
+                (*_SCHEDULING, field),
+                f"{field} applies only with gang: {' or '.join(mechanisms)}, not with {label}; remove it",
+                key=True,
+            )
+    if scheduling.get("preemptable") is True and gang != "volcano":
+        yield problem(
+            doc,
+            (*_SCHEDULING, "preemptable"),
+            f"preemptable applies only with gang: volcano, not with {label}; remove it",
+        )
+    if gang == "kueue" and "queue" not in scheduling:
+        yield problem(
+            doc,
+            (*_SCHEDULING, "gang"),
+            "gang: kueue needs queue: the name of the LocalQueue the job is submitted to",
+        )
+    minimum = as_int(scheduling.get("minMember"))
+    pods = _pod_count(data)
+    if minimum is not None and pods is not None and minimum > pods and gang in _APPLIES_TO["minMember"]:
+        job_master = " (the worker pods plus the job master pod)" if _job_master_enabled(data) else ""
+        yield problem(
+            doc,
+            (*_SCHEDULING, "minMember"),
+            f"minMember {minimum} is more than the job's {pods} pods{job_master}, so no pod would ever be "
+            f"scheduled; use at most {pods}, or leave it out for all of them",
+        )
+
+
+def _topology(data: dict[str, Any]) -> Iterator[tuple[str, int, list[Any]]]:
+    """Yield ``(field, index, tasks)`` of every task group of ``affinity`` and ``antiAffinity``."""
+    scheduling = _scheduling(data)
+    for field in ("affinity", "antiAffinity"):
+        for index, tasks in enumerate(as_list(scheduling.get(field))):
+            if isinstance(tasks, list):
+                yield field, index, tasks
+
+
+@rule(
+    "task-topology-names",
+    fields=("spec.scheduling.affinity[][]", "spec.scheduling.antiAffinity[][]"),
+)
+def check_task_names(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """Every task of the task topology exists, and appears at most once in a group; no group is listed twice.
+
+    The tasks are ``jobMaster`` (when the job master runs in the cluster) and the
+    worker groups, by ``name`` or, unnamed, by index. Volcano's task-topology
+    design ("Bucket: Task Affinity/Anti-Affinity within Job", volcano-sh/volcano
+    ``docs/design/task-topology.md``) defines each group as a set of tasks; a
+    task named twice, or a group listed twice, says nothing more and is most
+    likely a typo.
+    """
+    known = _task_names(data)
+    for field in ("affinity", "antiAffinity"):
+        seen: dict[frozenset[str], int] = {}
+        for _, index, tasks in ((f, i, t) for f, i, t in _topology(data) if f == field):
+            names: set[str] = set()
+            for position, task in enumerate(tasks):
+                if not isinstance(task, str):
+                    continue
+                where = (*_SCHEDULING, field, index, position)
+                if task not in known:
+                    if task == JOB_MASTER_TASK_KEYWORD:
+                        yield problem(
+                            doc,
+                            where,
+                            "the job master runs in the submitting client (jobMaster.enabled: false), "
+                            "so it is no task of the cluster; remove jobMaster",
+                        )
+                    else:
+                        hint = suggest(task, known, noun="task") if known else ""
+                        yield problem(
+                            doc,
+                            where,
+                            f"unknown task {task!r}; a task is jobMaster or a worker group's name "
+                            f"(its index when unnamed): {hint}",
+                        )
+                elif task in names:
+                    yield problem(doc, where, f"task {task!r} is listed twice in this group; list it once")
+                names.add(task)
+            key = frozenset(names)
+            if key and key in seen:
+                yield problem(
+                    doc,
+                    (*_SCHEDULING, field, index),
+                    f"this group repeats {field}[{seen[key]}]; list each group once",
+                )
+            seen.setdefault(key, index)
+
+
+def _pairs(tasks: list[Any]) -> set[frozenset[str]]:
+    """The task pairs a group relates: every two different tasks, or the one task with itself."""
+    names = sorted({task for task in tasks if isinstance(task, str)})
+    if len(names) == 1:
+        return {frozenset(names)}
+    return {frozenset((a, b)) for i, a in enumerate(names) for b in names[i + 1 :]}
+
+
+@rule(
+    "task-topology-conflict",
+    fields=("spec.scheduling.affinity[][]", "spec.scheduling.antiAffinity[][]"),
+)
+def check_conflicts(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """No two tasks are both affine and anti-affine.
+
+    In a group of several tasks, each task is (anti-)affine to the others; a
+    one-task group makes the task (anti-)affine to itself (Volcano's
+    task-topology design, volcano-sh/volcano ``docs/design/task-topology.md``:
+    "If there's any conflict, the pod will not be placed in any bucket").
+    With ``topologyMode: required`` the pods could not be scheduled at all.
+    """
+    affine: dict[frozenset[str], int] = {}
+    for field, index, tasks in _topology(data):
+        if field == "affinity":
+            for pair in _pairs(tasks):
+                affine.setdefault(pair, index)
+    for field, index, tasks in _topology(data):
+        if field != "antiAffinity":
+            continue
+        for pair in sorted(_pairs(tasks), key=sorted):
+            if pair in affine:
+                shown = " and ".join(repr(t) for t in sorted(pair)) if len(pair) > 1 else f"{next(iter(pair))!r} with itself"
+                line = doc.position((*_SCHEDULING, "affinity", affine[pair]))[0]
+                yield problem(
+                    doc,
+                    (*_SCHEDULING, "antiAffinity", index),
+                    f"tasks {shown} are anti-affine here but affine in affinity[{affine[pair]}] (line {line}); "
+                    "keep one of the two",
+                )
