@@ -7,7 +7,13 @@ from pathlib import Path
 
 from t2gen.errors import T2genError
 
-__all__ = ["data_dir", "schema_path", "starter_job_path", "templates_dir"]
+__all__ = [
+    "custom_resource_schema_path",
+    "data_dir",
+    "schema_path",
+    "starter_job_path",
+    "templates_dir",
+]
 
 
 def data_dir(name: str) -> Path:
@@ -42,3 +48,23 @@ def schema_path() -> Path:
 def starter_job_path() -> Path:
     """Return the path of the commented starter job that ``t2gen init`` prints."""
     return data_dir("templates") / "init" / "twister2job.yaml"
+
+
+def custom_resource_schema_path(api_version: str, kind: str) -> Path | None:
+    """Return t2gen's own JSON Schema of a custom resource, or None if t2gen ships none.
+
+    The schemas of gang-scheduling objects (Volcano and coscheduling PodGroups,
+    the Kubernetes Workload API) live in ``schemas/kube/`` as
+    ``<group>_<version>_<kind>.schema.json``.
+
+    Args:
+        api_version: ``<group>/<version>``, e.g. ``scheduling.volcano.sh/v1beta1``.
+        kind: e.g. ``PodGroup``.
+    """
+    group, _, version = api_version.rpartition("/")
+    if not group or not version or "/" in group or not kind.isalnum():
+        return None
+    path = (
+        data_dir("schemas") / "kube" / f"{group}_{version}_{kind.lower()}.schema.json"
+    )
+    return path if path.is_file() else None

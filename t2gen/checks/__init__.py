@@ -9,12 +9,12 @@ The checks form a registry, one module per object family:
 :mod:`~t2gen.checks.metadata` (names, namespaces, labels: every object),
 :mod:`~t2gen.checks.workloads` (selectors, StatefulSets),
 :mod:`~t2gen.checks.pods` and :mod:`~t2gen.checks.affinity` (pod templates and
-their containers), :mod:`~t2gen.checks.services`, :mod:`~t2gen.checks.rbac` and
-:mod:`~t2gen.checks.storage`. Each :class:`~t2gen.checks.base.Check` has a
+their containers), :mod:`~t2gen.checks.services`, :mod:`~t2gen.checks.rbac`,
+:mod:`~t2gen.checks.storage` and :mod:`~t2gen.checks.scheduling` (gang-scheduling
+groups: ``PodGroup``, ``Workload``, Kueue pod groups). Each :class:`~t2gen.checks.base.Check` has a
 stable ID and its docstring is its documentation. Every object gets
 :data:`GENERIC_CHECKS`, then the checks :data:`CHECKS_BY_KIND` lists for its
-kind; a kind not listed (a custom resource such as a Volcano ``PodGroup``)
-gets only the generic ones. Checking a new kind means a module and an entry
+kind; a kind not listed (a custom resource) gets only the generic ones. Checking a new kind means a module and an entry
 in :data:`CHECKS_BY_KIND`.
 """
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from t2gen.checks import metadata, pods, rbac, services, storage, workloads
+from t2gen.checks import metadata, pods, rbac, scheduling, services, storage, workloads
 from t2gen.checks.base import Check, as_dict
 from t2gen.checks.stream import WORKLOAD_KINDS, Stream, matches
 from t2gen.problems import Problem
@@ -47,8 +47,15 @@ GENERIC_CHECKS: tuple[Check, ...] = (
 """Checks of every object, whatever its kind, in order."""
 
 CHECKS_BY_KIND: dict[str, tuple[Check, ...]] = {
-    **{kind: workloads.WORKLOAD_CHECKS for kind in sorted(WORKLOAD_KINDS)},
-    "StatefulSet": workloads.WORKLOAD_CHECKS + workloads.STATEFULSET_CHECKS,
+    **{
+        kind: workloads.WORKLOAD_CHECKS + scheduling.WORKLOAD_CHECKS
+        for kind in sorted(WORKLOAD_KINDS)
+    },
+    "StatefulSet": workloads.WORKLOAD_CHECKS
+    + workloads.STATEFULSET_CHECKS
+    + scheduling.WORKLOAD_CHECKS,
+    "PodGroup": scheduling.GROUP_CHECKS,
+    "Workload": scheduling.GROUP_CHECKS,
     "Service": services.SERVICE_CHECKS,
     "PersistentVolumeClaim": storage.PVC_CHECKS,
     "RoleBinding": rbac.ROLE_BINDING_CHECKS,

@@ -15,6 +15,7 @@ from t2gen.checks.base import (
     check,
 )
 from t2gen.checks.stream import Stream, matches, namespace_of
+from t2gen.twister2.names import TASK_LABEL
 
 __all__ = ["node_affinity", "pod_affinity"]
 
@@ -106,7 +107,9 @@ def pod_affinity(
     must select every worker pod of the job and no other pod of the stream:
     uniform worker mapping (Twister2 ``kubernetes.worker.mapping.uniform``)
     concerns the job's workers only, and an empty selector would select every
-    pod of the namespace (README, "Binding and placement").
+    pod of the namespace (README, "Binding and placement"). A term of the task
+    topology (its selector names the ``t2-task`` label; docs/gang-scheduling.md)
+    must instead select some pod of the stream, and only pods of the job.
     """
     affinity = as_dict(pod.get("affinity"))
     for kind in ("podAffinity", "podAntiAffinity"):
@@ -152,6 +155,12 @@ def _job_selector(
         )
         return
     namespace = namespace_of(owner)
+    keys = set(as_dict(selector.get("matchLabels"))) | {
+        as_dict(e).get("key") for e in as_list(selector.get("matchExpressions"))
+    }
+    if TASK_LABEL in keys:
+        yield from _task_selector(path, selector, job, namespace, stream)
+        return
     workers = {WORKER_POD_LABEL: job, JOB_LABEL: job}
     for workload, pod_labels in stream.labelled(namespace, workers):
         if not matches(selector, pod_labels):
@@ -168,4 +177,23 @@ def _job_selector(
             yield (
                 f"{path}.labelSelector",
                 f"also selects the pods of {workload.get('kind')} {name}, which are not workers of job {job}",
+            )
+
+
+def _task_selector(
+    path: str, selector: dict[str, Any], job: Any, namespace: str, stream: Stream
+) -> Iterator[Finding]:
+    """A task-topology term selects some pod of the stream, and only pods of ``job``."""
+    selected = list(stream.selected(namespace, selector))
+    if not selected:
+        yield (
+            f"{path}.labelSelector",
+            f"selects no pod: no pod template of job {job} has the {TASK_LABEL} it names",
+        )
+    for workload, pod_labels in selected:
+        if pod_labels.get(JOB_LABEL) != job:
+            name = as_dict(workload.get("metadata")).get("name")
+            yield (
+                f"{path}.labelSelector",
+                f"also selects the pods of {workload.get('kind')} {name}, which are not of job {job}",
             )

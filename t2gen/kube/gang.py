@@ -123,7 +123,9 @@ def workload_api(minor: tuple[int, int]) -> WorkloadApi | None:
         return WorkloadApi(
             "scheduling.k8s.io/v1alpha2", True, "schedulingGroup", "podGroupTemplateRef"
         )
-    return WorkloadApi("scheduling.k8s.io/v1beta1", True, "schedulingGroup", "workloadRef")
+    return WorkloadApi(
+        "scheduling.k8s.io/v1beta1", True, "schedulingGroup", "workloadRef"
+    )
 
 
 def format_task_groups(groups: tuple[tuple[str, ...], ...]) -> str:

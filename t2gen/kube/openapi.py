@@ -91,6 +91,17 @@ def _is_group_of(schema: dict[str, Any], api_version: str) -> bool:
     return any(isinstance(gvk, dict) and gvk.get("group") == group for gvk in listed)
 
 
+def _is_kubernetes_group(group: str) -> bool:
+    """Whether an API group is Kubernetes' own: core (``""``), a one-word group (``apps``) or ``*.k8s.io``.
+
+    ``*.x-k8s.io`` groups belong to Kubernetes SIG projects installed as custom
+    resources (e.g. scheduler-plugins' ``scheduling.x-k8s.io``), not to Kubernetes.
+    """
+    return "." not in group or (
+        group.endswith(".k8s.io") and not group.endswith(".x-k8s.io")
+    )
+
+
 def _is_base64(value: object) -> bool:
     """The OpenAPI ``byte`` format: standard base64 (Secret ``data`` values)."""
     if not isinstance(value, str):
@@ -130,6 +141,7 @@ class KubeSchemas:
         self.version = wanted
         self._directory = _schema_root() / f"v{wanted}.0-local-strict"
         self._validators: dict[tuple[str, str], Any] = {}
+        self._own: set[tuple[str, str]] = set()
 
     @functools.cached_property
     def _registry(self) -> Any:
@@ -141,17 +153,35 @@ class KubeSchemas:
         return Resource.from_contents(definitions) @ Registry()
 
     def _validator(self, kind: str, api_version: str) -> Any | None:
-        """The validator of one kind (None if no schema: a custom resource)."""
+        """The validator of one kind (None if no schema: a custom resource t2gen knows nothing of).
+
+        Kubernetes' own groups are checked against the bundled schemas of this
+        version; a kind they lack, and every other group, against the schema
+        t2gen ships for it (:func:`t2gen.resources.custom_resource_schema_path`),
+        if any.
+        """
         key = (kind, api_version)
         if key not in self._validators:
             from jsonschema import Draft202012Validator, FormatChecker
             from referencing import Resource
 
+            from t2gen.resources import custom_resource_schema_path
+
+            group = api_version.rpartition("/")[0]
             path = self._directory / _schema_file(kind, api_version)
             schema = (
-                json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+                json.loads(path.read_text(encoding="utf-8"))
+                if _is_kubernetes_group(group) and path.is_file()
+                else None
             )
-            if schema is None or not _is_group_of(schema, api_version):
+            own = custom_resource_schema_path(api_version, kind)
+            if (schema is None or not _is_group_of(schema, api_version)) and own:
+                self._own.add(key)
+                self._validators[key] = Draft202012Validator(
+                    json.loads(own.read_text(encoding="utf-8")),
+                    format_checker=FormatChecker(formats=()),
+                )
+            elif schema is None or not _is_group_of(schema, api_version):
                 self._validators[key] = None
             else:
                 registry = Resource.from_contents(schema) @ self._registry
@@ -206,8 +236,18 @@ class KubeSchemas:
                     f"{where}: no Kubernetes {self.version} schema for {obj.get('apiVersion')} {obj.get('kind')} "
                     "(a custom resource?); not checked"
                 )
+            elif self._served_elsewhere(obj):
+                warnings.append(
+                    f"{where}: Kubernetes {self.version} does not serve {obj.get('apiVersion')} {obj.get('kind')}; "
+                    "checked against t2gen's own schema of it (check with the --kube-version that serves it)"
+                )
             findings += [f"{where}: {error}" for error in errors]
         return findings, warnings
+
+    def _served_elsewhere(self, obj: dict[str, Any]) -> bool:
+        """Whether a Kubernetes-group object was checked with t2gen's schema: this version does not serve it."""
+        key = (str(obj.get("kind")), str(obj.get("apiVersion")))
+        return key in self._own and _is_kubernetes_group(key[1].rpartition("/")[0])
 
 
 def _describe(error: Any) -> _Finding:

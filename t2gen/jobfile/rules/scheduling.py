@@ -27,7 +27,9 @@ def _scheduling(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _job_master_enabled(data: dict[str, Any]) -> bool:
-    return as_dict(as_dict(data.get("spec")).get("jobMaster")).get("enabled") is not False
+    return (
+        as_dict(as_dict(data.get("spec")).get("jobMaster")).get("enabled") is not False
+    )
 
 
 def _task_names(data: dict[str, Any]) -> list[str]:
@@ -70,9 +72,17 @@ def check_group_names(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]
         name = group.get("name", str(index))
         if not isinstance(name, str):
             continue
-        where = ("spec", "workers", index, "name") if "name" in group else ("spec", "workers", index)
+        where = (
+            ("spec", "workers", index, "name")
+            if "name" in group
+            else ("spec", "workers", index)
+        )
         if name == JOB_MASTER_TASK:
-            yield problem(doc, where, f"{name!r} is the job master's task name; give the worker group another name")
+            yield problem(
+                doc,
+                where,
+                f"{name!r} is the job master's task name; give the worker group another name",
+            )
         elif name in seen:
             yield problem(
                 doc,
@@ -135,8 +145,17 @@ def check_settings(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
         )
     minimum = as_int(scheduling.get("minMember"))
     pods = _pod_count(data)
-    if minimum is not None and pods is not None and minimum > pods and gang in _APPLIES_TO["minMember"]:
-        job_master = " (the worker pods plus the job master pod)" if _job_master_enabled(data) else ""
+    if (
+        minimum is not None
+        and pods is not None
+        and minimum > pods
+        and gang in _APPLIES_TO["minMember"]
+    ):
+        job_master = (
+            " (the worker pods plus the job master pod)"
+            if _job_master_enabled(data)
+            else ""
+        )
         yield problem(
             doc,
             (*_SCHEDULING, "minMember"),
@@ -194,7 +213,11 @@ def check_task_names(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
                             f"(its index when unnamed): {hint}",
                         )
                 elif task in names:
-                    yield problem(doc, where, f"task {task!r} is listed twice in this group; list it once")
+                    yield problem(
+                        doc,
+                        where,
+                        f"task {task!r} is listed twice in this group; list it once",
+                    )
                 names.add(task)
             key = frozenset(names)
             if key and key in seen:
@@ -225,19 +248,31 @@ def check_conflicts(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     one-task group makes the task (anti-)affine to itself (Volcano's
     task-topology design, volcano-sh/volcano ``docs/design/task-topology.md``:
     "If there's any conflict, the pod will not be placed in any bucket").
-    With ``topologyMode: required`` the pods could not be scheduled at all.
+    With ``topologyMode: required`` the pods could not be scheduled at all;
+    there, a required affinity term selects the whole group, the task itself
+    included (so that the first pod can start), so every task of an affinity
+    group is also affine to itself and to each other task of it.
     """
+    required = _scheduling(data).get("topologyMode") == "required"
     affine: dict[frozenset[str], int] = {}
     for field, index, tasks in _topology(data):
         if field == "affinity":
-            for pair in _pairs(tasks):
+            pairs = _pairs(tasks)
+            if required:
+                names = {task for task in tasks if isinstance(task, str)}
+                pairs |= {frozenset((a, b)) for a in names for b in names}
+            for pair in pairs:
                 affine.setdefault(pair, index)
     for field, index, tasks in _topology(data):
         if field != "antiAffinity":
             continue
         for pair in sorted(_pairs(tasks), key=sorted):
             if pair in affine:
-                shown = " and ".join(repr(t) for t in sorted(pair)) if len(pair) > 1 else f"{next(iter(pair))!r} with itself"
+                shown = (
+                    " and ".join(repr(t) for t in sorted(pair))
+                    if len(pair) > 1
+                    else f"{next(iter(pair))!r} with itself"
+                )
                 line = doc.position((*_SCHEDULING, "affinity", affine[pair]))[0]
                 yield problem(
                     doc,
@@ -245,3 +280,27 @@ def check_conflicts(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
                     f"tasks {shown} are anti-affine here but affine in affinity[{affine[pair]}] (line {line}); "
                     "keep one of the two",
                 )
+
+
+@rule("kueue-labels-in-scheduling", fields=("metadata.labels",))
+def check_kueue_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """The job's own labels hold no Kueue label; ``spec.scheduling`` sets them where Kueue needs them.
+
+    t2gen adds ``metadata.labels`` to every object, the StatefulSets included. A
+    ``kueue.x-k8s.io/queue-name`` label on a StatefulSet makes Kueue's
+    StatefulSet integration admit each StatefulSet as a Workload of its own,
+    which splits the job; ``gang: kueue`` with ``queue`` puts Kueue's labels on
+    the pod templates only, one pod group for the whole job. Source:
+    kubernetes-sigs/kueue ``site/content/en/docs/tasks/run/plain_pods.md`` and
+    ``site/content/en/docs/tasks/run/statefulset.md``.
+    """
+    labels = as_dict(as_dict(data.get("metadata")).get("labels"))
+    for key in labels:
+        if isinstance(key, str) and key.startswith("kueue.x-k8s.io/"):
+            yield problem(
+                doc,
+                ("metadata", "labels", key),
+                f"{key} would be on every StatefulSet, and Kueue would admit each of them alone; "
+                "use spec.scheduling (gang: kueue, queue: <LocalQueue>) instead",
+                key=True,
+            )

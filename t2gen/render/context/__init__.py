@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from t2gen.jobfile.model import Job
+from t2gen.kube.versions import DEFAULT_KUBE_VERSION, parse_kube_version
 from t2gen.render.context import pod
 from t2gen.render.context.job_master import job_master
 from t2gen.render.context.meta import object_metadata
@@ -25,7 +26,6 @@ from t2gen.render.context.services import node_port_service, worker_service
 from t2gen.render.context.storage import config_map_data, persistent_volume_claim
 from t2gen.render.context.workers import worker_group
 from t2gen.twister2 import names
-from t2gen.kube.versions import DEFAULT_KUBE_VERSION, parse_kube_version
 from t2gen.twister2.topology import build_topology
 
 __all__ = ["CONTEXT_DOC", "build_context"]

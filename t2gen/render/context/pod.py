@@ -348,5 +348,8 @@ def pod_template(
     spec["volumes"] = volumes
     metadata = pod_metadata(job, {**labels, **scheduling.labels})
     if scheduling.annotations:
-        metadata["annotations"] = {**scheduling.annotations, **metadata.get("annotations", {})}
+        metadata["annotations"] = {
+            **scheduling.annotations,
+            **metadata.get("annotations", {}),
+        }
     return {"metadata": metadata, "spec": spec}

@@ -73,13 +73,17 @@ def _volcano_pod_group(job: Job) -> dict[str, Any]:
     metadata = object_metadata(job, job.name, "scheduling")
     topology: dict[str, str] = {}
     if scheduling.affinity:
-        topology[gang.VOLCANO_AFFINITY_ANNOTATION] = gang.format_task_groups(_rendered(scheduling.affinity))
+        topology[gang.VOLCANO_AFFINITY_ANNOTATION] = gang.format_task_groups(
+            _rendered(scheduling.affinity)
+        )
     if scheduling.anti_affinity:
         topology[gang.VOLCANO_ANTI_AFFINITY_ANNOTATION] = gang.format_task_groups(
             _rendered(scheduling.anti_affinity)
         )
     if topology:
-        topology[gang.VOLCANO_TASK_ORDER_ANNOTATION] = ",".join(task for task, _ in task_order(job))
+        topology[gang.VOLCANO_TASK_ORDER_ANNOTATION] = ",".join(
+            task for task, _ in task_order(job)
+        )
         metadata["annotations"] = {**topology, **metadata.get("annotations", {})}
     spec: dict[str, Any] = {
         "minMember": group_size(job),
@@ -89,7 +93,12 @@ def _volcano_pod_group(job: Job) -> dict[str, Any]:
         spec["queue"] = scheduling.queue
     if scheduling.priority_class_name:
         spec["priorityClassName"] = scheduling.priority_class_name
-    return {"apiVersion": gang.VOLCANO_API_VERSION, "kind": "PodGroup", "metadata": metadata, "spec": spec}
+    return {
+        "apiVersion": gang.VOLCANO_API_VERSION,
+        "kind": "PodGroup",
+        "metadata": metadata,
+        "spec": spec,
+    }
 
 
 def _coscheduling_pod_group(job: Job) -> dict[str, Any]:
@@ -110,9 +119,13 @@ def _workload_objects(job: Job, api: gang.WorkloadApi) -> list[dict[str, Any]]:
     policy = {"gang": {"minCount": group_size(job)}}
     template = gang.WORKLOAD_POD_GROUP_TEMPLATE
     if not api.pod_group_object:
-        workload_spec: dict[str, Any] = {"podGroups": [{"name": template, "policy": policy}]}
+        workload_spec: dict[str, Any] = {
+            "podGroups": [{"name": template, "policy": policy}]
+        }
     else:
-        workload_spec = {"podGroupTemplates": [{"name": template, "schedulingPolicy": policy}]}
+        workload_spec = {
+            "podGroupTemplates": [{"name": template, "schedulingPolicy": policy}]
+        }
     objects = [
         {
             "apiVersion": api.api_version,
@@ -183,7 +196,9 @@ def pod_scheduling(job: Job, task: str, kube_version: tuple[int, int]) -> PodSch
     scheduling = job.spec.scheduling
     result = PodScheduling()
     mechanism = scheduling.gang
-    scheduler = scheduling.scheduler_name or gang.DEFAULT_SCHEDULER_NAMES.get(mechanism or "")
+    scheduler = scheduling.scheduler_name or gang.DEFAULT_SCHEDULER_NAMES.get(
+        mechanism or ""
+    )
     if scheduler:
         result.spec["schedulerName"] = scheduler
     if scheduling.priority_class_name:
@@ -193,7 +208,9 @@ def pod_scheduling(job: Job, task: str, kube_version: tuple[int, int]) -> PodSch
     if mechanism == "volcano":
         result.annotations[gang.VOLCANO_GROUP_ANNOTATION] = job.name
         result.annotations[gang.VOLCANO_TASK_ANNOTATION] = task
-        result.annotations[gang.VOLCANO_PREEMPTABLE_ANNOTATION] = str(scheduling.preemptable).lower()
+        result.annotations[gang.VOLCANO_PREEMPTABLE_ANNOTATION] = str(
+            scheduling.preemptable
+        ).lower()
     elif mechanism == "coscheduling":
         result.labels[gang.COSCHEDULING_POD_GROUP_LABEL] = job.name
     elif mechanism == "kueue":
@@ -203,7 +220,10 @@ def pod_scheduling(job: Job, task: str, kube_version: tuple[int, int]) -> PodSch
     elif mechanism == "kubernetes":
         api = _workload_api(kube_version)
         if api.pod_field == "workloadRef":
-            result.spec["workloadRef"] = {"name": job.name, "podGroup": gang.WORKLOAD_POD_GROUP_TEMPLATE}
+            result.spec["workloadRef"] = {
+                "name": job.name,
+                "podGroup": gang.WORKLOAD_POD_GROUP_TEMPLATE,
+            }
         else:
             result.spec["schedulingGroup"] = {"podGroupName": job.name}
     return result
@@ -215,7 +235,9 @@ def _term(job: Job, tasks: list[str]) -> dict[str, Any]:
     if len(tasks) == 1:
         selector["matchLabels"][names.TASK_LABEL] = tasks[0]
     else:
-        selector["matchExpressions"] = [{"key": names.TASK_LABEL, "operator": "In", "values": tasks}]
+        selector["matchExpressions"] = [
+            {"key": names.TASK_LABEL, "operator": "In", "values": tasks}
+        ]
     return {"labelSelector": selector, "topologyKey": _HOSTNAME}
 
 
@@ -225,7 +247,9 @@ def _selected(group: tuple[str, ...], task: str, *, whole: bool) -> list[str]:
     return list(group) if whole or not others else others
 
 
-def task_affinity(job: Job, task: str, base: dict[str, Any] | None) -> dict[str, Any] | None:
+def task_affinity(
+    job: Job, task: str, base: dict[str, Any] | None
+) -> dict[str, Any] | None:
     """A pod's affinity with the task topology's native inter-pod (anti-)affinity added.
 
     Rendered unless the job uses Volcano with ``topologyMode: preferred`` (Volcano
@@ -249,16 +273,25 @@ def task_affinity(job: Job, task: str, base: dict[str, Any] | None) -> dict[str,
     if not scheduling.has_topology or (scheduling.gang == "volcano" and not required):
         return base
     result = copy.deepcopy(base) if base else {}
-    for kind, groups in (("podAffinity", scheduling.affinity), ("podAntiAffinity", scheduling.anti_affinity)):
+    for kind, groups in (
+        ("podAffinity", scheduling.affinity),
+        ("podAntiAffinity", scheduling.anti_affinity),
+    ):
         for group in _rendered(groups):
             if task not in group:
                 continue
-            term = _term(job, _selected(group, task, whole=required and kind == "podAffinity"))
+            term = _term(
+                job, _selected(group, task, whole=required and kind == "podAffinity")
+            )
             rules = result.setdefault(kind, {})
             if required:
-                rules.setdefault("requiredDuringSchedulingIgnoredDuringExecution", []).append(term)
+                rules.setdefault(
+                    "requiredDuringSchedulingIgnoredDuringExecution", []
+                ).append(term)
             else:
-                rules.setdefault("preferredDuringSchedulingIgnoredDuringExecution", []).append(
+                rules.setdefault(
+                    "preferredDuringSchedulingIgnoredDuringExecution", []
+                ).append(
                     {"weight": scheduling.topology_weight, "podAffinityTerm": term}
                 )
     return result or None
