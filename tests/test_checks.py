@@ -358,17 +358,24 @@ def test_every_check_has_a_unique_id_and_a_docstring() -> None:
 
 
 def test_unknown_kinds_get_the_generic_checks_only() -> None:
-    assert checks_for("PodGroup") == checks_for(None) == GENERIC_CHECKS
+    assert checks_for("Certificate") == checks_for(None) == GENERIC_CHECKS
     assert checks_for("StatefulSet")[: len(GENERIC_CHECKS)] == GENERIC_CHECKS
-    pod_group = {
-        "apiVersion": "scheduling.volcano.sh/v1beta1",
-        "kind": "PodGroup",
+    certificate = {
+        "apiVersion": "cert-manager.io/v1",
+        "kind": "Certificate",
         "metadata": {"name": "Word_Count"},
-        "spec": {"minMember": 4, "selector": {}},
+        "spec": {"secretName": "x", "selector": {}},
     }
-    assert check_objects([pod_group]) == [
-        "PodGroup/Word_Count: metadata.name: 'Word_Count' is not a DNS-1123 subdomain"
+    assert check_objects([certificate]) == [
+        "Certificate/Word_Count: metadata.name: 'Word_Count' is not a DNS-1123 subdomain"
     ]
+
+
+def test_gang_groups_get_the_scheduling_checks() -> None:
+    from t2gen.checks import scheduling
+
+    assert checks_for("PodGroup") == GENERIC_CHECKS + scheduling.GROUP_CHECKS
+    assert checks_for("Workload") == GENERIC_CHECKS + scheduling.GROUP_CHECKS
 
 
 def test_findings_are_located_problems_that_print_as_before(good: Objects) -> None:

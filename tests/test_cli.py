@@ -259,6 +259,16 @@ def test_the_same_job_in_two_namespaces_renders(tmp_path: Path) -> None:
     assert namespaces.count("dev") == namespaces.count("prod") == 8
 
 
+def test_kube_version_alone_chooses_what_render_writes() -> None:
+    # --kube-version no longer needs --validate: it also chooses the Workload API's shape.
+    example = str(ROOT / "examples/workload-api-gang.yaml")
+    result = runner.invoke(app, ["render", example, "--kube-version", "1.35"])
+    assert result.exit_code == 0, result.stderr
+    assert "scheduling.k8s.io/v1alpha1" in result.stdout
+    result = runner.invoke(app, ["render", example, "--kube-version", "banana"])
+    assert result.exit_code == 2 and "has no bundled schema" in result.stderr
+
+
 def test_inconsistent_options_are_usage_errors() -> None:
     example = str(ROOT / "examples/wordcount.yaml")
     for argv, fragment in (
@@ -266,7 +276,6 @@ def test_inconsistent_options_are_usage_errors() -> None:
             ["render", example, "-o", "out", "--format", "json"],
             "--format applies to standard output only",
         ),
-        (["render", example, "--kube-version", "1.30"], "needs --validate"),
     ):
         result = runner.invoke(app, argv)
         assert result.exit_code == 2 and fragment in " ".join(

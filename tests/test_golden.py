@@ -140,13 +140,47 @@ def _objects(case: str) -> list[dict[str, Any]]:
     return [obj for obj in load_all_yaml(text) if obj is not None]
 
 
+def _render_version(case: str) -> str | None:
+    """The Kubernetes version a case renders for: its ``--kube-version``, the default
+    when it uses the Workload API (whose shape depends on it), else None (any)."""
+    args = _args(case, Path())
+    if "--kube-version" in args:
+        return args[args.index("--kube-version") + 1]
+    if any(
+        str(obj.get("apiVersion")).startswith("scheduling.k8s.io/")
+        for obj in _objects(case)
+    ):
+        return KUBE_VERSIONS[-1]
+    return None
+
+
 @pytest.mark.parametrize("version", KUBE_VERSIONS)
 @pytest.mark.parametrize("case", _rendered_cases())
 def test_golden_is_valid_kubernetes(case: str, version: str) -> None:
+    version = _render_version(case) or version
     errors = [
         error for obj in _objects(case) for error in kube_schema_errors(obj, version)
     ]
     assert errors == []
+
+
+@pytest.mark.parametrize("case", [c for c in _rendered_cases() if "gang" in c])
+def test_gang_golden_passes_t2gen_check(case: str, tmp_path: Path) -> None:
+    """Every gang-scheduling golden passes ``t2gen check``, its group objects included (none unchecked)."""
+    manifest = tmp_path / "manifest.yaml"
+    manifest.write_text(
+        (GOLDEN / case / "expected.stdout").read_text(encoding="utf-8"),
+        encoding="utf-8",
+    )
+    version = _render_version(case) or KUBE_VERSIONS[-1]
+    result = CliRunner().invoke(
+        app, ["check", str(manifest), "--kube-version", version], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    assert (
+        "not checked" not in result.output and "t2gen's own schema" not in result.output
+    )
+    assert "valid for Kubernetes" in result.stdout
 
 
 @pytest.mark.parametrize("case", _rendered_cases())

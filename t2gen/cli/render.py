@@ -12,6 +12,7 @@ from t2gen.cli._options import (
     JobFiles,
     Namespace,
     TemplateDirs,
+    check_kube_version,
     template_dirs,
 )
 from t2gen.cli._report import reporting, warn, write_stdout
@@ -82,6 +83,7 @@ def render(
         Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
         typer.Option(
             "--kube-version",
+            callback=check_kube_version,
             help="Kubernetes version to render for (the Workload API of `gang: kubernetes` differs "
             "between 1.35, 1.36 and 1.37) and, with --validate, whose OpenAPI schemas to check "
             "against (1.25 to 1.37; default 1.37).",

@@ -268,16 +268,16 @@ def check_conflicts(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
             continue
         for pair in sorted(_pairs(tasks), key=sorted):
             if pair in affine:
-                shown = (
-                    " and ".join(repr(t) for t in sorted(pair))
-                    if len(pair) > 1
-                    else f"{next(iter(pair))!r} with itself"
-                )
                 line = doc.position((*_SCHEDULING, "affinity", affine[pair]))[0]
+                if len(pair) > 1:
+                    first, second = sorted(pair)
+                    what = f"tasks {first!r} and {second!r} are anti-affine here but affine"
+                else:
+                    what = f"task {next(iter(pair))!r} is anti-affine with itself here but affine with itself"
                 yield problem(
                     doc,
                     (*_SCHEDULING, "antiAffinity", index),
-                    f"tasks {shown} are anti-affine here but affine in affinity[{affine[pair]}] (line {line}); "
+                    f"{what} in affinity[{affine[pair]}] (line {line}); "
                     "keep one of the two",
                 )
 
