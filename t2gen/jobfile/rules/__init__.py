@@ -40,6 +40,8 @@ from t2gen.jobfile.rules import (  # noqa: F401
     placement,
     quantities,
     rbac,
+    resources,
+    scheduling,
     size,
     storage,
     workers,

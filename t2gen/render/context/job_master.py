@@ -19,7 +19,9 @@ def job_master(job: Job) -> dict[str, Any] | None:
 
     The pod is built like a worker's (:mod:`t2gen.render.context.pod`): its own
     volatile disk, the job's claim when it has a ``persistentDisk``, never
-    bound to cores, no affinity (Twister2 ``master/JobMasterRequestObject.java``).
+    bound to cores, its own placement (``jobMaster.placement``: node affinity,
+    node selector, tolerations; the workers' does not apply) and limits
+    (Twister2 ``master/JobMasterRequestObject.java``).
 
     Returns:
         ``{metadata, serviceName, selector, podTemplate, podMetadata,
@@ -35,6 +37,7 @@ def job_master(job: Job) -> dict[str, Any] | None:
         claim=has_claim(job.spec) and not master.persistent_disk.is_zero(),
         ssh_key=False,
     )
+    pod_context, container_context = pod.security_contexts(job, sshd=False)
     container = pod.container(
         job,
         name=names.JOB_MASTER_CONTAINER,
@@ -52,15 +55,27 @@ def job_master(job: Job) -> dict[str, Any] | None:
             class_to_run=names.CLASS_JOB_MASTER,
             memory=master.memory,
         ),
-        resources=pod.resources(master.cpu, master.memory, bound=False),
+        resources=pod.resources(
+            master.cpu,
+            master.memory,
+            cpu_limit=master.cpu_limit,
+            memory_limit=master.memory_limit,
+            ephemeral_storage=master.volatile_disk,
+        ),
         volume_mounts=mounts,
+        security_context=container_context,
     )
+    node_affinity = pod.node_affinity(master.placement)
+    affinity = {"nodeAffinity": node_affinity} if node_affinity else None
     template = pod.pod_template(
         job,
         labels=names.job_master_pod_labels(job.name),
         containers=[container],
         volumes=volumes,
-        affinity=None,
+        affinity=affinity,
+        tolerations=pod.tolerations(master.placement.tolerations),
+        pod_security_context=pod_context,
+        annotations=pod.pod_annotations(job, bound=False),
     )
     return {
         "metadata": object_metadata(
@@ -75,6 +90,6 @@ def job_master(job: Job) -> dict[str, Any] | None:
         "podMetadata": template["metadata"],
         "containers": template["spec"]["containers"],
         "volumes": volumes,
-        "affinity": None,
+        "affinity": affinity,
         "service": job_master_service(job),
     }
