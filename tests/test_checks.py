@@ -45,6 +45,24 @@ def pod(objects: Objects, name: str = "heterogeneous-1") -> dict[str, Any]:
     return find(objects, "StatefulSet", name)["spec"]["template"]["spec"]  # type: ignore[no-any-return]
 
 
+def template(objects: Objects, name: str = "heterogeneous-1") -> dict[str, Any]:
+    return find(objects, "StatefulSet", name)["spec"]["template"]  # type: ignore[no-any-return]
+
+
+def mark_bound(objects: Objects) -> None:
+    """Annotate the worker pod template as bound to cores, as t2gen does for bindWorkersToCpu."""
+    template(objects)["metadata"].setdefault("annotations", {})[
+        "t2gen.dev/bind-workers-to-cpu"
+    ] = "true"
+
+
+def mark_restricted(objects: Objects) -> None:
+    """Annotate the worker pod template as claiming Pod Security Admission restricted."""
+    template(objects)["metadata"].setdefault("annotations", {})[
+        "t2gen.dev/security-profile"
+    ] = "restricted"
+
+
 def set_affinity(objects: Objects, affinity: dict[str, Any]) -> None:
     pod(objects)["affinity"] = affinity
 
@@ -263,19 +281,63 @@ BREAKAGES: dict[str, tuple[Callable[[Objects], None], str]] = {
         "subjects[0].name: no ServiceAccount named 'other' in the output",
     ),
     "bound-but-burstable": (
-        lambda o: pod(o)["containers"][0]["resources"].update(
-            {"limits": {"cpu": "500m"}}
+        lambda o: (
+            mark_bound(o),
+            pod(o)["containers"][0]["resources"].update({"limits": {"cpu": "500m"}}),
         ),
         "resources.limits.memory: a bound worker pod needs cpu and memory limits equal to requests",
     ),
     "bound-fractional-cpu": (
-        lambda o: pod(o)["containers"][0]["resources"].update(
-            {
-                "requests": {"cpu": "500m", "memory": "1Gi"},
-                "limits": {"cpu": "500m", "memory": "1Gi"},
-            }
+        lambda o: (
+            mark_bound(o),
+            pod(o)["containers"][0]["resources"].update(
+                {
+                    "requests": {"cpu": "500m", "memory": "1Gi"},
+                    "limits": {"cpu": "500m", "memory": "1Gi"},
+                }
+            ),
         ),
         "resources.requests.cpu: '500m' is not a whole number of cores",
+    ),
+    "restricted-without-run-as-non-root": (
+        lambda o: mark_restricted(o),
+        "securityContext.runAsNonRoot: restricted needs runAsNonRoot: true",
+    ),
+    "restricted-drops-only-net-raw": (
+        lambda o: (
+            mark_restricted(o),
+            pod(o).update(
+                {
+                    "securityContext": {
+                        "runAsNonRoot": True,
+                        "runAsUser": 10000,
+                        "seccompProfile": {"type": "RuntimeDefault"},
+                    }
+                }
+            ),
+            [
+                c.update(
+                    {
+                        "securityContext": {
+                            "allowPrivilegeEscalation": False,
+                            "capabilities": {
+                                "drop": ["NET_RAW"],
+                                "add": ["SYS_CHROOT"],
+                            },
+                        }
+                    }
+                )
+                for c in pod(o)["containers"]
+            ],
+        ),
+        "capabilities.drop: restricted needs capabilities.drop to hold ALL",
+    ),
+    "restricted-host-path": (
+        lambda o: (
+            mark_restricted(o),
+            pod(o)["volumes"].append({"name": "host", "hostPath": {"path": "/"}}),
+        ),
+        "hostPath: volume type hostPath is not allowed under restricted",
     ),
 }
 

@@ -31,7 +31,8 @@ def test_worker_group_layout() -> None:
     ]
     assert [c["ports"][0]["containerPort"] for c in group["containers"]] == [9000, 9001]
     assert group["containers"][0]["resources"] == {
-        "requests": {"cpu": "500m", "memory": "2Gi"}
+        "requests": {"cpu": "500m", "memory": "2Gi", "ephemeral-storage": "512Mi"},
+        "limits": {"cpu": "500m", "memory": "2Gi"},
     }
     assert group["volumes"][1] == {
         "name": "twister2-volatile-dir",
@@ -64,7 +65,7 @@ def test_runtime_environment() -> None:
         == "http://twister2-uploader.default.svc.cluster.local/job.tar.gz"
     )
     assert env["POD_NAME"] == {"fieldRef": {"fieldPath": "metadata.name"}}
-    assert "JOB_SUBMISSION_TIME" not in env and "JOB_MASTER_IP" not in env
+    assert env["JOB_SUBMISSION_TIME"] == "0" and "JOB_MASTER_IP" not in env
     master = _env(context["jobMaster"]["containers"][0])
     assert (
         master["CLASS_TO_RUN"].endswith("JobMasterStarter")
@@ -114,7 +115,7 @@ def test_role_is_least_privilege_and_names_this_jobs_objects() -> None:
             assert rule.get("resourceNames"), rule
 
 
-def test_binding_sets_limits_equal_to_requests_for_workers_only() -> None:
+def test_binding_sets_limits_equal_to_requests_and_marks_worker_pods() -> None:
     context = _context(
         "workers: [{count: 2, cpu: 2, memory: 3Gi}]\nbindWorkersToCpu: true\n"
     )
@@ -123,7 +124,9 @@ def test_binding_sets_limits_equal_to_requests_for_workers_only() -> None:
         "requests": {"cpu": "2", "memory": "3Gi"},
         "limits": {"cpu": "2", "memory": "3Gi"},
     }
-    assert "limits" not in context["jobMaster"]["containers"][0]["resources"]
+    bind = "t2gen.dev/bind-workers-to-cpu"
+    assert context["workerGroups"][0]["podMetadata"]["annotations"] == {bind: "true"}
+    assert "annotations" not in context["jobMaster"]["podMetadata"]
 
 
 def test_binding_with_openmpi_binds_the_pods_combined_container() -> None:
@@ -287,7 +290,10 @@ def test_openmpi_pods_have_one_container_with_the_pods_resources() -> None:
     )
     (container,) = context["workerGroups"][0]["containers"]
     assert container["args"] == ["-c", "./init_openmpi.sh"]
-    assert container["resources"] == {"requests": {"cpu": "1500m", "memory": "3Gi"}}
+    assert container["resources"] == {
+        "requests": {"cpu": "1500m", "memory": "3Gi"},
+        "limits": {"cpu": "1500m", "memory": "3Gi"},
+    }
     assert _env(container)["CLASS_TO_RUN"].endswith("mpi.MPIMasterStarter")
     assert (
         _env(container)["JVM_MEMORY_MB"] == "819"
@@ -333,6 +339,8 @@ def test_pod_template_is_built_once_and_its_parts_stay_for_user_templates() -> N
     assert list(context["workerGroups"][0]["podTemplate"]["spec"]) == [
         "serviceAccountName",
         "imagePullSecrets",
+        "terminationGracePeriodSeconds",
+        "securityContext",
         "affinity",
         "containers",
         "volumes",

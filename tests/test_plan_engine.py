@@ -214,7 +214,12 @@ def test_bound_workers_are_guaranteed_with_whole_cores() -> None:
     spec = pod_spec(rendered("pinned-same-node"), "pinned-same-node-0")
     assert is_guaranteed(spec)
     assert exclusive_cores(spec) == 4
-    unbound = pod_spec(rendered("gpu-nodes"), "gpu-nodes-0")
+    # Default limits equal requests, so whole-cpu workers are Guaranteed even unbound;
+    # without limits (cpuLimit: none, memoryLimit: none) they are Burstable.
+    unbound = copy.deepcopy(pod_spec(rendered("gpu-nodes"), "gpu-nodes-0"))
+    assert is_guaranteed(unbound)
+    for container in unbound["containers"]:
+        del container["resources"]["limits"]
     assert not is_guaranteed(unbound)
     assert exclusive_cores(unbound) == 0
 
@@ -507,7 +512,7 @@ def test_room_counts_several_pods_per_node() -> None:
     assert not result.feasible
     assert result.reasons[0] == (
         "gpu-nodes-0: room for only 3 of 4 pods on the 1 nodes that pass every filter "
-        "(each pod needs 4 cpu, 8Gi memory)"
+        "(each pod needs 4 cpu, 8Gi memory, 4 exclusive cores)"
     )
 
 

@@ -74,7 +74,17 @@ def test_examples_carry_the_schema_modeline() -> None:
 def test_defaults_come_from_the_schema() -> None:
     data = apply_defaults({"spec": {"workers": [{"count": 2}], "env": [{"name": "A"}]}})
     assert data["spec"]["workers"] == [
-        {"count": 2, "perPod": 1, "cpu": 1, "memory": "1Gi", "volatileDisk": 0}
+        {
+            "count": 2,
+            "perPod": 1,
+            "cpu": 1,
+            "memory": "1Gi",
+            "cpuLimit": "request",
+            "memoryLimit": "request",
+            "volatileDisk": 0,
+            "extendedResources": {},
+            "tolerations": [],
+        }
     ]
     assert (
         data["spec"]["jobMaster"]["cpu"] == 0.2

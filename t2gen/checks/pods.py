@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from t2gen.checks import affinity
+from t2gen.checks import affinity, security
 from t2gen.checks.base import (
     WORKER_POD_LABEL,
     Check,
@@ -24,6 +24,7 @@ from t2gen.checks.base import (
 )
 from t2gen.checks.stream import Stream
 from t2gen.kube import validators
+from t2gen.twister2.names import BIND_WORKERS_ANNOTATION
 
 __all__ = [
     "CONTAINER_CHECKS",
@@ -236,24 +237,21 @@ def pod_emptydir_size(
 def is_bound_worker(template_labels: dict[str, Any], pod: dict[str, Any]) -> bool:
     """Whether a pod template is a t2gen worker pod bound to CPUs (``bindWorkersToCpu``).
 
-    A worker pod carries :data:`~t2gen.checks.base.WORKER_POD_LABEL`. Binding
-    leaves no trace in the manifests but the one t2gen renders for it: limits
-    on the worker containers, which t2gen sets only for bound workers (README,
-    "Binding and placement"). So a worker pod with any container limit is bound.
+    A worker pod carries :data:`~t2gen.checks.base.WORKER_POD_LABEL`; t2gen
+    marks a bound one with the pod annotation ``t2gen.dev/bind-workers-to-cpu:
+    "true"`` (limits alone say nothing: every container has limits by default).
 
     Args:
         template_labels: the pod template's labels.
-        pod: the pod spec.
+        pod: the pod template (``{metadata, spec}``) or, for older callers, its spec.
 
     Returns:
         True for a bound worker pod.
     """
     if WORKER_POD_LABEL not in template_labels:
         return False
-    return any(
-        as_dict(as_dict(container).get("resources")).get("limits")
-        for container in as_list(pod.get("containers"))
-    )
+    annotations = as_dict(as_dict(pod.get("metadata")).get("annotations"))
+    return annotations.get(BIND_WORKERS_ANNOTATION) == "true"
 
 
 @check("bound-worker-guaranteed", "pod")
@@ -271,7 +269,7 @@ def bound_worker_guaranteed(
     """
     template = as_dict(as_dict(owner.get("spec")).get("template"))
     labels = as_dict(as_dict(template.get("metadata")).get("labels"))
-    if not is_bound_worker(labels, pod):
+    if not is_bound_worker(labels, template):
         return
     for index, container in enumerate(as_list(pod.get("containers"))):
         resources = as_dict(as_dict(container).get("resources"))
@@ -313,6 +311,7 @@ POD_CHECKS: tuple[Check, ...] = (
     affinity.node_affinity,
     affinity.pod_affinity,
     bound_worker_guaranteed,
+    security.pod_security_restricted,
 )
 """Checks run on a pod spec after its containers, in this order."""
 

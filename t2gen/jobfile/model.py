@@ -21,9 +21,39 @@ __all__ = [
     "PreferredRequirement",
     "Rbac",
     "Scheduling",
+    "Security",
+    "Toleration",
     "WorkerGroup",
     "build_job",
 ]
+
+
+@dataclass(frozen=True)
+class Toleration:
+    """A Kubernetes Toleration; unset fields are None (written only when set).
+
+    Source: https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/
+    """
+
+    key: str | None
+    operator: str
+    value: str | None
+    effect: str | None
+    toleration_seconds: int | None
+
+    def as_manifest(self) -> dict[str, Any]:
+        """The toleration as written in a pod spec: ``{key?, operator, value?, effect?, tolerationSeconds?}``."""
+        out: dict[str, Any] = {}
+        if self.key:
+            out["key"] = self.key
+        out["operator"] = self.operator
+        if self.value is not None:
+            out["value"] = self.value
+        if self.effect is not None:
+            out["effect"] = self.effect
+        if self.toleration_seconds is not None:
+            out["tolerationSeconds"] = self.toleration_seconds
+        return out
 
 
 @dataclass(frozen=True)
@@ -38,6 +68,11 @@ class WorkerGroup:
         cpu: cores per worker.
         memory: bytes per worker.
         volatile_disk: scratch bytes per worker; zero for none.
+        cpu_limit: cores per worker the container may use at most; None for no limit.
+        memory_limit: bytes per worker the container may use at most; None for no limit.
+        extended_resources: ``(name, count)`` per worker, sorted by name
+            (e.g. ``("nvidia.com/gpu", 1)``).
+        tolerations: this group's own tolerations (after ``spec.placement.tolerations``).
     """
 
     index: int
@@ -47,6 +82,10 @@ class WorkerGroup:
     cpu: Quantity
     memory: Quantity
     volatile_disk: Quantity
+    cpu_limit: Quantity | None
+    memory_limit: Quantity | None
+    extended_resources: tuple[tuple[str, int], ...]
+    tolerations: tuple[Toleration, ...]
 
     @property
     def replicas(self) -> int:
@@ -73,11 +112,37 @@ class PreferredRequirement:
 
 @dataclass(frozen=True)
 class Placement:
-    """Node affinity and uniform mapping for every worker pod."""
+    """Node affinity, node selector, tolerations and uniform mapping of a set of pods.
+
+    Attributes:
+        required: required node expressions (one term, ANDed).
+        preferred: weighted node preferences.
+        uniform: ``none``, ``all-same-node`` or ``all-separate-nodes`` (workers only).
+        node_selector: ``(key, value)`` pairs, sorted; each is ANDed into the
+            required term as ``key In [value]``.
+        tolerations: tolerations of every pod placed this way.
+    """
 
     required: tuple[NodeSelectorRequirement, ...]
     preferred: tuple[PreferredRequirement, ...]
     uniform: str
+    node_selector: tuple[tuple[str, str], ...]
+    tolerations: tuple[Toleration, ...]
+
+
+@dataclass(frozen=True)
+class Security:
+    """The security profile of every pod: ``default``, ``restricted`` or ``none``.
+
+    Attributes:
+        profile: the profile name (``spec.security.profile``).
+        run_as_user: user ID with ``restricted``.
+        run_as_group: group ID (and ``fsGroup``) with ``restricted``.
+    """
+
+    profile: str
+    run_as_user: int
+    run_as_group: int
 
 
 @dataclass(frozen=True)
@@ -102,15 +167,23 @@ class JobMaster:
     port: int
     volatile_disk: Quantity
     persistent_disk: Quantity
+    cpu_limit: Quantity | None
+    memory_limit: Quantity | None
+    placement: Placement
 
 
 @dataclass(frozen=True)
 class PersistentStorage:
-    """The job's shared PersistentVolumeClaim; ``per_worker`` zero means none."""
+    """The job's shared PersistentVolumeClaim; ``per_worker`` zero means none.
+
+    ``memory_volume_size`` is the ``sizeLimit`` of every pod's memory-backed
+    emptyDir (``spec.storage.memoryVolumeSize``).
+    """
 
     per_worker: Quantity
     storage_class_name: str | None
     access_mode: str
+    memory_volume_size: Quantity
 
 
 @dataclass(frozen=True)
@@ -202,6 +275,8 @@ class JobSpec:
     env: tuple[EnvVar, ...]
     rbac: Rbac
     scheduling: Scheduling
+    security: Security
+    termination_grace_period_seconds: int
 
     @property
     def total_workers(self) -> int:
@@ -266,6 +341,60 @@ def _scheduling(raw: dict[str, Any]) -> Scheduling:
     )
 
 
+def _limit(raw: Any, request: Quantity) -> Quantity | None:
+    """A ``cpuLimit``/``memoryLimit``: ``request`` is the request, ``none`` is no limit."""
+    if raw == "request":
+        return request
+    if raw == "none":
+        return None
+    return parse_quantity(raw)
+
+
+def _tolerations(raw: list[dict[str, Any]]) -> tuple[Toleration, ...]:
+    return tuple(
+        Toleration(
+            key=item.get("key"),
+            operator=item["operator"],
+            value=item.get("value"),
+            effect=item.get("effect"),
+            toleration_seconds=item.get("tolerationSeconds"),
+        )
+        for item in raw
+    )
+
+
+def _placement(raw: dict[str, Any], uniform: str) -> Placement:
+    affinity = raw["nodeAffinity"]
+    return Placement(
+        required=tuple(_requirement(r) for r in affinity["required"]),
+        preferred=tuple(
+            PreferredRequirement(weight=r["weight"], requirement=_requirement(r))
+            for r in affinity["preferred"]
+        ),
+        uniform=uniform,
+        node_selector=tuple(sorted(raw["nodeSelector"].items())),
+        tolerations=_tolerations(raw["tolerations"]),
+    )
+
+
+def _group(index: int, group: dict[str, Any]) -> WorkerGroup:
+    cpu = parse_quantity(group["cpu"])
+    memory = parse_quantity(group["memory"])
+    return WorkerGroup(
+        index=index,
+        name=group.get("name", str(index)),
+        count=group["count"],
+        per_pod=group["perPod"],
+        cpu=cpu,
+        memory=memory,
+        volatile_disk=parse_quantity(group["volatileDisk"]),
+        cpu_limit=_limit(group["cpuLimit"], cpu),
+        memory_limit=_limit(group["memoryLimit"], memory),
+        extended_resources=tuple(sorted(group["extendedResources"].items())),
+        tolerations=_tolerations(group["tolerations"]),
+    )
+
+
 def build_job(
     data: dict[str, Any], *, source: str = "-", namespace: str | None = None
 ) -> Job:
@@ -289,6 +418,8 @@ def build_job(
     persistent = spec["storage"]["persistent"]
     package = spec["jobPackage"]
     placement = spec["placement"]
+    master_cpu = parse_quantity(job_master["cpu"])
+    master_memory = parse_quantity(job_master["memory"])
     return Job(
         name=meta["name"],
         namespace=namespace or meta.get("namespace"),
@@ -300,30 +431,10 @@ def build_job(
             image_pull_policy=spec["imagePullPolicy"],
             image_pull_secrets=tuple(spec["imagePullSecrets"]),
             workers=tuple(
-                WorkerGroup(
-                    index=index,
-                    name=group.get("name", str(index)),
-                    count=group["count"],
-                    per_pod=group["perPod"],
-                    cpu=parse_quantity(group["cpu"]),
-                    memory=parse_quantity(group["memory"]),
-                    volatile_disk=parse_quantity(group["volatileDisk"]),
-                )
-                for index, group in enumerate(spec["workers"])
+                _group(index, group) for index, group in enumerate(spec["workers"])
             ),
             bind_workers_to_cpu=spec["bindWorkersToCpu"],
-            placement=Placement(
-                required=tuple(
-                    _requirement(raw) for raw in placement["nodeAffinity"]["required"]
-                ),
-                preferred=tuple(
-                    PreferredRequirement(
-                        weight=raw["weight"], requirement=_requirement(raw)
-                    )
-                    for raw in placement["nodeAffinity"]["preferred"]
-                ),
-                uniform=placement["uniform"],
-            ),
+            placement=_placement(placement, placement["uniform"]),
             network=Network(
                 base_port=network["basePort"],
                 protocol=network["protocol"],
@@ -334,16 +445,20 @@ def build_job(
             job_master=JobMaster(
                 enabled=job_master["enabled"],
                 address=job_master.get("address"),
-                cpu=parse_quantity(job_master["cpu"]),
-                memory=parse_quantity(job_master["memory"]),
+                cpu=master_cpu,
+                memory=master_memory,
                 port=job_master["port"],
                 volatile_disk=parse_quantity(job_master["volatileDisk"]),
                 persistent_disk=parse_quantity(job_master["persistentDisk"]),
+                cpu_limit=_limit(job_master["cpuLimit"], master_cpu),
+                memory_limit=_limit(job_master["memoryLimit"], master_memory),
+                placement=_placement(job_master["placement"], "none"),
             ),
             storage=PersistentStorage(
                 per_worker=parse_quantity(persistent["perWorker"]),
                 storage_class_name=persistent.get("storageClassName"),
                 access_mode=persistent["accessMode"],
+                memory_volume_size=parse_quantity(spec["storage"]["memoryVolumeSize"]),
             ),
             mpi=Mpi(
                 enabled=spec["mpi"]["enabled"],
@@ -363,5 +478,11 @@ def build_job(
                 service_account_name=spec["rbac"].get("serviceAccountName"),
             ),
             scheduling=_scheduling(spec["scheduling"]),
+            security=Security(
+                profile=spec["security"]["profile"],
+                run_as_user=spec["security"]["runAsUser"],
+                run_as_group=spec["security"]["runAsGroup"],
+            ),
+            termination_grace_period_seconds=spec["terminationGracePeriodSeconds"],
         ),
     )

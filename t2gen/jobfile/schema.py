@@ -48,6 +48,9 @@ _FORMAT_HINTS = {
     "quantity": "a number with an optional suffix: 512Mi, 2Gi, 1.5G, 500m or 0 (binary Ki Mi Gi Ti Pi Ei, "
     "decimal m k M G T P E); no spaces, no 'B'",
     "CPU quantity": "cores as a number (2, 0.5) or millicores (500m)",
+    "CPU limit": "cores as a number (2, 0.5) or millicores (1500m), request (the same as the request) "
+    "or none (no limit)",
+    "memory limit": "a quantity such as 2Gi or 512Mi, request (the same as the request) or none (no limit)",
     "port name": f"at most {PORT_NAME_MAX} lower-case letters, digits and '-', with at least one letter and "
     "no '--' (an IANA service name such as metrics)",
     "image reference": "an image name such as twister2/twister2-k8s:0.8.0, without spaces or control characters",

@@ -17,10 +17,12 @@ from decimal import Decimal
 __all__ = [
     "APP_LABEL",
     "APP_NAME",
+    "BIND_WORKERS_ANNOTATION",
     "CLASS_JOB_MASTER",
     "CLASS_MPI_MASTER",
     "CLASS_WORKER",
     "COMPONENT_LABEL",
+    "DEFAULT_JOB_SUBMISSION_TIME",
     "DERIVED_NAME_SUFFIXES",
     "ENV_SET_BY_T2GEN",
     "INSTANCE_LABEL",
@@ -38,6 +40,7 @@ __all__ = [
     "NODE_PORT_SUFFIX",
     "RESERVED_ENV_NAMES",
     "RESERVED_LABEL_KEYS",
+    "SECURITY_PROFILE_ANNOTATION",
     "TASK_LABEL",
     "WORKER_GROUP_LABEL",
     "WORKER_POD_LABEL",
@@ -78,6 +81,14 @@ JOB_MASTER_CONTAINER = "twister2-job-master-0"
 JOB_ARCHIVE_DIRECTORY = "twister2-job"
 LOGGER_PROPERTIES_FILE = "common/logger.properties"
 DEFAULT_UPLOADER = "http://twister2-uploader.default.svc.cluster.local"
+DEFAULT_JOB_SUBMISSION_TIME = "0"
+"""``JOB_SUBMISSION_TIME`` unless ``spec.env`` sets it: fixed, so renders stay
+byte-identical; the runtime only needs a number (``Long.parseLong`` in
+``WorkerRuntime`` and ``JobMasterStarter`` with ZooKeeper)."""
+BIND_WORKERS_ANNOTATION = "t2gen.dev/bind-workers-to-cpu"
+"""Pod annotation (``"true"``) marking a worker pod bound to whole cores; checked by ``bound-worker-guaranteed``."""
+SECURITY_PROFILE_ANNOTATION = "t2gen.dev/security-profile"
+"""Pod annotation (``restricted``) claiming Pod Security Admission ``restricted``; checked by ``pod-security-restricted``."""
 JVM_MEMORY_FRACTION = Decimal("0.8")
 """Share of a worker's memory given to its JVM heap (Twister2 ``twister2.kubernetes.jvm.memory.fraction``,
 ``KubernetesContext.jvmMemoryFraction``; ``JVM_MEMORY_MB`` = memory in MiB x this, rounded down)."""
@@ -169,8 +180,9 @@ ENV_SET_BY_T2GEN = RESERVED_ENV_NAMES - {
 }
 """The runtime's variables t2gen sets, which a job's ``spec.env`` may not override.
 
-``ENCODED_NODE_INFO_LIST`` and ``JOB_SUBMISSION_TIME`` are left to the job: their
-values are known only to the submitting side (node list, submission time).
+``ENCODED_NODE_INFO_LIST`` and ``JOB_SUBMISSION_TIME`` may be set by the job: their
+values are known only to the submitting side (node list, submission time);
+t2gen writes ``JOB_SUBMISSION_TIME`` as :data:`DEFAULT_JOB_SUBMISSION_TIME` otherwise.
 """
 
 

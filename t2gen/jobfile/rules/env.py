@@ -79,3 +79,41 @@ def check_env_duplicate(data: dict[str, Any], doc: SourceDoc) -> Iterator[Proble
             )
         else:
             seen[name] = index
+
+
+_INT64_MAX = 2**63 - 1
+
+
+@rule("env-job-submission-time", fields=("spec.env[].value",))
+def check_job_submission_time(
+    data: dict[str, Any], doc: SourceDoc
+) -> Iterator[Problem]:
+    """A ``JOB_SUBMISSION_TIME`` set in ``spec.env`` is a whole number (milliseconds).
+
+    With ZooKeeper configured, every worker and the job master parse it with
+    ``Long.parseLong`` and fail on anything else; OpenMPI's master passes it on
+    to the MPI workers. Without it t2gen writes ``0``.
+
+    Sources: cylondata/twister2
+    ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/core/WorkerRuntime.java``
+    and ``.../schedulers/k8s/master/JobMasterStarter.java`` (``Long.parseLong``);
+    Java ``Long.parseLong`` (https://docs.oracle.com/javase/8/docs/api/java/lang/Long.html#parseLong-java.lang.String-).
+    """
+    for index, variable in enumerate(as_list(as_dict(data.get("spec")).get("env"))):
+        variable = as_dict(variable)
+        if variable.get("name") != "JOB_SUBMISSION_TIME":
+            continue
+        value = variable.get("value", "")
+        if not isinstance(value, str):
+            continue
+        digits = value[1:] if value[:1] in ("+", "-") else value
+        if digits.isascii() and digits.isdigit() and abs(int(value)) <= _INT64_MAX:
+            continue
+        yield problem(
+            doc,
+            ("spec", "env", index, "value")
+            if "value" in variable
+            else ("spec", "env", index),
+            f"JOB_SUBMISSION_TIME must be a whole number (milliseconds since the epoch, e.g. "
+            f'"1700000000000"), which Twister2 reads with Long.parseLong; {value!r} is not one',
+        )

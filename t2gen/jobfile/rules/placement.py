@@ -36,12 +36,24 @@ def _affinity(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _requirements(data: dict[str, Any]) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
-    """Yield (path, expression) for every required and preferred node expression."""
-    affinity = _affinity(data)
-    for kind in ("required", "preferred"):
-        for index, expression in enumerate(as_list(affinity.get(kind))):
-            if isinstance(expression, dict):
-                yield ("spec", "placement", "nodeAffinity", kind, index), expression
+    """Yield (path, expression) for every required and preferred node expression.
+
+    Both the workers' (``spec.placement``) and the job master's
+    (``spec.jobMaster.placement``).
+    """
+    master = as_dict(
+        as_dict(
+            as_dict(as_dict(data.get("spec")).get("jobMaster")).get("placement")
+        ).get("nodeAffinity")
+    )
+    for prefix, affinity in (
+        (("spec", "placement", "nodeAffinity"), _affinity(data)),
+        (("spec", "jobMaster", "placement", "nodeAffinity"), master),
+    ):
+        for kind in ("required", "preferred"):
+            for index, expression in enumerate(as_list(affinity.get(kind))):
+                if isinstance(expression, dict):
+                    yield (*prefix, kind, index), expression
 
 
 def _node_int(value: Any) -> int | None:
@@ -73,6 +85,8 @@ def _node_int(value: Any) -> int | None:
         "spec.placement.nodeAffinity.required[].values",
         "spec.placement.nodeAffinity.preferred[].operator",
         "spec.placement.nodeAffinity.preferred[].values",
+        "spec.jobMaster.placement.nodeAffinity.required[]",
+        "spec.jobMaster.placement.nodeAffinity.preferred[]",
     ),
 )
 def check_operators(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:

@@ -20,9 +20,11 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
 
     The pod is built like a worker's (:mod:`t2gen.render.context.pod`): its own
     volatile disk, the job's claim when it has a ``persistentDisk``, never
-    bound to cores, no affinity (Twister2 ``master/JobMasterRequestObject.java``)
-    but the task topology's, and the scheduling fields of ``spec.scheduling``
-    for ``kube_version`` (``(major, minor)``).
+    bound to cores, its own placement (``jobMaster.placement``: node affinity,
+    node selector, tolerations; the workers' does not apply), limits (Twister2
+    ``master/JobMasterRequestObject.java``), the task topology's inter-pod
+    affinity, and the scheduling fields of ``spec.scheduling`` for
+    ``kube_version`` (``(major, minor)``).
 
     Returns:
         ``{metadata, serviceName, selector, podTemplate, podMetadata,
@@ -38,6 +40,7 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
         claim=has_claim(job.spec) and not master.persistent_disk.is_zero(),
         ssh_key=False,
     )
+    pod_context, container_context = pod.security_contexts(job, sshd=False)
     container = pod.container(
         job,
         name=names.JOB_MASTER_CONTAINER,
@@ -55,10 +58,22 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
             class_to_run=names.CLASS_JOB_MASTER,
             memory=master.memory,
         ),
-        resources=pod.resources(master.cpu, master.memory, bound=False),
+        resources=pod.resources(
+            master.cpu,
+            master.memory,
+            cpu_limit=master.cpu_limit,
+            memory_limit=master.memory_limit,
+            ephemeral_storage=master.volatile_disk,
+        ),
         volume_mounts=mounts,
+        security_context=container_context,
     )
-    affinity = task_affinity(job, names.JOB_MASTER_TASK, None)
+    node_affinity = pod.node_affinity(master.placement)
+    affinity = task_affinity(
+        job,
+        names.JOB_MASTER_TASK,
+        {"nodeAffinity": node_affinity} if node_affinity else None,
+    )
     template = pod.pod_template(
         job,
         labels=names.job_master_pod_labels(job.name),
@@ -66,6 +81,9 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
         volumes=volumes,
         affinity=affinity,
         scheduling=pod_scheduling(job, names.JOB_MASTER_TASK, kube_version),
+        tolerations=pod.tolerations(master.placement.tolerations),
+        pod_security_context=pod_context,
+        annotations=pod.pod_annotations(job, bound=False),
     )
     return {
         "metadata": object_metadata(

@@ -12,7 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from t2gen.jobfile.model import Job, JobSpec, NodeSelectorRequirement
+from t2gen.jobfile.model import (
+    Job,
+    JobSpec,
+    NodeSelectorRequirement,
+    Placement,
+    Toleration,
+)
 from t2gen.kube.quantity import Quantity
 from t2gen.render.context.meta import pod_metadata
 from t2gen.render.context.scheduling import PodScheduling
@@ -24,10 +30,14 @@ __all__ = [
     "container",
     "container_env",
     "jvm_memory_mb",
+    "node_affinity",
+    "pod_annotations",
     "pod_settings",
     "pod_template",
     "pod_volumes",
     "resources",
+    "security_contexts",
+    "tolerations",
 ]
 
 
@@ -46,27 +56,98 @@ def pod_settings(job: Job) -> dict[str, Any]:
     }
 
 
-def resources(cpu: Quantity, memory: Quantity, *, bound: bool) -> dict[str, Any]:
-    """Container resources: requests, and limits equal to them when bound to cores.
+def resources(
+    cpu: Quantity,
+    memory: Quantity,
+    *,
+    cpu_limit: Quantity | None,
+    memory_limit: Quantity | None,
+    extended: tuple[tuple[str, int], ...] = (),
+    ephemeral_storage: Quantity | None = None,
+) -> dict[str, Any]:
+    """Container resources: requests and limits of cpu, memory and extended resources.
 
-    Binding a worker to cores needs the kubelet's static CPU manager, which
-    gives exclusive cores only to Guaranteed pods: cpu and memory requests equal
-    to limits, whole CPUs (kubernetes.io/docs/tasks/administer-cluster/cpu-management-policies/).
+    The default limits equal the requests (``cpuLimit``/``memoryLimit: request``
+    in the schema): a namespace whose ResourceQuota covers ``limits.cpu`` or
+    ``limits.memory`` rejects every pod without them, and a LimitRange's default
+    limit could otherwise fall below the request
+    (https://kubernetes.io/docs/concepts/policy/resource-quotas/#requests-vs-limits).
+    Bound workers keep requests == limits, which the static CPU manager needs
+    (https://kubernetes.io/docs/tasks/administer-cluster/cpu-management-policies/).
+    Extended resources (``nvidia.com/gpu``) cannot be overcommitted: request and
+    limit are always equal (https://kubernetes.io/docs/tasks/configure-pod-container/extended-resource/).
+    Scratch space is requested as ``ephemeral-storage`` so the scheduler places
+    the pod where its volatile emptyDir fits.
 
     Args:
-        cpu: cores.
-        memory: bytes; written rounded up to a whole unit.
-        bound: ``spec.bindWorkersToCpu`` for workers; False for the job master.
+        cpu: cores requested.
+        memory: bytes requested; written rounded up to a whole byte.
+        cpu_limit: the cpu limit, or None for none.
+        memory_limit: the memory limit, or None for none.
+        extended: ``(name, count)`` of extended resources, requested and limited.
+        ephemeral_storage: bytes of scratch space requested; None or zero for none.
 
     Returns:
-        ``{requests}`` or ``{requests, limits}`` with canonical quantity strings.
+        ``{requests, limits?}`` with canonical quantity strings, cpu and memory first.
     """
-    requests = {"cpu": str(cpu), "memory": str(memory.rounded_up())}
+    requests: dict[str, str] = {"cpu": str(cpu), "memory": str(memory.rounded_up())}
+    if ephemeral_storage is not None and not ephemeral_storage.is_zero():
+        requests["ephemeral-storage"] = str(ephemeral_storage.rounded_up())
+    limits: dict[str, str] = {}
+    if cpu_limit is not None:
+        limits["cpu"] = str(cpu_limit)
+    if memory_limit is not None:
+        limits["memory"] = str(memory_limit.rounded_up())
+    for name, count in extended:
+        requests[name] = str(count)
+        limits[name] = str(count)
     return (
-        {"requests": requests, "limits": dict(requests)}
-        if bound
-        else {"requests": requests}
+        {"requests": requests, "limits": limits} if limits else {"requests": requests}
     )
+
+
+def security_contexts(
+    job: Job, *, sshd: bool
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The pod and container ``securityContext`` of ``spec.security.profile``.
+
+    ``default``: seccomp ``RuntimeDefault`` for the pod; each container drops
+    ``NET_RAW`` and, unless it runs OpenMPI's sshd (``sshd``), sets
+    ``allowPrivilegeEscalation: false``. ``restricted`` meets Pod Security
+    Admission's ``restricted`` level: ``runAsNonRoot`` with a user and group ID,
+    seccomp ``RuntimeDefault``, no privilege escalation, and every capability
+    dropped. ``none``: no context. Sources:
+    https://kubernetes.io/docs/concepts/security/pod-security-standards/ and
+    kubernetes/kubernetes ``staging/src/k8s.io/pod-security-admission/policy/``.
+
+    Args:
+        job: the job.
+        sshd: the container runs ``init_openmpi.sh`` (sshd as root); the rules
+            refuse ``restricted`` with OpenMPI.
+
+    Returns:
+        ``(pod securityContext, container securityContext)``, each None when empty.
+    """
+    security = job.spec.security
+    seccomp = {"type": "RuntimeDefault"}
+    if security.profile == "restricted":
+        return (
+            {
+                "runAsNonRoot": True,
+                "runAsUser": security.run_as_user,
+                "runAsGroup": security.run_as_group,
+                "fsGroup": security.run_as_group,
+                "seccompProfile": seccomp,
+            },
+            {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
+        )
+    if security.profile == "default":
+        container_context: dict[str, Any] = (
+            {} if sshd else {"allowPrivilegeEscalation": False}
+        )
+        container_context["capabilities"] = {"drop": ["NET_RAW"]}
+        return {"seccompProfile": seccomp}, container_context
+    return None, None
 
 
 def jvm_memory_mb(memory: Quantity) -> int:
@@ -89,9 +170,14 @@ def _field_env(name: str, field_path: str) -> dict[str, Any]:
 def _common_env(job: Job) -> list[dict[str, Any]]:
     """The environment every Twister2 container reads (``K8sEnvVariables``, positions 1-15).
 
-    Left out, because they would change between two renders or are unknown
-    offline: ``ENCODED_NODE_INFO_LIST`` (the runtime falls back to the pod's
-    host IP) and ``JOB_SUBMISSION_TIME`` (a timestamp).
+    Left out, because it is unknown offline: ``ENCODED_NODE_INFO_LIST`` (the
+    runtime falls back to the pod's host IP). ``USER_JOB_JAR_FILE`` is always
+    set, as Twister2 does (``RequestObjectBuilder.getCommonEnvVars``): without it
+    ``init.sh`` leaves the user's jar off the CLASSPATH; ``<job>.jar`` when
+    ``jobPackage.jarFile`` is omitted. ``JOB_SUBMISSION_TIME`` is ``0`` unless
+    ``spec.env`` sets it: a timestamp would change every render, and with
+    ZooKeeper the runtime parses it as a long (``WorkerRuntime``,
+    ``JobMasterStarter``), so it may not be missing.
     """
     package = job.spec.job_package
     env: list[dict[str, Any]] = [
@@ -102,8 +188,7 @@ def _common_env(job: Job) -> list[dict[str, Any]]:
     ]
     if package.file_size is not None:
         env.append(_env("JOB_PACKAGE_FILE_SIZE", package.file_size))
-    if package.jar_file is not None:
-        env.append(_env("USER_JOB_JAR_FILE", package.jar_file))
+    env.append(_env("USER_JOB_JAR_FILE", package.jar_file or f"{job.name}.jar"))
     env += [
         _env("POD_MEMORY_VOLUME", names.MEMORY_VOLUME_PATH),
         _env("JOB_ARCHIVE_DIRECTORY", names.JOB_ARCHIVE_DIRECTORY),
@@ -117,10 +202,10 @@ def _common_env(job: Job) -> list[dict[str, Any]]:
                 package.uri or f"{names.DEFAULT_UPLOADER}/{job.name}.tar.gz",
             )
         )
-    env += [
-        _env("LOGGER_PROPERTIES_FILE", names.LOGGER_PROPERTIES_FILE),
-        _env("RESTORE_JOB", "false"),
-    ]
+    env.append(_env("LOGGER_PROPERTIES_FILE", names.LOGGER_PROPERTIES_FILE))
+    if not any(v.name == "JOB_SUBMISSION_TIME" for v in job.spec.env):
+        env.append(_env("JOB_SUBMISSION_TIME", names.DEFAULT_JOB_SUBMISSION_TIME))
+    env.append(_env("RESTORE_JOB", "false"))
     return env
 
 
@@ -169,14 +254,15 @@ def container(
     env: list[dict[str, Any]],
     resources: dict[str, Any],
     volume_mounts: list[dict[str, Any]],
+    security_context: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One Twister2 container: the job's image running ``/bin/bash -c <script>``.
 
     Returns:
         ``{name, image, imagePullPolicy, command, args, ports, env, resources,
-        volumeMounts}``, in the order written.
+        securityContext?, volumeMounts}``, in the order written.
     """
-    return {
+    result: dict[str, Any] = {
         "name": name,
         "image": job.spec.image,
         "imagePullPolicy": job.spec.image_pull_policy,
@@ -185,8 +271,11 @@ def container(
         "ports": ports,
         "env": env,
         "resources": resources,
-        "volumeMounts": volume_mounts,
     }
+    if security_context:
+        result["securityContext"] = security_context
+    result["volumeMounts"] = volume_mounts
+    return result
 
 
 def pod_volumes(
@@ -201,11 +290,19 @@ def pod_volumes(
         ssh_key: mount the OpenMPI SSH key Secret (mode 0400).
 
     Returns:
-        ``(volumes, volumeMounts)``: always the memory volume, then the others
+        ``(volumes, volumeMounts)``: always the memory volume (its ``sizeLimit``
+        is ``spec.storage.memoryVolumeSize``: tmpfs pages count against the
+        pod's memory), then the others
         asked for, with the names and paths of ``KubernetesConstants``.
     """
     volumes: list[dict[str, Any]] = [
-        {"name": names.MEMORY_VOLUME, "emptyDir": {"medium": "Memory"}}
+        {
+            "name": names.MEMORY_VOLUME,
+            "emptyDir": {
+                "medium": "Memory",
+                "sizeLimit": str(job.spec.storage.memory_volume_size.rounded_up()),
+            },
+        }
     ]
     mounts: list[dict[str, Any]] = [
         {"name": names.MEMORY_VOLUME, "mountPath": names.MEMORY_VOLUME_PATH}
@@ -264,6 +361,49 @@ def _requirement(requirement: NodeSelectorRequirement) -> dict[str, Any]:
     return expression
 
 
+def required_expressions(placement: Placement) -> list[dict[str, Any]]:
+    """The required term's expressions: ``required``, then ``nodeSelector`` as ``key In [value]``.
+
+    A ``nodeSelector`` entry is ANDed into the required node-affinity term
+    (rather than written as the pod's ``nodeSelector``) so that one place holds
+    every node requirement (https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodeselector).
+    """
+    return [_requirement(r) for r in placement.required] + [
+        {"key": key, "operator": "In", "values": [value]}
+        for key, value in placement.node_selector
+    ]
+
+
+def node_affinity(placement: Placement) -> dict[str, Any] | None:
+    """``nodeAffinity`` of a placement: the required term and the preferences, or None."""
+    result: dict[str, Any] = {}
+    required = required_expressions(placement)
+    if required:
+        result["requiredDuringSchedulingIgnoredDuringExecution"] = {
+            "nodeSelectorTerms": [{"matchExpressions": required}]
+        }
+    if placement.preferred:
+        result["preferredDuringSchedulingIgnoredDuringExecution"] = [
+            {
+                "weight": p.weight,
+                "preference": {"matchExpressions": [_requirement(p.requirement)]},
+            }
+            for p in placement.preferred
+        ]
+    return result or None
+
+
+def tolerations(*lists: tuple[Toleration, ...]) -> list[dict[str, Any]]:
+    """The tolerations of a pod, in order, each once (e.g. job-wide, then the group's)."""
+    seen: list[dict[str, Any]] = []
+    for items in lists:
+        for item in items:
+            manifest = item.as_manifest()
+            if manifest not in seen:
+                seen.append(manifest)
+    return seen
+
+
 def affinity(job: Job) -> dict[str, Any] | None:
     """Pod affinity of every worker group: node affinity plus uniform mapping.
 
@@ -279,23 +419,9 @@ def affinity(job: Job) -> dict[str, Any] | None:
     """
     placement = job.spec.placement
     result: dict[str, Any] = {}
-    node_affinity: dict[str, Any] = {}
-    if placement.required:
-        node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {
-            "nodeSelectorTerms": [
-                {"matchExpressions": [_requirement(r) for r in placement.required]}
-            ]
-        }
-    if placement.preferred:
-        node_affinity["preferredDuringSchedulingIgnoredDuringExecution"] = [
-            {
-                "weight": p.weight,
-                "preference": {"matchExpressions": [_requirement(p.requirement)]},
-            }
-            for p in placement.preferred
-        ]
-    if node_affinity:
-        result["nodeAffinity"] = node_affinity
+    nodes = node_affinity(placement)
+    if nodes:
+        result["nodeAffinity"] = nodes
     if placement.uniform != "none":
         term = {
             "labelSelector": {"matchLabels": names.worker_pods_selector(job.name)},
@@ -316,6 +442,9 @@ def pod_template(
     volumes: list[dict[str, Any]],
     affinity: dict[str, Any] | None,
     scheduling: PodScheduling | None = None,
+    tolerations: list[dict[str, Any]] | None = None,
+    pod_security_context: dict[str, Any] | None = None,
+    annotations: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """A StatefulSet's whole pod template, ready for ``templates/k8s/_pod.yaml.j2``.
 
@@ -327,12 +456,18 @@ def pod_template(
         affinity: from :func:`affinity`, or None.
         scheduling: from :func:`t2gen.render.context.scheduling.pod_scheduling`:
             labels, annotations and spec fields of ``spec.scheduling``.
+        tolerations: from :func:`tolerations`; empty or None for none.
+        pod_security_context: the pod part of :func:`security_contexts`.
+        annotations: t2gen's own pod annotations (after the job's).
 
     Returns:
         ``{metadata, spec}``; the spec holds ``serviceAccountName``,
         ``imagePullSecrets``, the scheduling fields (``schedulerName``,
-        ``priorityClassName``, ``workloadRef`` or ``schedulingGroup``) and
-        ``affinity`` only when set, then ``containers`` and ``volumes``.
+        ``priorityClassName``, ``workloadRef`` or ``schedulingGroup``),
+        ``securityContext``, ``affinity`` and ``tolerations`` only when set,
+        ``terminationGracePeriodSeconds`` always (Kubernetes' default of 30 s
+        only delays the end of a Twister2 job), then ``containers`` and
+        ``volumes``.
     """
     scheduling = scheduling or PodScheduling()
     settings = pod_settings(job)
@@ -342,14 +477,37 @@ def pod_template(
     if settings["imagePullSecrets"]:
         spec["imagePullSecrets"] = settings["imagePullSecrets"]
     spec.update(scheduling.spec)
+    spec["terminationGracePeriodSeconds"] = job.spec.termination_grace_period_seconds
+    if pod_security_context:
+        spec["securityContext"] = pod_security_context
     if affinity:
         spec["affinity"] = affinity
+    if tolerations:
+        spec["tolerations"] = tolerations
     spec["containers"] = containers
     spec["volumes"] = volumes
     metadata = pod_metadata(job, {**labels, **scheduling.labels})
-    if scheduling.annotations:
-        metadata["annotations"] = {
-            **scheduling.annotations,
-            **metadata.get("annotations", {}),
-        }
+    merged = {
+        **scheduling.annotations,
+        **metadata.get("annotations", {}),
+        **(annotations or {}),
+    }
+    if merged:
+        metadata["annotations"] = merged
     return {"metadata": metadata, "spec": spec}
+
+
+def pod_annotations(job: Job, *, bound: bool) -> dict[str, str]:
+    """t2gen's claims about a pod that its output checks verify (``t2gen check``).
+
+    ``t2gen.dev/bind-workers-to-cpu: "true"`` on bound worker pods
+    (``bound-worker-guaranteed``) and ``t2gen.dev/security-profile: restricted``
+    on pods meant to pass Pod Security Admission ``restricted``
+    (``pod-security-restricted``).
+    """
+    result: dict[str, str] = {}
+    if bound:
+        result[names.BIND_WORKERS_ANNOTATION] = "true"
+    if job.spec.security.profile == "restricted":
+        result[names.SECURITY_PROFILE_ANNOTATION] = "restricted"
+    return result

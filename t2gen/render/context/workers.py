@@ -20,13 +20,21 @@ def _containers(
     """Containers of a worker pod: ``perPod`` of them, or one holding them all with OpenMPI.
 
     Names and ports come from the topology; with OpenMPI the one container gets
-    the pod's cpu and memory (perPod x a worker's) and runs ``init_openmpi.sh``,
+    the pod's cpu, memory, limits, extended resources and scratch space (perPod
+    x a worker's) and runs ``init_openmpi.sh``,
     whose ``mpirun`` starts the workers (Twister2 ``RequestObjectBuilder.constructContainer``).
     """
     spec = job.spec
     mpi = spec.mpi.enabled
-    cpu = group.cpu * group.per_pod if mpi else group.cpu
-    memory = group.memory * group.per_pod if mpi else group.memory
+    share = group.per_pod if mpi else 1
+    cpu = group.cpu * share
+    memory = group.memory * share
+    cpu_limit = group.cpu_limit * share if group.cpu_limit is not None else None
+    memory_limit = (
+        group.memory_limit * share if group.memory_limit is not None else None
+    )
+    extended = tuple((name, count * share) for name, count in group.extended_resources)
+    _, security_context = pod.security_contexts(job, sshd=mpi)
     job_master_ip = None if spec.job_master.enabled else spec.job_master.address
     return [
         pod.container(
@@ -49,8 +57,16 @@ def _containers(
                 worker_port=slot.worker_port,
                 job_master_ip=job_master_ip,
             ),
-            resources=pod.resources(cpu, memory, bound=spec.bind_workers_to_cpu),
+            resources=pod.resources(
+                cpu,
+                memory,
+                cpu_limit=cpu_limit,
+                memory_limit=memory_limit,
+                extended=extended,
+                ephemeral_storage=group.volatile_disk * share,
+            ),
             volume_mounts=mounts,
+            security_context=security_context,
         )
         for slot in layout.containers
     ]
@@ -80,6 +96,7 @@ def worker_group(
         templates written before it existed).
     """
     volumes, mounts = pod.worker_volumes(job, group.volatile_disk * group.per_pod)
+    pod_context, _ = pod.security_contexts(job, sshd=job.spec.mpi.enabled)
     affinity = task_affinity(job, group.name, affinity)
     template = pod.pod_template(
         job,
@@ -88,6 +105,9 @@ def worker_group(
         volumes=volumes,
         affinity=affinity,
         scheduling=pod_scheduling(job, group.name, kube_version),
+        tolerations=pod.tolerations(job.spec.placement.tolerations, group.tolerations),
+        pod_security_context=pod_context,
+        annotations=pod.pod_annotations(job, bound=job.spec.bind_workers_to_cpu),
     )
     return {
         "index": group.index,

@@ -1,0 +1,203 @@
+"""Resources: cpu and memory limits, and extended resources such as GPUs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.jobfile.rules._base import (
+    as_dict,
+    as_quantity,
+    fmt_decimal,
+    groups,
+    problem,
+    rule,
+)
+from t2gen.kube.validators import is_qualified_name
+from t2gen.problems import Problem
+
+_LIMITS = (("cpuLimit", "cpu"), ("memoryLimit", "memory"))
+_REQUESTS_PREFIX = "requests."
+
+
+def _holders(data: dict[str, Any]) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
+    """Yield (path, mapping) of every worker group and of the job master."""
+    for index, group in groups(data):
+        yield ("spec", "workers", index), group
+    master = as_dict(as_dict(data.get("spec")).get("jobMaster"))
+    yield ("spec", "jobMaster"), master
+
+
+@rule(
+    "limit-below-request",
+    fields=(
+        "spec.workers[].cpuLimit",
+        "spec.workers[].memoryLimit",
+        "spec.jobMaster.cpuLimit",
+        "spec.jobMaster.memoryLimit",
+    ),
+)
+def check_limit_below_request(
+    data: dict[str, Any], doc: SourceDoc
+) -> Iterator[Problem]:
+    """A ``cpuLimit`` or ``memoryLimit`` is at least its request.
+
+    The API server rejects a container whose limit is below its request
+    ("must be greater than or equal to cpu request"), so the StatefulSet would
+    be refused after the other objects were applied.
+
+    Source: Kubernetes, "Resource Management for Pods and Containers"
+    (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#requests-and-limits).
+    """
+    for path, holder in _holders(data):
+        for key, request_key in _LIMITS:
+            raw = holder.get(key)
+            if raw in ("request", "none", None):
+                continue
+            limit, request = as_quantity(raw), as_quantity(holder.get(request_key))
+            if limit is None or request is None:
+                continue
+            if limit.value < request.value:
+                yield problem(
+                    doc,
+                    (*path, key),
+                    f"{key} {raw} is below the {request_key} request {holder.get(request_key)}; Kubernetes "
+                    f"refuses a limit below the request: use at least {holder.get(request_key)}, or `request`",
+                )
+
+
+@rule(
+    "limit-bound-equal",
+    fields=(
+        "spec.bindWorkersToCpu",
+        "spec.workers[].cpuLimit",
+        "spec.workers[].memoryLimit",
+    ),
+)
+def check_limit_bound(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """With ``bindWorkersToCpu``, every worker's limits equal its requests.
+
+    The static CPU manager gives exclusive cores only to Guaranteed pods, whose
+    containers have cpu and memory limits equal to their requests; a different
+    limit, or none, would silently leave the workers on shared cores.
+
+    Source: Kubernetes, "Control CPU Management Policies on the Node"
+    (https://kubernetes.io/docs/tasks/administer-cluster/cpu-management-policies/#static-policy).
+    """
+    if as_dict(data.get("spec")).get("bindWorkersToCpu") is not True:
+        return
+    for index, group in groups(data):
+        for key, request_key in _LIMITS:
+            raw = group.get(key)
+            if raw in ("request", None):
+                continue
+            limit, request = as_quantity(raw), as_quantity(group.get(request_key))
+            if raw != "none" and (
+                limit is None or request is None or limit.value == request.value
+            ):
+                continue
+            yield problem(
+                doc,
+                ("spec", "workers", index, key),
+                f"{key} {raw} differs from the {request_key} request {group.get(request_key)}; with "
+                "bindWorkersToCpu limits must equal requests (Guaranteed QoS, or no exclusive cores): "
+                "remove it or write `request`",
+            )
+
+
+def extended_resource_name_error(name: str) -> str | None:
+    """Why ``name`` is not a valid extended resource name, or None if it is.
+
+    Kubernetes' ``IsExtendedResourceName``: a ``<domain>/<name>`` outside the
+    ``kubernetes.io`` domain, not starting with ``requests.``, such that
+    ``requests.<name>`` is a qualified name (kubernetes/kubernetes
+    ``pkg/apis/core/helper/helpers.go``).
+    """
+    if name in ("cpu", "memory", "ephemeral-storage") or name.startswith("hugepages-"):
+        return (
+            "is a native resource, not an extended one: use the group's cpu and memory fields "
+            "(scratch disk: volatileDisk)"
+        )
+    if "/" not in name:
+        return "is not a <domain>/<name> resource name, e.g. nvidia.com/gpu"
+    if "kubernetes.io/" in name:
+        return (
+            "is in the kubernetes.io domain, which holds only Kubernetes' own resources"
+        )
+    if name.startswith(_REQUESTS_PREFIX) or not is_qualified_name(
+        _REQUESTS_PREFIX + name
+    ):
+        return (
+            "is not a valid resource name: a DNS subdomain, '/', and at most 63 letters, digits, "
+            "'-', '_' and '.', e.g. nvidia.com/gpu"
+        )
+    return None
+
+
+@rule("extended-resource-name", fields=("spec.workers[].extendedResources",))
+def check_extended_name(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """Each extended resource is named ``<domain>/<name>``, outside ``kubernetes.io``.
+
+    Device plugins advertise extended resources such as ``nvidia.com/gpu``;
+    the API server refuses any other name in a container's resources.
+
+    Sources: Kubernetes, "Extended resources"
+    (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#extended-resources);
+    kubernetes/kubernetes ``pkg/apis/core/helper/helpers.go`` (``IsExtendedResourceName``).
+    """
+    for index, group in groups(data):
+        for name in as_dict(group.get("extendedResources")):
+            why = extended_resource_name_error(str(name))
+            if why:
+                yield problem(
+                    doc,
+                    ("spec", "workers", index, "extendedResources", name),
+                    f"{name!r} {why}",
+                    key=True,
+                )
+
+
+@rule("extended-resource-count", fields=("spec.workers[].extendedResources",))
+def check_extended_count(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """Each extended resource count is a whole number, at least 1.
+
+    Extended resources cannot be overcommitted or shared: Kubernetes refuses
+    fractional amounts ("must be an integer") and t2gen writes the count as both
+    request and limit. A count of 0 asks for nothing: leave the entry out.
+
+    Source: Kubernetes, "Extended resources"
+    (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#extended-resources).
+    """
+    for index, group in groups(data):
+        for name, count in as_dict(group.get("extendedResources")).items():
+            if isinstance(count, int) and not isinstance(count, bool) and count >= 1:
+                continue
+            where = ("spec", "workers", index, "extendedResources", name)
+            if isinstance(count, str):
+                quantity = as_quantity(count)
+                hint = (
+                    f"write {fmt_decimal(quantity.value)} without quotes"
+                    if quantity is not None
+                    and quantity.is_whole()
+                    and quantity.value >= 1
+                    else "e.g. 1"
+                )
+                yield problem(
+                    doc,
+                    where,
+                    f"{name} count {count!r} is a string; write a whole number of at least 1 per "
+                    f"worker: {hint}",
+                )
+                continue
+            hint = (
+                f"write {int(count)}"
+                if isinstance(count, float) and count.is_integer() and count >= 1
+                else "e.g. 1"
+            )
+            yield problem(
+                doc,
+                where,
+                f"{name} count {count!r} is not a whole number of at least 1; extended resources are "
+                f"allocated whole, per worker: {hint}",
+            )
