@@ -425,3 +425,26 @@ def test_warnings_come_before_the_errors_of_an_invalid_job(
     lines = result.stderr.splitlines()
     assert lines[0] == f"{job}:8:5: warning: spec.workers: look here"
     assert "not divisible" in lines[1]
+
+
+def test_every_commented_option_of_the_starter_is_valid_when_uncommented(
+    tmp_path: Path,
+) -> None:
+    # A user uncomments what they need; each suggestion must then still validate
+    # (and render), together with all the others.
+    import re
+
+    starter = runner.invoke(app, ["init"]).stdout
+    body = starter[starter.index("apiVersion:") :]
+    option = re.compile(r"^(\s*)# ( *)([A-Za-z]+:( |$).*)$")
+    uncommented = [
+        f"{m.group(1)}{m.group(2)}{m.group(3)}" if (m := option.match(line)) else line
+        for line in body.splitlines()
+    ]
+    assert sum(a != b for a, b in zip(uncommented, body.splitlines())) >= 10
+    job = tmp_path / "job.yaml"
+    job.write_text("\n".join(uncommented) + "\n", encoding="utf-8")
+    result = runner.invoke(app, ["render", str(job)])
+    assert result.exit_code == 0, result.stderr
+    kinds = {obj["kind"] for obj in load_all_yaml(result.stdout)}
+    assert {"PodGroup", "PersistentVolumeClaim", "StatefulSet"} <= kinds
