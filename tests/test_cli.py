@@ -441,7 +441,9 @@ def test_every_commented_option_of_the_starter_is_valid_when_uncommented(
         f"{m.group(1)}{m.group(2)}{m.group(3)}" if (m := option.match(line)) else line
         for line in body.splitlines()
     ]
-    assert sum(a != b for a, b in zip(uncommented, body.splitlines())) >= 10
+    assert (
+        sum(a != b for a, b in zip(uncommented, body.splitlines(), strict=True)) >= 10
+    )
     job = tmp_path / "job.yaml"
     job.write_text("\n".join(uncommented) + "\n", encoding="utf-8")
     result = runner.invoke(app, ["render", str(job)])
