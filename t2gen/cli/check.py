@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from t2gen.cli._options import KubeVersion
-from t2gen.cli._report import reporting, warn
+from t2gen.commands import run_check
 
 __all__ = ["EPILOG", "check"]
 
@@ -34,15 +34,6 @@ def check(
     code 1 if there is any. Objects of kinds without a schema (custom resources)
     are named in a warning and not checked.
     """
-    with reporting():
-        from t2gen.kube.openapi import schema_versions
-        from t2gen.pipeline import check_manifests
-
-        count, warnings = check_manifests(manifests, kube_version)
-        version = kube_version or schema_versions()[-1]
-        warn(warnings)
-        checked = count - len(warnings)
-        summary = f"{checked} object{'s' if checked != 1 else ''} valid for Kubernetes {version} (strict)"
-        if warnings:
-            summary += f"; {len(warnings)} not checked (no schema)"
-        typer.echo(summary)
+    code = run_check(manifests, kube_version)
+    if code:
+        raise typer.Exit(code)

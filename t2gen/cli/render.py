@@ -15,8 +15,7 @@ from t2gen.cli._options import (
     check_kube_version,
     template_dirs,
 )
-from t2gen.cli._report import reporting, warn, write_stdout
-from t2gen.problems import Warning_
+from t2gen.commands import run_render
 
 __all__ = ["EPILOG", "OutputFormat", "render"]
 
@@ -100,54 +99,25 @@ def render(
     own those cores only on nodes whose kubelet runs the static CPU manager
     policy (--cpu-manager-policy=static with a CPU reservation).
     """
-    warnings: list[Warning_] = []
-    with reporting(warnings):
-        from t2gen.output import (
-            to_helm_templates,
-            to_json,
-            to_yaml_stream,
-            write_directory,
+    if output is not None and output_format is not OutputFormat.yaml:
+        raise typer.BadParameter(
+            "-o writes YAML files for kustomize; --format applies to standard output only",
+            param_hint="'--format'",
         )
-        from t2gen.pipeline import generate, validate_manifests
-
-        if output is not None and output_format is not OutputFormat.yaml:
-            raise typer.BadParameter(
-                "-o writes YAML files for kustomize; --format applies to standard output only",
-                param_hint="'--format'",
-            )
-        if namespace is not None and output_format is OutputFormat.helm:
-            raise typer.BadParameter(
-                "--format helm leaves the namespace to Helm: use `helm install --namespace NS`",
-                param_hint="'--namespace'",
-            )
-        documents = generate(
-            jobs,
-            namespace=namespace,
-            job_object=job_object,
-            template_dirs=template_dirs(templates),
-            warnings=warnings,
-            kube_version=kube_version,
+    if namespace is not None and output_format is OutputFormat.helm:
+        raise typer.BadParameter(
+            "--format helm leaves the namespace to Helm: use `helm install --namespace NS`",
+            param_hint="'--namespace'",
         )
-        if kube_validate:
-            warn(
-                validate_manifests(
-                    [document.obj for document in documents], kube_version
-                )
-            )
-        if output is not None:
-            for path in write_directory(documents, output, sources=jobs):
-                typer.echo(str(path), err=True)
-        elif output_format is OutputFormat.json:
-            write_stdout(to_json(documents))
-        elif output_format is OutputFormat.helm:
-            dropped = sorted({d.namespace for d in documents if d.namespace})
-            warn(
-                [
-                    f"--format helm leaves out metadata.namespace {name!r}: "
-                    "`helm install --namespace` places the objects"
-                    for name in dropped
-                ]
-            )
-            write_stdout(to_helm_templates(documents))
-        else:
-            write_stdout(to_yaml_stream(documents))
+    code = run_render(
+        jobs,
+        output=output,
+        namespace=namespace,
+        output_format=output_format.value,
+        job_object=job_object,
+        templates=template_dirs(templates),
+        kube_validate=kube_validate,
+        kube_version=kube_version,
+    )
+    if code:
+        raise typer.Exit(code)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import typer
 
 from t2gen.cli._options import JobFiles, Namespace
-from t2gen.cli._report import reporting
-from t2gen.problems import Warning_
+from t2gen.commands import run_validate
 
 __all__ = ["EPILOG", "validate"]
 
@@ -21,13 +20,6 @@ def validate(jobs: JobFiles, namespace: Namespace = None) -> None:
     Every problem of every file is printed as `file:line:col: field: message`;
     exit code 1 if there is any.
     """
-    warnings: list[Warning_] = []
-    with reporting(warnings):
-        from t2gen.pipeline import validate_files
-
-        for job in validate_files(jobs, namespace=namespace, warnings=warnings):
-            workers, pods = job.spec.total_workers, job.spec.total_pods
-            typer.echo(
-                f"{job.source}: valid: job {job.name}, {workers} worker{'s' if workers != 1 else ''} "
-                f"in {pods} pod{'s' if pods != 1 else ''}"
-            )
+    code = run_validate(jobs, namespace)
+    if code:
+        raise typer.Exit(code)

@@ -1,0 +1,233 @@
+"""What ``validate``, ``render`` and ``check`` do once their arguments are parsed, without Typer.
+
+The Typer commands in :mod:`t2gen.cli` parse and check their options, then
+call these functions; :mod:`t2gen.launch` calls them directly for the common
+exact command lines (``t2gen render JOB...``), skipping the 30-60 ms of
+importing Typer and building its command tree. Both paths run the same code
+from here on, so what they print, and their exit codes, can only differ in
+argument parsing (``tests/test_launch.py`` runs every input case and golden
+both ways and compares the bytes).
+
+Each function returns the process's exit code: 0 ok, 1 invalid input or a
+failed check. A :class:`~t2gen.errors.T2genError` becomes its lines on stderr;
+a closed stdout (``t2gen render job.yaml | head``) ends quietly with 1, as
+Click does.
+"""
+
+from __future__ import annotations
+
+import errno
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from t2gen.errors import T2genError
+from t2gen.problems import Warning_
+
+__all__ = [
+    "echo",
+    "print_warnings",
+    "run",
+    "run_check",
+    "run_render",
+    "run_validate",
+    "stdout_failed",
+    "warn",
+    "write_stdout",
+]
+
+_ANSI: Any = None
+
+
+def echo(message: str, *, err: bool = False) -> None:
+    """Print one line on stdout (or stderr) and flush, exactly as ``typer.echo`` does.
+
+    As Click's ``echo``, ANSI escape sequences (``ESC [ ... letter``) are removed
+    when the stream is not a terminal.
+    """
+    global _ANSI
+    stream: IO[str] = sys.stderr if err else sys.stdout
+    text = f"{message}\n"
+    if "\033" in text and not _isatty(stream):
+        if _ANSI is None:
+            import re
+
+            _ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")  # Click's _ansi_re
+        text = _ANSI.sub("", text)
+    stream.write(text)
+    stream.flush()
+
+
+def _isatty(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except Exception:  # noqa: BLE001 - as Click: a stream that cannot tell is not a terminal
+        return False
+
+
+def write_stdout(text: str) -> None:
+    """Write UTF-8 text with LF line ends to stdout, whatever the locale."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.buffer.flush()
+
+
+def warn(lines: Sequence[str]) -> None:
+    """Print each line on stderr as ``warning: <line>`` (the exit code is not changed)."""
+    for line in lines:
+        echo(f"warning: {line}", err=True)
+
+
+def print_warnings(warnings: Sequence[Warning_]) -> None:
+    """Print each located warning on stderr, in order, once."""
+    for warning in sorted(set(warnings)):
+        echo(str(warning), err=True)
+
+
+class _Pacified:
+    """A stream whose ``flush`` ignores a closed pipe (Click's ``PacifyFlushWrapper``)."""
+
+    def __init__(self, wrapped: IO[str]) -> None:
+        self.wrapped = wrapped
+
+    def flush(self) -> None:
+        try:
+            self.wrapped.flush()
+        except OSError as err:
+            if err.errno != errno.EPIPE:
+                raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.wrapped, name)
+
+
+def run(body: Callable[[list[Warning_]], None]) -> int:
+    """Run a command's body; report its errors and warnings; return the exit code.
+
+    Args:
+        body: does the command's work; appends located warnings to the list it
+            is given, raises :class:`T2genError` on invalid input.
+
+    Returns:
+        0, or 1 when the body raised a T2genError (its lines are printed on
+        stderr, after the warnings) or stdout is a closed pipe.
+    """
+    warnings: list[Warning_] = []
+    try:
+        try:
+            body(warnings)
+        except T2genError as err:
+            print_warnings(warnings)
+            for line in err.lines():
+                echo(line, err=True)
+            return 1
+        print_warnings(warnings)
+    except OSError as err:
+        if err.errno != errno.EPIPE:
+            raise
+        sys.stdout = _Pacified(sys.stdout)  # type: ignore[assignment]
+        sys.stderr = _Pacified(sys.stderr)  # type: ignore[assignment]
+        return 1
+    return 0
+
+
+def run_validate(jobs: Sequence[str], namespace: str | None = None) -> int:
+    """``t2gen validate``: one summary line per valid job on stdout; see :func:`run`."""
+
+    def body(warnings: list[Warning_]) -> None:
+        from t2gen.pipeline import validate_files
+
+        for job in validate_files(jobs, namespace=namespace, warnings=warnings):
+            workers, pods = job.spec.total_workers, job.spec.total_pods
+            echo(
+                f"{job.source}: valid: job {job.name}, {workers} worker{'s' if workers != 1 else ''} "
+                f"in {pods} pod{'s' if pods != 1 else ''}"
+            )
+
+    return run(body)
+
+
+def run_render(
+    jobs: Sequence[str],
+    *,
+    output: Path | None = None,
+    namespace: str | None = None,
+    output_format: str = "yaml",
+    job_object: str | None = None,
+    templates: Sequence[str] = (),
+    kube_validate: bool = False,
+    kube_version: str | None = None,
+) -> int:
+    """``t2gen render`` once its options are checked; see :func:`run`.
+
+    Args:
+        jobs: job files (``-`` for standard input).
+        output: ``-o DIR``, or None for standard output.
+        namespace: ``--namespace``.
+        output_format: ``yaml``, ``json`` or ``helm`` (standard output only).
+        job_object: ``--job-object FILE``.
+        templates: ``--templates`` directories as the user named them.
+        kube_validate: ``--validate``.
+        kube_version: ``--kube-version``: the Kubernetes version to render for
+            and, with ``kube_validate``, to check against.
+    """
+
+    def body(warnings: list[Warning_]) -> None:
+        from t2gen.output import to_helm_templates, to_json, to_yaml_stream
+        from t2gen.pipeline import generate, validate_manifests
+
+        documents = generate(
+            jobs,
+            namespace=namespace,
+            job_object=job_object,
+            template_dirs=templates,
+            warnings=warnings,
+            kube_version=kube_version,
+        )
+        if kube_validate:
+            warn(
+                validate_manifests(
+                    [document.obj for document in documents], kube_version
+                )
+            )
+        if output is not None:
+            from t2gen.output import write_directory
+
+            for path in write_directory(documents, output, sources=jobs):
+                echo(str(path), err=True)
+        elif output_format == "json":
+            write_stdout(to_json(documents))
+        elif output_format == "helm":
+            dropped = sorted({d.namespace for d in documents if d.namespace})
+            warn(
+                [
+                    f"--format helm leaves out metadata.namespace {name!r}: "
+                    "`helm install --namespace` places the objects"
+                    for name in dropped
+                ]
+            )
+            write_stdout(to_helm_templates(documents))
+        else:
+            write_stdout(to_yaml_stream(documents))
+
+    return run(body)
+
+
+def run_check(manifests: Sequence[str], kube_version: str | None = None) -> int:
+    """``t2gen check``: a summary line on stdout, warnings on stderr; see :func:`run`."""
+
+    def body(_: list[Warning_]) -> None:
+        from t2gen.kube.openapi import schema_versions
+        from t2gen.pipeline import check_manifests
+
+        count, warnings = check_manifests(manifests, kube_version)
+        version = kube_version or schema_versions()[-1]
+        warn(warnings)
+        checked = count - len(warnings)
+        summary = f"{checked} object{'s' if checked != 1 else ''} valid for Kubernetes {version} (strict)"
+        if warnings:
+            summary += f"; {len(warnings)} not checked (no schema)"
+        echo(summary)
+
+    return run(body)

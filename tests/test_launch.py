@@ -1,0 +1,148 @@
+"""The console script's Typer-free path (t2gen/launch.py) answers exactly as the Typer app does.
+
+Every input case and golden command line runs through both; stdout, stderr and
+the exit code must be the same bytes. Command lines outside the narrow fast
+shape (``render|validate|check FILE...``) must go to Typer.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from t2gen.cli import app
+from t2gen.launch import fast_command
+from tests.conftest import GOLDEN, INPUT_CASES, ROOT
+
+runner = CliRunner()
+
+
+def _command_lines() -> list[list[str]]:
+    lines: list[list[str]] = []
+    for case in INPUT_CASES:
+        (config,) = [p for p in case.iterdir() if p.stem == "config"]
+        file = config.relative_to(ROOT).as_posix()
+        args = case / "args"
+        texts = (
+            [args.read_text(encoding="utf-8").strip()]
+            if args.is_file()
+            else ["validate {file}", "render {file}"]
+        )
+        where = case.relative_to(ROOT).as_posix()
+        lines += [
+            [p.replace("{file}", file).replace("{case}", where) for p in shlex.split(t)]
+            for t in texts
+        ]
+    for case in sorted(GOLDEN.iterdir()):
+        args = case / "args"
+        if args.is_file() and "{out}" not in args.read_text(encoding="utf-8"):
+            text = args.read_text(encoding="utf-8").strip()
+            lines.append(
+                [p.replace("{case}", f"tests/golden/{case.name}") for p in shlex.split(text)]
+            )
+    examples = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "examples").glob("*.yaml"))
+    rendered = sorted(
+        p.relative_to(ROOT).as_posix()
+        for p in GOLDEN.glob("*/expected.stdout")
+        if not p.parent.name.startswith("invalid-")
+    )
+    lines += [["validate", *examples], ["render", *examples], ["check", "-"]]
+    lines += [["check", path] for path in rendered] + [["check", *rendered]]
+    return lines
+
+
+LINES = _command_lines()
+
+
+def _fast(argv: list[str]) -> tuple[int, str, str]:
+    command = fast_command(argv)
+    assert command is not None
+    with runner.isolation() as (stdout, stderr, _):
+        code = command()
+        return code, stdout.getvalue().decode(), stderr.getvalue().decode()
+
+
+def test_most_command_lines_take_the_fast_path() -> None:
+    fast = [line for line in LINES if fast_command(line) is not None]
+    assert len(fast) > 300, len(fast)
+
+
+@pytest.mark.parametrize("argv", LINES, ids=lambda argv: " ".join(argv))
+def test_both_paths_give_the_same_bytes(argv: list[str], in_root: Path) -> None:
+    if fast_command(argv) is None:
+        pytest.skip("not a fast shape: Typer answers it")
+    typer_result = runner.invoke(app, argv, catch_exceptions=False)
+    fast = _fast(argv)
+    assert fast == (typer_result.exit_code, typer_result.stdout, typer_result.stderr)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["render"],
+        ["render", "-"],
+        ["render", "--", "job.yaml"],
+        ["render", "job.yaml", "-o", "out"],
+        ["render", "job.yaml", "--validate"],
+        ["render", "-h"],
+        ["validate", "--namespace=x", "job.yaml"],
+        ["init"],
+        ["schema", "job.yaml"],
+        ["Render", "job.yaml"],
+        ["secret", "ssh"],
+    ],
+    ids=lambda argv: " ".join(argv) or "(none)",
+)
+def test_only_plain_file_lists_are_fast(argv: list[str]) -> None:
+    expected = argv == ["render", "-"]
+    assert (fast_command(argv) is not None) == expected
+
+
+def _run_script(
+    *argv: str, stdout: object = subprocess.PIPE
+) -> subprocess.CompletedProcess[str]:
+    code = (
+        "import sys, atexit\n"
+        "atexit.register(lambda: print('typer' in sys.modules, file=sys.stderr))\n"
+        f"sys.argv = ['t2gen', *{list(argv)!r}]\n"
+        "from t2gen.launch import main\n"
+        "main()\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        stdout=stdout,  # type: ignore[arg-type]
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
+
+
+def test_the_fast_path_imports_no_typer() -> None:
+    result = _run_script("render", "examples/wordcount.yaml")
+    assert (result.returncode, result.stderr) == (0, "False\n")
+    assert result.stdout.startswith("---\n# Source: k8s/")
+    result = _run_script("validate", "examples/wordcount.yaml", "missing.yaml")
+    assert (result.returncode, result.stderr) == (1, "missing.yaml: no such file\nFalse\n")
+
+
+def test_a_usage_error_still_reaches_typer() -> None:
+    result = _run_script("render", "--bogus", "examples/wordcount.yaml")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "t2gen render: No such option: --bogus (see 't2gen render --help')\nTrue\n"
+    )
+
+
+def test_a_full_disk_is_not_a_silent_success() -> None:
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        result = _run_script("render", "examples/wordcount.yaml", stdout=full)
+    assert result.returncode != 0
+    assert "No space left on device" in result.stderr
