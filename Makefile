@@ -37,8 +37,9 @@ golden: $(STAMP) ## Rewrite the golden files from the current output (review the
 docs: $(STAMP) ## Regenerate docs/ (from the schema and the context) and t2gen/_help.py (from the CLI)
 	$(BIN)/python -m t2gen.docs .
 
-generate: docs ## Regenerate everything derived from the schema: the docs and t2gen/jobfile/_jobschema.py
+generate: docs ## Regenerate everything derived: the docs, t2gen/jobfile/_jobschema.py, t2gen/render/_precompiled/
 	$(BIN)/python scripts/gen_validator.py
+	$(BIN)/python scripts/precompile_templates.py
 
 lint: $(STAMP) ## ruff check and ruff format --check
 	$(BIN)/ruff check t2gen tests bench scripts

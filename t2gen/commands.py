@@ -62,7 +62,7 @@ def echo(message: str, *, err: bool = False) -> None:
 def _isatty(stream: IO[str]) -> bool:
     try:
         return stream.isatty()
-    except Exception:  # noqa: BLE001 - as Click: a stream that cannot tell is not a terminal
+    except Exception:
         return False
 
 
@@ -126,8 +126,8 @@ def run(body: Callable[[list[Warning_]], None]) -> int:
     except OSError as err:
         if err.errno != errno.EPIPE:
             raise
-        sys.stdout = _Pacified(sys.stdout)  # type: ignore[assignment]
-        sys.stderr = _Pacified(sys.stderr)  # type: ignore[assignment]
+        sys.stdout = _Pacified(sys.stdout)
+        sys.stderr = _Pacified(sys.stderr)
         return 1
     return 0
 

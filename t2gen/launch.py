@@ -85,13 +85,13 @@ def _exit(code: int) -> NoReturn:
     try:
         sys.stdout.flush()
         sys.stderr.flush()
-    except BaseException:  # noqa: BLE001 - the normal exit path reports it
+    except BaseException:
         sys.exit(code)
     getattr(atexit, "_run_exitfuncs", lambda: None)()
     try:
         sys.stdout.flush()
         sys.stderr.flush()
-    except BaseException:  # noqa: BLE001 - as above
+    except BaseException:
         os._exit(code or 1)
     os._exit(code)
 

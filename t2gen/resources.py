@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 from t2gen.errors import T2genError
@@ -26,10 +25,11 @@ def data_dir(name: str) -> Path:
     Raises:
         T2genError: neither place has the directory (a broken installation).
     """
-    packaged = Path(str(resources.files("t2gen"))) / name
+    package = Path(__file__).resolve().parent
+    packaged = package / name
     if packaged.is_dir():
         return packaged
-    checkout = Path(__file__).resolve().parent.parent / name
+    checkout = package.parent / name
     if checkout.is_dir():
         return checkout
     raise T2genError(f"t2gen is installed without its {name}/ directory; reinstall it")

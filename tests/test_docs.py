@@ -116,11 +116,11 @@ def test_version_and_help_need_no_typer() -> None:
     import sys
 
     code = (
-        "import sys\n"
+        "import atexit, sys\n"
         "from t2gen.launch import main\n"
         "sys.argv = ['t2gen', sys.argv[1]]\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'rich', 'jinja2', 'yaml')), file=sys.stderr)\n"
+        "atexit.register(lambda: print(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'rich', 'jinja2', 'yaml')), file=sys.stderr))\n"
+        "main()\n"
     )
     for argument in ("--version", "--help", "-h"):
         result = subprocess.run(

@@ -43,9 +43,14 @@ def _command_lines() -> list[list[str]]:
         if args.is_file() and "{out}" not in args.read_text(encoding="utf-8"):
             text = args.read_text(encoding="utf-8").strip()
             lines.append(
-                [p.replace("{case}", f"tests/golden/{case.name}") for p in shlex.split(text)]
+                [
+                    p.replace("{case}", f"tests/golden/{case.name}")
+                    for p in shlex.split(text)
+                ]
             )
-    examples = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "examples").glob("*.yaml"))
+    examples = sorted(
+        p.relative_to(ROOT).as_posix() for p in (ROOT / "examples").glob("*.yaml")
+    )
     rendered = sorted(
         p.relative_to(ROOT).as_posix()
         for p in GOLDEN.glob("*/expected.stdout")
@@ -130,7 +135,10 @@ def test_the_fast_path_imports_no_typer() -> None:
     assert (result.returncode, result.stderr) == (0, "False\n")
     assert result.stdout.startswith("---\n# Source: k8s/")
     result = _run_script("validate", "examples/wordcount.yaml", "missing.yaml")
-    assert (result.returncode, result.stderr) == (1, "missing.yaml: no such file\nFalse\n")
+    assert (result.returncode, result.stderr) == (
+        1,
+        "missing.yaml: no such file\nFalse\n",
+    )
 
 
 def test_a_usage_error_still_reaches_typer() -> None:

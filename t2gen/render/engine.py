@@ -11,7 +11,6 @@ bad YAML fails with its name instead of producing a broken manifest.
 from __future__ import annotations
 
 import functools
-import os
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,8 +22,19 @@ import yaml
 
 from t2gen.errors import TemplateError
 from t2gen.kube.yamlio import dump_flow, load_all_yaml
+from t2gen.resources import templates_dir
 
-__all__ = ["FILTERS", "RenderedDocument", "TemplateSet", "make_environment", "render"]
+__all__ = [
+    "FILTERS",
+    "PrecompiledLoader",
+    "RenderedDocument",
+    "TemplateSet",
+    "compile_builtin_templates",
+    "compile_key",
+    "make_environment",
+    "precompiled_name",
+    "render",
+]
 
 
 def _b64encode(value: str | bytes) -> str:
@@ -139,8 +149,11 @@ def make_environment(search_path: Sequence[Path]) -> jinja2.Environment:
     """Return the strict Jinja2 environment used for every template, one per search path.
 
     The environment is kept for the life of the process, so each template is
-    compiled once however many jobs are rendered; compiled templates are also
-    kept on disk (:func:`_bytecode_cache`) for the next process.
+    compiled once however many jobs are rendered. The built-in templates are
+    not compiled at all when ``t2gen/render/_precompiled`` holds them for this
+    Jinja2 version and these settings (:class:`PrecompiledLoader`); templates
+    from ``--templates`` directories are compiled in memory. Nothing compiled
+    is ever read from or written to a cache on disk.
 
     Args:
         search_path: template directories, first match wins.
@@ -153,47 +166,179 @@ def make_environment(search_path: Sequence[Path]) -> jinja2.Environment:
     return _environment(tuple(str(path) for path in search_path))
 
 
-def _bytecode_cache() -> jinja2.BytecodeCache | None:
-    """Jinja2's on-disk cache of compiled templates, or None if there is no writable place.
-
-    ``$T2GEN_CACHE_DIR`` (empty: no cache), else ``$XDG_CACHE_HOME/t2gen``, else
-    ``~/.cache/t2gen``. Entries are keyed by the template's source checksum, so an
-    edited template is compiled again.
-    """
-    configured = os.environ.get("T2GEN_CACHE_DIR")
-    if configured == "":
-        return None
-    if configured:
-        base = Path(configured)
-    else:
-        base = (
-            Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "t2gen"
-        )
-    directory = base / f"jinja-{jinja2.__version__}"
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    if not os.access(directory, os.W_OK):
-        return None
-    return jinja2.FileSystemBytecodeCache(str(directory))
-
-
-@functools.lru_cache(maxsize=16)
-def _environment(search_path: tuple[str, ...]) -> jinja2.Environment:
+def _new_environment(loader: jinja2.BaseLoader | None) -> jinja2.Environment:
     environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(list(search_path)),
+        loader=loader,
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
         finalize=_finalize,
-        bytecode_cache=_bytecode_cache(),
         auto_reload=False,
     )
     environment.filters.update(FILTERS)
     return environment
+
+
+def compile_key(environment: jinja2.Environment) -> str:
+    """What compiled template code depends on besides its source: Jinja2's version and the syntax settings.
+
+    The precompiled templates are used only when this key equals the one they
+    were generated with.
+    """
+    settings = [
+        jinja2.__version__,
+        environment.block_start_string,
+        environment.block_end_string,
+        environment.variable_start_string,
+        environment.variable_end_string,
+        environment.comment_start_string,
+        environment.comment_end_string,
+        str(environment.line_statement_prefix),
+        str(environment.line_comment_prefix),
+        str(environment.trim_blocks),
+        str(environment.lstrip_blocks),
+        repr(environment.newline_sequence),
+        str(environment.keep_trailing_newline),
+        str(environment.finalize is not None),
+        str(environment.autoescape),
+        str(environment.optimized),
+        str(environment.is_async),
+        ",".join(sorted(environment.extensions)),
+    ]
+    return "|".join(settings)
+
+
+def precompiled_name(template_path: Path) -> str:
+    """The module in ``t2gen/render/_precompiled`` for a built-in template (``k8s__configmap_yaml_j2``)."""
+    return f"{template_path.parent.name}__{template_path.name}".replace(
+        ".", "_"
+    ).replace("-", "_")
+
+
+def compile_builtin_templates() -> dict[str, str]:
+    """Compile every built-in template to Python source, as ``make generate`` writes it.
+
+    Returns:
+        ``{module file name: Python source}``: one module per template
+        (Jinja2's raw code, ``defer_init``), plus ``__init__.py`` holding
+        :func:`compile_key` and, per template, the SHA-256 of the source it was
+        compiled from.
+    """
+    import hashlib
+
+    environment = _new_environment(None)
+    manifest: dict[str, tuple[str, str]] = {}
+    modules: dict[str, str] = {}
+    for directory in sorted(
+        path for path in templates_dir().iterdir() if path.is_dir()
+    ):
+        for path in sorted(directory.glob("*.j2")):
+            source = path.read_text(encoding="utf-8")
+            module = precompiled_name(path)
+            code = environment.compile(
+                source, path.name, str(path), raw=True, defer_init=True
+            )
+            modules[f"{module}.py"] = (
+                f"# Generated by `make generate` from templates/{directory.name}/{path.name}"
+                f" (Jinja2 {jinja2.__version__}); do not edit.\n"
+                "# ruff: noqa\n"
+                "# mypy: ignore-errors\n"
+                f"{code}\n"
+            )
+            manifest[f"{directory.name}/{path.name}"] = (
+                hashlib.sha256(source.encode("utf-8")).hexdigest(),
+                module,
+            )
+    lines = [
+        '"""The built-in templates compiled by Jinja2 (generated by `make generate`; do not edit).',
+        "",
+        "Used only while :data:`KEY` equals :func:`t2gen.render.engine.compile_key`",
+        "and a template's source still has the SHA-256 recorded here; otherwise the",
+        "template is compiled from its source.",
+        '"""',
+        "",
+        f"KEY = {compile_key(environment)!r}",
+        "",
+        "TEMPLATES = {",
+        *(f"    {key!r}: {value!r}," for key, value in sorted(manifest.items())),
+        "}",
+        "",
+    ]
+    modules["__init__.py"] = "\n".join(lines)
+    return modules
+
+
+class PrecompiledLoader(jinja2.FileSystemLoader):
+    """A file-system loader that takes built-in templates from ``t2gen/render/_precompiled``.
+
+    A template is taken precompiled only if its file is a built-in template
+    (``templates/<set>/<file>``), the precompiled set was generated with this
+    environment's :func:`compile_key` (the same Jinja2 version and settings),
+    and the file's SHA-256 is the one it was compiled from. Everything else,
+    and every ``--templates`` overlay, is compiled from source in memory. The
+    precompiled code ships inside the package, so it is as trusted as t2gen's
+    own modules; nothing is loaded from a cache directory.
+    """
+
+    def load(
+        self,
+        environment: jinja2.Environment,
+        name: str,
+        globals: Any = None,
+    ) -> jinja2.Template:
+        """Load template ``name``: precompiled when it is current, else compiled from source."""
+        source, filename, uptodate = self.get_source(environment, name)
+        namespace = _precompiled(environment, name, filename, source)
+        if namespace is None:
+            code = environment.compile(source, name, filename)
+            return environment.template_class.from_code(
+                environment, code, globals or {}, uptodate
+            )
+        template = environment.template_class.from_module_dict(
+            environment, namespace, globals or {}
+        )
+        template._uptodate = uptodate  # as from_code sets it
+        return template
+
+
+def _precompiled(
+    environment: jinja2.Environment, name: str, filename: str, source: str
+) -> dict[str, Any] | None:
+    """The namespace of a current precompiled built-in template, or None."""
+    import hashlib
+
+    from t2gen.render import _precompiled
+
+    path = Path(filename)
+    if path.parent.parent != templates_dir() or name != path.name:
+        return None
+    entry = _precompiled.TEMPLATES.get(f"{path.parent.name}/{path.name}")
+    if entry is None or compile_key(environment) != _precompiled.KEY:
+        return None
+    digest, module = entry
+    if hashlib.sha256(source.encode("utf-8")).hexdigest() != digest:
+        return None
+    from importlib.machinery import SourceFileLoader
+
+    module_path = Path(_precompiled.__file__).parent / f"{module}.py"
+    qualified = f"{_precompiled.__name__}.{module}"
+    code = SourceFileLoader(qualified, str(module_path)).get_code(qualified)
+    if code is None:  # pragma: no cover - a source file always has code
+        return None
+    namespace: dict[str, Any] = {
+        "environment": environment,
+        "__file__": filename,
+        "__name__": qualified,
+    }
+    exec(code, namespace)
+    return namespace
+
+
+@functools.lru_cache(maxsize=16)
+def _environment(search_path: tuple[str, ...]) -> jinja2.Environment:
+    return _new_environment(PrecompiledLoader(list(search_path)))
 
 
 def _template_line(
