@@ -93,9 +93,7 @@ def _poison(directory: Path, marker: Path) -> None:
     for template_set in ("k8s", "secret"):
         search_path = str(templates_dir() / template_set)
         for path in sorted(Path(search_path).glob("*.j2")):
-            filename = os.path.join(
-                search_path, path.name
-            )  # as FileSystemLoader builds it
+            filename = os.path.join(search_path, path.name)  # noqa: PTH118 - as FileSystemLoader builds it
             bucket = cache.get_bucket(
                 environment, path.name, filename, path.read_text(encoding="utf-8")
             )
