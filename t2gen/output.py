@@ -6,9 +6,6 @@ Writers only: the objects arrive in output order (:func:`t2gen.kube.order.sort_d
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -161,6 +158,10 @@ def write_directory(
         OutputError: two objects map to the same file name, ``out_dir`` is a
             file or holds files t2gen did not write, or the file system fails.
     """
+    import os
+    import shutil
+    import uuid
+
     names: list[str] = []
     contents: dict[str, str] = {}
     for document in documents:

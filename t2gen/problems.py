@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from t2gen.record import Record
 
 __all__ = ["Problem", "Warning_", "format_json_path"]
 
@@ -29,8 +29,7 @@ def format_json_path(path: tuple[str | int, ...]) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True, order=True)
-class Problem:
+class Problem(Record, order=True):
     """One thing wrong with an input file, at a 1-based line and column.
 
     Problems sort by file, then position, then message, and print in yamllint's
@@ -49,7 +48,7 @@ class Problem:
     line: int
     col: int
     message: str
-    json_path: str = field(default="")
+    json_path: str = ""
 
     def __str__(self) -> str:
         """Format as ``path:line:col: json_path: message`` (``path: message`` without a position)."""
@@ -59,7 +58,6 @@ class Problem:
         return f"{where}: {self.message}"
 
 
-@dataclass(frozen=True, order=True)
 class Warning_(Problem):  # the trailing _ keeps Python's built-in Warning usable
     """A finding that does not stop t2gen: printed on stderr, exit status 0.
 

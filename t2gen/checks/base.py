@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
 from t2gen.kube.quantity import parse_quantity
+from t2gen.record import Record
 from t2gen.twister2.names import JOB_LABEL, WORKER_POD_LABEL
 
 __all__ = [
@@ -36,8 +36,7 @@ Finding = tuple[str, str]
 Level = Literal["object", "pod", "container"]
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(Record):
     """One registered output check.
 
     Attributes:

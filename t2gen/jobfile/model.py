@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from t2gen.kube.quantity import Quantity, parse_quantity
+from t2gen.record import Record
 
 __all__ = [
     "EnvVar",
@@ -28,8 +28,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Toleration:
+class Toleration(Record):
     """A Kubernetes Toleration; unset fields are None (written only when set).
 
     Source: https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/
@@ -56,8 +55,7 @@ class Toleration:
         return out
 
 
-@dataclass(frozen=True)
-class WorkerGroup:
+class WorkerGroup(Record):
     """One group of identical workers (a Twister2 compute resource).
 
     Attributes:
@@ -93,8 +91,7 @@ class WorkerGroup:
         return self.count // self.per_pod
 
 
-@dataclass(frozen=True)
-class NodeSelectorRequirement:
+class NodeSelectorRequirement(Record):
     """A node-label expression; ``values`` are strings, as Kubernetes needs them."""
 
     key: str
@@ -102,16 +99,14 @@ class NodeSelectorRequirement:
     values: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class PreferredRequirement:
+class PreferredRequirement(Record):
     """A weighted (1-100) node-label preference."""
 
     weight: int
     requirement: NodeSelectorRequirement
 
 
-@dataclass(frozen=True)
-class Placement:
+class Placement(Record):
     """Node affinity, node selector, tolerations and uniform mapping of a set of pods.
 
     Attributes:
@@ -130,8 +125,7 @@ class Placement:
     tolerations: tuple[Toleration, ...]
 
 
-@dataclass(frozen=True)
-class Security:
+class Security(Record):
     """The security profile of every pod: ``default``, ``restricted`` or ``none``.
 
     Attributes:
@@ -145,8 +139,7 @@ class Security:
     run_as_group: int
 
 
-@dataclass(frozen=True)
-class Network:
+class Network(Record):
     """Worker ports and the Service type (``Headless`` or ``NodePort``)."""
 
     base_port: int
@@ -156,8 +149,7 @@ class Network:
     node_port: int | None
 
 
-@dataclass(frozen=True)
-class JobMaster:
+class JobMaster(Record):
     """The job master: in the cluster (``enabled``) or in the client at ``address``."""
 
     enabled: bool
@@ -172,8 +164,7 @@ class JobMaster:
     placement: Placement
 
 
-@dataclass(frozen=True)
-class PersistentStorage:
+class PersistentStorage(Record):
     """The job's shared PersistentVolumeClaim; ``per_worker`` zero means none.
 
     ``memory_volume_size`` is the ``sizeLimit`` of every pod's memory-backed
@@ -186,16 +177,14 @@ class PersistentStorage:
     memory_volume_size: Quantity
 
 
-@dataclass(frozen=True)
-class Mpi:
+class Mpi(Record):
     """OpenMPI mode and the SSH key Secret it mounts."""
 
     enabled: bool
     ssh_secret_name: str
 
 
-@dataclass(frozen=True)
-class JobPackage:
+class JobPackage(Record):
     """How pods fetch the job package: ``webserver`` or ``client-to-pods``."""
 
     upload_method: str
@@ -204,24 +193,21 @@ class JobPackage:
     jar_file: str | None
 
 
-@dataclass(frozen=True)
-class EnvVar:
+class EnvVar(Record):
     """An extra environment variable for every container."""
 
     name: str
     value: str
 
 
-@dataclass(frozen=True)
-class Rbac:
+class Rbac(Record):
     """Whether to render the job's ServiceAccount, Role and RoleBinding."""
 
     create: bool
     service_account_name: str | None
 
 
-@dataclass(frozen=True)
-class Scheduling:
+class Scheduling(Record):
     """``spec.scheduling``: priority, gang scheduling and task topology.
 
     Attributes:
@@ -257,8 +243,7 @@ class Scheduling:
         return bool(self.affinity or self.anti_affinity)
 
 
-@dataclass(frozen=True)
-class JobSpec:
+class JobSpec(Record):
     """Everything under ``spec`` of the job file."""
 
     image: str
@@ -294,8 +279,7 @@ class JobSpec:
         return self.total_pods + (1 if self.job_master.enabled else 0)
 
 
-@dataclass(frozen=True)
-class Job:
+class Job(Record):
     """A validated Twister2 job.
 
     Attributes:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import difflib
 import functools
 import json
 from collections.abc import Iterator
@@ -328,6 +327,8 @@ def suggest(word: Any, options: list[str], *, noun: str) -> str:
             return (
                 f"did you mean {folded[word.lower()]!r}? ({noun}s are case-sensitive)"
             )
+        import difflib
+
         close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
         if not close:
             lowered = difflib.get_close_matches(

@@ -17,11 +17,11 @@ import functools
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from t2gen.errors import T2genError
+from t2gen.record import Record
 
 __all__ = ["KubeSchemas", "latest_schema_version", "schema_versions"]
 
@@ -113,8 +113,7 @@ def _is_base64(value: object) -> bool:
     return True
 
 
-@dataclass(frozen=True)
-class _Finding:
+class _Finding(Record):
     path: str
     message: str
 

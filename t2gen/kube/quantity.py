@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_UP, Decimal, localcontext
+
+from t2gen.record import Record
 
 __all__ = ["Quantity", "QuantityFormat", "QuantityRangeError", "parse_quantity"]
 
@@ -52,8 +53,7 @@ class QuantityFormat(enum.Enum):
     DECIMAL_EXPONENT = "DecimalExponent"
 
 
-@dataclass(frozen=True)
-class Quantity:
+class Quantity(Record):
     """An exact resource amount and the suffix family it prints in.
 
     Attributes:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ import yaml
 
 from t2gen.errors import TemplateError
 from t2gen.kube.yamlio import dump_flow, load_all_yaml
+from t2gen.record import Record
 from t2gen.resources import templates_dir
 
 __all__ = [
@@ -49,8 +49,7 @@ FILTERS: dict[str, Any] = {"b64encode": _b64encode}
 """Filters added to Jinja2's built-ins."""
 
 
-@dataclass(frozen=True)
-class RenderedDocument:
+class RenderedDocument(Record):
     """One Kubernetes object and the template that produced it.
 
     Attributes:
@@ -78,8 +77,7 @@ class RenderedDocument:
         return str(namespace) if namespace is not None else None
 
 
-@dataclass(frozen=True)
-class TemplateSet:
+class TemplateSet(Record):
     """Where templates come from: overlay directories first, then the built-in set.
 
     Attributes:

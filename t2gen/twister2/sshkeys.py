@@ -11,7 +11,6 @@ Secret printed on standard output.
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
 from typing import Any
 
 from cryptography.exceptions import UnsupportedAlgorithm
@@ -19,6 +18,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
 from t2gen.errors import ConfigError
+from t2gen.record import Record
 from t2gen.twister2 import names
 
 __all__ = [
@@ -38,8 +38,7 @@ _RSA_BITS = 3072
 _PrivateKey = rsa.RSAPrivateKey | ed25519.Ed25519PrivateKey | ec.EllipticCurvePrivateKey
 
 
-@dataclass(frozen=True)
-class SshKeyFiles:
+class SshKeyFiles(Record):
     """The three files of the Secret, as text.
 
     Attributes:

@@ -36,9 +36,9 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from t2gen.jobfile.model import Job
+from t2gen.record import Record
 from t2gen.twister2 import names
 
 __all__ = [
@@ -133,8 +133,7 @@ def worker_ports(
     )
 
 
-@dataclass(frozen=True)
-class WorkerSlot:
+class WorkerSlot(Record):
     """Where one worker runs and which ports it listens on.
 
     Attributes:
@@ -163,8 +162,7 @@ class WorkerSlot:
         return self.ports[0][1]
 
 
-@dataclass(frozen=True)
-class ContainerSlot:
+class ContainerSlot(Record):
     """One container of every pod of a group, as the pod template declares it.
 
     Attributes:
@@ -185,8 +183,7 @@ class ContainerSlot:
         return self.ports[0][1]
 
 
-@dataclass(frozen=True)
-class GroupTopology:
+class GroupTopology(Record):
     """The worker map of one worker group (one StatefulSet).
 
     Attributes:
@@ -289,8 +286,7 @@ class GroupTopology:
             yield self.worker(worker_id)
 
 
-@dataclass(frozen=True)
-class Topology:
+class Topology(Record):
     """The worker map of a job: its groups, and each worker on demand.
 
     Attributes:

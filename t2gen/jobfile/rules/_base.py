@@ -15,13 +15,13 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from t2gen.jobfile.loader import JsonPath, SourceDoc
 from t2gen.kube.quantity import Quantity, parse_quantity
 from t2gen.problems import Problem, Warning_, format_json_path
+from t2gen.record import Record
 
 __all__ = [
     "REGISTRY",
@@ -48,8 +48,7 @@ A finding is a :class:`~t2gen.problems.Problem` (the job is invalid) or a
 _ID = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(Record):
     """One registered rule.
 
     Attributes:
