@@ -14,7 +14,7 @@ class statement also orders them by their fields, as ``@dataclass(order=True)``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 if TYPE_CHECKING:
     from typing_extensions import dataclass_transform
@@ -25,7 +25,7 @@ else:
         return lambda cls: cls
 
 
-__all__ = ["FrozenRecordError", "Record"]
+__all__ = ["FrozenRecordError", "Record", "replace"]
 
 _MISSING = object()
 
@@ -138,3 +138,17 @@ class Record:
         def __ge__(self, other: object) -> bool:
             pair = self._compare(other)
             return NotImplemented if pair is None else pair[0] >= pair[1]
+
+
+_R = TypeVar("_R", bound=Record)
+
+
+def replace(record: _R, /, **changes: Any) -> _R:
+    """A copy of ``record`` with some fields changed (``dataclasses.replace`` for records).
+
+    Raises:
+        TypeError: a name in ``changes`` is not a field.
+    """
+    values = {name: getattr(record, name) for name in record._fields}
+    values.update(changes)
+    return type(record)(**values)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from t2gen.importer.keys import KEYS, LOAD_ORDER, Use, lookup
 from t2gen.jobfile.loader import parse_config
 from t2gen.jobfile.model import Job
 from t2gen.pipeline import generate, validate, validate_files
+from t2gen.record import replace
 
 from .conftest import ROOT, build_file_tree
 
@@ -130,14 +130,12 @@ def test_example_conf_renders_through_the_pipeline() -> None:
 
 
 def _strip(job: Job, *, keep_required: int, drop_preferred: bool) -> Job:
-    placement = dataclasses.replace(
+    placement = replace(
         job.spec.placement,
         required=job.spec.placement.required[:keep_required],
         preferred=() if drop_preferred else job.spec.placement.preferred,
     )
-    return dataclasses.replace(
-        job, source="-", spec=dataclasses.replace(job.spec, placement=placement)
-    )
+    return replace(job, source="-", spec=replace(job.spec, placement=placement))
 
 
 # Twister2 has one node-mapping expression and no preferences, so the parts of the
@@ -171,13 +169,13 @@ def test_seed_hostnames_not_in() -> None:
     )
     imported = imported_job(result.text, "-")
     [example] = validate_files([str(ROOT / "examples/named-nodes.yaml")])
-    first = dataclasses.replace(example.spec.placement.required[0], operator="NotIn")
-    expected = dataclasses.replace(
+    first = replace(example.spec.placement.required[0], operator="NotIn")
+    expected = replace(
         example,
         name="not-named-nodes",
-        spec=dataclasses.replace(
+        spec=replace(
             example.spec,
-            placement=dataclasses.replace(example.spec.placement, required=(first,)),
+            placement=replace(example.spec.placement, required=(first,)),
         ),
     )
     assert _strip(imported, keep_required=1, drop_preferred=False) == _strip(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from t2gen.problems import Problem, Warning_
-from t2gen.record import FrozenRecordError, Record
+from t2gen.record import FrozenRecordError, Record, replace
 
 
 class Point(Record):
@@ -59,3 +59,9 @@ def test_a_required_field_after_a_default_is_refused() -> None:
         class Bad(Record):
             a: int = 0
             b: int
+
+
+def test_replace() -> None:
+    assert replace(Point3(1, 2), z=7) == Point3(1, 2, 7)
+    with pytest.raises(TypeError):
+        replace(Point(1), w=2)
