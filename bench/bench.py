@@ -225,7 +225,7 @@ def main() -> None:
             "    - count: 2000\n      perPod: 40\n      cpu: 0.5\n      memory: 1Gi\n"
         )
         groups.write_text(
-            job_text("groups", count=8).replace(
+            job_text("groups", count=8, per_pod=2).replace(
                 "    - count: 8\n      perPod: 2\n      cpu: 0.5\n      memory: 1Gi\n",
                 group * 50,
             ),
