@@ -124,12 +124,33 @@ def run(body: Callable[[list[Warning_]], None]) -> int:
             return 1
         print_warnings(warnings)
     except OSError as err:
-        if err.errno != errno.EPIPE:
+        if err.errno == errno.EPIPE:  # a closed pipe ends quietly, as in Click
+            sys.stdout = _Pacified(sys.stdout)
+            sys.stderr = _Pacified(sys.stderr)
+            return 1
+        if err.filename is not None:  # t2gen reports its own files' errors itself
             raise
-        sys.stdout = _Pacified(sys.stdout)
-        sys.stderr = _Pacified(sys.stderr)
-        return 1
+        return stdout_failed(err)
     return 0
+
+
+def stdout_failed(err: OSError) -> int:
+    """Report a failed write to standard output (a full disk, ``> /dev/full``) in one line; return 1.
+
+    The same message as :func:`t2gen.cli.main` gives. Standard output is then
+    pointed at the null device, so the final flush of what is still buffered
+    cannot fail again.
+    """
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    reason = err.strerror or str(err)
+    echo(f"t2gen: cannot write to standard output: {reason}", err=True)
+    return 1
 
 
 def run_validate(jobs: Sequence[str], namespace: str | None = None) -> int:

@@ -13,6 +13,7 @@ TEMPLATES = {
     'k8s/persistentvolumeclaim.yaml.j2': ('576f7ea938623c055d1e4132c991cc2a4174c0ba655593d47404374a7be5c2bd', 'k8s__persistentvolumeclaim_yaml_j2'),
     'k8s/role.yaml.j2': ('1a1ccde239f88eadc193b2da723644f4ca51eb708e73f5f2e32df1ff58738fdb', 'k8s__role_yaml_j2'),
     'k8s/rolebinding.yaml.j2': ('dd5bc5029e778b1c894554bd3d956c5b86d3ea70b43d6eea28cd408046557a37', 'k8s__rolebinding_yaml_j2'),
+    'k8s/scheduling.yaml.j2': ('b8b5dac8a67bac8283720e1861bb8a141e0beeb6a505cbd3bf3815a5a4f0f9aa', 'k8s__scheduling_yaml_j2'),
     'k8s/service-job-master.yaml.j2': ('d4890055cb2cf15071fdd4a25cf41812e573236ab1fea9c6c6c69f501330dcda', 'k8s__service_job_master_yaml_j2'),
     'k8s/service-nodeport.yaml.j2': ('5a4bfee00f77f2dd6c07fa2f9a75d5f6e8b2f76277de0ffd611273f18b4359c0', 'k8s__service_nodeport_yaml_j2'),
     'k8s/service-workers.yaml.j2': ('a4c17e3e484178a0da13e36a151c462d3ddc4f55ec0dc2865e9020a99871d402', 'k8s__service_workers_yaml_j2'),
