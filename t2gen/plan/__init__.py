@@ -9,12 +9,12 @@ predicts feasibility; the real scheduler may choose different nodes.
 Modules:
     nodes: node and pod lists into typed records, and per-node requested resources.
     podspec: pod-spec helpers shared by both sides (requests, QoS, selectors, terms).
-    feasibility: per-StatefulSet filters, the placement search and the verdict.
+    placement: per-StatefulSet filters, the placement search and the verdict.
 """
 
 from __future__ import annotations
 
-from t2gen.plan.feasibility import (
+from t2gen.plan.placement import (
     FilterRejection,
     GroupReport,
     NodeAssignment,
