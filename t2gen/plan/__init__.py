@@ -1,4 +1,4 @@
-"""Scheduling feasibility for rendered Twister2 jobs (the engine of ``t2gen plan --nodes``).
+"""Scheduling feasibility for rendered Twister2 jobs (the engine of ``t2gen plan``).
 
 The engine works on rendered Kubernetes objects (the StatefulSets t2gen prints),
 a node list (``kubectl get nodes -o json``) and optionally the running pods
@@ -6,41 +6,42 @@ a node list (``kubectl get nodes -o json``) and optionally the running pods
 that t2gen's output uses and finds one placement of every pod at once. It
 predicts feasibility; the real scheduler may choose different nodes.
 
-Modules:
-    nodes: node and pod lists into typed records, and per-node requested resources.
-    podspec: pod-spec helpers shared by both sides (requests, QoS, selectors, terms).
-    placement: per-StatefulSet filters, the placement search and the verdict.
+Modules, in the order data flows:
+    listio: reading ``kubectl`` JSON/YAML lists, located input errors.
+    nodes, pods: node and pod lists into typed records; per-node requested resources.
+    quantities: resource amounts, resource lists and their text.
+    podspec: a pod spec's requests, QoS class and exclusive cores.
+    selectors: label selectors.
+    templates: rendered StatefulSets into the templates the filters read.
+    filters: one module per scheduler filter family (taints, node affinity,
+        resources, inter-pod affinity).
+    placement: the search for one placement of every pod at once.
+    result, report: the verdict as data, and as a table or JSON.
+    workermap: the worker map of ``t2gen plan JOB`` (no nodes needed).
 """
 
 from __future__ import annotations
 
-from t2gen.plan.placement import (
+from t2gen.plan.filters.taints import Taint
+from t2gen.plan.listio import PlanInputError, load_document
+from t2gen.plan.nodes import Node, parse_nodes
+from t2gen.plan.placement import plan, plan_templates
+from t2gen.plan.pods import ExistingPod, NodeUsage, parse_pods, usage_by_node
+from t2gen.plan.quantities import Resources
+from t2gen.plan.report import format_plan, plan_to_dict
+from t2gen.plan.result import (
     FilterRejection,
+    GangReport,
     GroupReport,
     NodeAssignment,
     PlanResult,
-    WorkloadTemplate,
-    format_plan,
-    plan,
-    plan_to_dict,
-    workload_templates,
 )
-from t2gen.plan.nodes import (
-    ExistingPod,
-    Node,
-    NodeUsage,
-    PlanInputError,
-    Resources,
-    Taint,
-    load_document,
-    parse_nodes,
-    parse_pods,
-    usage_by_node,
-)
+from t2gen.plan.templates import WorkloadTemplate, workload_templates
 
 __all__ = [
     "ExistingPod",
     "FilterRejection",
+    "GangReport",
     "GroupReport",
     "Node",
     "NodeAssignment",
@@ -55,6 +56,7 @@ __all__ = [
     "parse_nodes",
     "parse_pods",
     "plan",
+    "plan_templates",
     "plan_to_dict",
     "usage_by_node",
     "workload_templates",

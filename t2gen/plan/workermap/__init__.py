@@ -1,4 +1,8 @@
-"""The worker map of ``t2gen plan JOB`` (see :mod:`.layout`)."""
+"""The worker map of ``t2gen plan JOB``: every worker's ID, pod, container, ports and DNS name.
+
+:mod:`.layout` lays the workers out from :mod:`t2gen.twister2.topology` and
+the rendered objects; :mod:`.output` writes the table and the JSON.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +12,8 @@ from t2gen.plan.workermap.layout import (
     build_worker_map,
     pod_dns_name,
     service_dns_name,
-    worker_map_to_dict,
-    write_json,
-    write_table,
 )
+from t2gen.plan.workermap.output import worker_map_to_dict, write_json, write_table
 
 __all__ = [
     "JobMasterAddress",

@@ -1,0 +1,208 @@
+"""The NodeResourcesFit filter and the static CPU manager's whole cores: room on a node.
+
+* ``NodeResourcesFit``: pod count, cpu (millicores), memory (bytes) and every
+  requested extended resource against ``allocatable`` minus the requests of the
+  pods already bound there (``pkg/scheduler/framework/plugins/noderesources/fit.go``,
+  kubernetes/kubernetes).
+* ``CPUManager``: a Guaranteed pod with integer cpu (t2gen's bound workers)
+  needs that many whole cores that the kubelet's static CPU manager can pin:
+  ``floor(allocatable cpu)`` minus cores already pinned
+  (``pkg/kubelet/cm/cpumanager/policy_static.go``;
+  https://kubernetes.io/docs/tasks/administer-cluster/cpu-management-policies/).
+  The kubelet, not the scheduler, refuses such a pod, after it was bound.
+
+Pods of one StatefulSet are identical, so :func:`room_for` counts how many fit on a
+node at once instead of trying them one by one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from t2gen.plan.nodes import Node
+from t2gen.plan.pods import ExistingPod, usage_by_node
+from t2gen.plan.quantities import MEMORY, Resources, format_cpu, format_resource
+
+if TYPE_CHECKING:
+    from t2gen.plan.templates import WorkloadTemplate
+
+__all__ = ["Combined", "FreeResources", "free_resources", "lacking", "room_for", "take"]
+
+
+@dataclass
+class FreeResources:
+    """Free resources per node (mutable working arrays of the search).
+
+    Attributes:
+        cpu: free cpu per node, in millicores (negative when overcommitted).
+        memory: free memory per node, in bytes.
+        pods: free pod slots per node.
+        cores: whole cores the static CPU manager can still pin, per node.
+        extended: free extended resources per node, name to whole units.
+        hosted: per node, the indices of the job's templates with a pod there (None: none).
+    """
+
+    cpu: list[int]
+    memory: list[int]
+    pods: list[int]
+    cores: list[int]
+    extended: list[dict[str, int]]
+    hosted: list[set[int] | None]  # template indices with a pod on each node
+
+
+def free_resources(nodes: Sequence[Node], pods: Sequence[ExistingPod]) -> FreeResources:
+    """Allocatable minus what the running pods request, per node (in ``nodes``' order).
+
+    Whole cores are ``floor(allocatable cpu)`` minus the cores already pinned.
+    """
+    usage = usage_by_node(pods)
+    state = FreeResources([], [], [], [], [], [None] * len(nodes))
+    for node in nodes:
+        a = node.allocatable
+        used = usage.get(node.name)
+        r = used.requested if used is not None else Resources()
+        state.cpu.append(a.cpu_millis - r.cpu_millis)
+        state.memory.append(a.memory_bytes - r.memory_bytes)
+        state.pods.append(a.pods - r.pods)
+        state.cores.append(a.cpu_millis // 1000 - (used.exclusive_cores if used else 0))
+        extended = dict(a.extended)
+        for name, amount in r.extended:
+            extended[name] = extended.get(name, 0) - amount
+        state.extended.append(extended)
+    return state
+
+
+def room_for(t: WorkloadTemplate, state: FreeResources, i: int, limit: int) -> int:
+    """How many pods of ``t`` fit on node ``i`` (at most ``limit``)."""
+    r = t.requests
+    k = min(limit, state.pods[i])
+    if r.cpu_millis:
+        k = min(k, state.cpu[i] // r.cpu_millis)
+    if r.memory_bytes:
+        k = min(k, state.memory[i] // r.memory_bytes)
+    for name, amount in r.extended:
+        if amount:
+            k = min(k, state.extended[i].get(name, 0) // amount)
+    if t.exclusive_cores:
+        k = min(k, state.cores[i] // t.exclusive_cores)
+    return max(k, 0)
+
+
+def lacking(
+    t: WorkloadTemplate, state: FreeResources, i: int, count: int = 1
+) -> tuple[str, str]:
+    """(filter, message) for the first resource that ``count`` pods of ``t`` lack on node ``i``."""
+    r = t.requests
+    noun = "pod needs" if count == 1 else f"{count} pods need"
+    if state.pods[i] < count:
+        return (
+            "NodeResourcesFit",
+            f"{max(state.pods[i], 0)} pod slots free (allocatable pods), {noun} {count}",
+        )
+    if t.exclusive_cores and state.cores[i] < count * t.exclusive_cores:
+        return (
+            "CPUManager",
+            f"{max(state.cores[i], 0)} whole cores free ({format_cpu(max(state.cpu[i], 0))} cpu), "
+            f"bound {noun} {count * t.exclusive_cores} exclusive cores",
+        )
+    if r.cpu_millis and state.cpu[i] < count * r.cpu_millis:
+        return (
+            "NodeResourcesFit",
+            f"{format_cpu(max(state.cpu[i], 0))} cpu free, {noun} {format_cpu(count * r.cpu_millis)}",
+        )
+    if r.memory_bytes and state.memory[i] < count * r.memory_bytes:
+        return (
+            "NodeResourcesFit",
+            f"{format_resource(MEMORY, max(state.memory[i], 0))} memory free, "
+            f"{noun} {format_resource(MEMORY, count * r.memory_bytes)}",
+        )
+    for name, amount in r.extended:
+        free = state.extended[i].get(name, 0)
+        if amount and free < count * amount:
+            return (
+                "NodeResourcesFit",
+                f"{format_resource(name, max(free, 0))} {name} free, {noun} {format_resource(name, count * amount)}",
+            )
+    return "NodeResourcesFit", "no room"
+
+
+class Combined:
+    """The summed requests of several templates' pods (for one-node placement).
+
+    Args:
+        members: indices into ``templates`` whose every pod goes on one node.
+        templates: the job's templates.
+    """
+
+    def __init__(
+        self, members: list[int], templates: Sequence[WorkloadTemplate]
+    ) -> None:
+        self.pods = 0
+        self.cpu = 0
+        self.memory = 0
+        self.cores = 0
+        self.extended: dict[str, int] = {}
+        for a in members:
+            t = templates[a]
+            k = t.replicas
+            self.pods += k
+            self.cpu += k * t.requests.cpu_millis
+            self.memory += k * t.requests.memory_bytes
+            self.cores += k * t.exclusive_cores
+            for name, amount in t.requests.extended:
+                self.extended[name] = self.extended.get(name, 0) + k * amount
+
+    def fits(self, state: FreeResources, i: int) -> bool:
+        """Return True if node ``i`` has room for all the pods at once."""
+        return (
+            state.pods[i] >= self.pods
+            and state.cpu[i] >= self.cpu
+            and state.memory[i] >= self.memory
+            and state.cores[i] >= self.cores
+            and all(state.extended[i].get(k, 0) >= v for k, v in self.extended.items())
+        )
+
+    def lacking(self, state: FreeResources, i: int) -> str:
+        """Return what node ``i`` lacks first, with the free amount."""
+        if self.cores and state.cores[i] < self.cores:
+            return f"{max(state.cores[i], 0)} whole cores free ({format_cpu(max(state.cpu[i], 0))} cpu)"
+        if state.cpu[i] < self.cpu:
+            return f"{format_cpu(max(state.cpu[i], 0))} cpu free"
+        if state.memory[i] < self.memory:
+            return f"{format_resource(MEMORY, max(state.memory[i], 0))} memory free"
+        if state.pods[i] < self.pods:
+            return f"{max(state.pods[i], 0)} pod slots free"
+        for k, v in self.extended.items():
+            if state.extended[i].get(k, 0) < v:
+                return f"{max(state.extended[i].get(k, 0), 0)} {k} free"
+        return "room"
+
+    def __str__(self) -> str:
+        """Return the summed requests (``8 whole cores, 8 cpu, 32Gi memory``)."""
+        parts = [
+            f"{format_cpu(self.cpu)} cpu",
+            f"{format_resource(MEMORY, self.memory)} memory",
+        ]
+        if self.cores:
+            parts.insert(0, f"{self.cores} whole cores")
+        parts += [
+            f"{format_resource(k, v)} {k}" for k, v in sorted(self.extended.items())
+        ]
+        return ", ".join(parts)
+
+
+def take(state: FreeResources, t: WorkloadTemplate, a: int, i: int, k: int) -> None:
+    """Reserve ``k`` pods of template ``t`` (index ``a``) on node ``i``."""
+    r = t.requests
+    state.pods[i] -= k
+    state.cpu[i] -= k * r.cpu_millis
+    state.memory[i] -= k * r.memory_bytes
+    state.cores[i] -= k * t.exclusive_cores
+    for name, amount in r.extended:
+        state.extended[i][name] = state.extended[i].get(name, 0) - k * amount
+    hosted = state.hosted[i]
+    if hosted is None:
+        hosted = state.hosted[i] = set()
+    hosted.add(a)

@@ -1,0 +1,106 @@
+"""Reading what ``kubectl get ... -o json|yaml`` prints: documents, lists, located errors.
+
+Shared by the node list (:mod:`t2gen.plan.nodes`) and the pod list
+(:mod:`t2gen.plan.pods`). Every problem in an input is reported at once, as
+``--nodes: items[3].status.allocatable: ...``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import yaml
+
+from t2gen.errors import T2genError
+from t2gen.problems import Problem
+
+__all__ = [
+    "PlanInputError",
+    "json_path",
+    "list_items",
+    "load_document",
+    "string_map",
+]
+
+
+class PlanInputError(T2genError):
+    """A node or pod list that cannot be used: not a list of Nodes/Pods, or fields missing."""
+
+    def __init__(self, *, problems: Iterable[Problem]) -> None:
+        """Create the error from located problems (at least one)."""
+        items = sorted(problems)
+        source = items[0].path if items else "input"
+        super().__init__(f"{len(items)} problem(s) in {source}", problems=items)
+
+
+def load_document(text: str, source: str) -> object:
+    """Parse JSON or YAML text (``kubectl ... -o json`` or ``-o yaml``).
+
+    Args:
+        text: the file's contents.
+        source: how the user named it (``--nodes FILE``), for messages.
+
+    Returns:
+        The document; several YAML documents become a ``List`` of them.
+
+    Raises:
+        PlanInputError: the text is neither JSON nor YAML, or is empty.
+    """
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        docs = [d for d in yaml.load_all(text, Loader=loader) if d is not None]
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 0
+        col = mark.column + 1 if mark is not None else 0
+        problem = getattr(err, "problem", None) or str(err)
+        raise PlanInputError(
+            problems=[Problem(source, line, col, f"not JSON or YAML: {problem}")]
+        ) from None
+    if not docs:
+        raise PlanInputError(problems=[Problem(source, 0, 0, "is empty")])
+    if len(docs) == 1:
+        return docs[0]
+    return {"apiVersion": "v1", "kind": "List", "items": docs}
+
+
+def list_items(
+    document: object, kind: str, command: str, source: str
+) -> list[tuple[str, Any]]:
+    """Return (json path, item) of a List/<kind>List or a single <kind>, or raise."""
+
+    def fail(message: str) -> PlanInputError:
+        return PlanInputError(problems=[Problem(source, 0, 0, message)])
+
+    if not isinstance(document, Mapping):
+        raise fail(
+            f"is not a {kind} list (a JSON or YAML map): pass the output of `{command}`"
+        )
+    found = document.get("kind")
+    if found == kind:
+        return [("", document)]
+    if found in ("List", f"{kind}List") or (found is None and "items" in document):
+        items = document.get("items")
+        if not isinstance(items, list):
+            raise fail(f"items: must be a list of {kind}s, from `{command}`")
+        return [(f"items[{i}]", item) for i, item in enumerate(items)]
+    shown = f"a {found}" if isinstance(found, str) and found else "a map without `kind`"
+    raise fail(f"is {shown}, not a {kind} list: pass the output of `{command}`")
+
+
+def string_map(raw: object) -> dict[str, str]:
+    """Return ``metadata.labels`` as strings (a null value as ``""``); anything else gives none."""
+    if not isinstance(raw, Mapping):
+        return {}
+    return {str(k): "" if v is None else str(v) for k, v in raw.items()}
+
+
+def json_path(prefix: str, suffix: str) -> str:
+    """Join a JSON path prefix (``items[3]``, possibly empty) and a field path."""
+    return f"{prefix}.{suffix}" if prefix else suffix

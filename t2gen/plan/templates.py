@@ -1,0 +1,186 @@
+"""Rendered objects into what the scheduler's filters read: one template per StatefulSet.
+
+The engine plans the objects t2gen prints (``t2gen render``): each StatefulSet's
+pod template is reduced once to its requests (:mod:`t2gen.plan.podspec`), node
+selection (:mod:`t2gen.plan.filters.node_affinity`), tolerations
+(:mod:`t2gen.plan.filters.taints`) and required inter-pod terms
+(:mod:`t2gen.plan.filters.interpod`), and to the gang its pods join.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from t2gen.plan.filters.interpod import PodAffinityTerm, parse_affinity_terms
+from t2gen.plan.filters.node_affinity import (
+    NodeSelectorRequirement,
+    parse_node_selector_terms,
+)
+from t2gen.plan.filters.taints import Toleration, parse_tolerations
+from t2gen.plan.listio import PlanInputError
+from t2gen.plan.podspec import pod_resources
+from t2gen.plan.quantities import Resources
+from t2gen.problems import Problem
+
+__all__ = ["WorkloadTemplate", "min_members", "workload_templates"]
+
+# Where gang schedulers read a pod's group (annotation or label of the pod template).
+_GANG_KEYS = (
+    "scheduling.k8s.io/group-name",  # Volcano (annotation)
+    "scheduling.x-k8s.io/pod-group",  # scheduler-plugins coscheduling (label)
+    "kueue.x-k8s.io/pod-group-name",  # Kueue plain pod groups (label)
+)
+
+
+@dataclass(frozen=True)
+class WorkloadTemplate:
+    """One StatefulSet's pod template, reduced to what the filters read.
+
+    Attributes:
+        name: the StatefulSet's name; its pods are ``<name>-<ordinal>``.
+        namespace: ``metadata.namespace``; None when the manifests leave it to
+            ``kubectl apply -n``.
+        replicas: ``spec.replicas`` (1 when unset).
+        labels: the pod template's labels.
+        requests: per pod: cpu in millicores, memory in bytes, ``pods`` 1.
+        exclusive_cores: whole cores per pod the static CPU manager pins (bound workers).
+        guaranteed: the pod has Guaranteed QoS.
+        node_name: ``spec.nodeName``, if set.
+        node_selector: ``spec.nodeSelector`` as sorted (key, value) pairs.
+        node_affinity: required ``nodeSelectorTerms`` (ORed tuples of ANDed
+            requirements); None when there is no required node affinity.
+        tolerations: ``spec.tolerations``.
+        pod_affinity: required podAffinity terms.
+        pod_anti_affinity: required podAntiAffinity terms.
+        gang: the gang (pod group) the template's pods belong to, if any.
+    """
+
+    name: str
+    namespace: str | None
+    replicas: int
+    labels: Mapping[str, str]
+    requests: Resources
+    exclusive_cores: int = 0
+    guaranteed: bool = False
+    node_name: str | None = None
+    node_selector: tuple[tuple[str, str], ...] = ()
+    node_affinity: tuple[tuple[NodeSelectorRequirement, ...], ...] | None = None
+    tolerations: tuple[Toleration, ...] = ()
+    pod_affinity: tuple[PodAffinityTerm, ...] = ()
+    pod_anti_affinity: tuple[PodAffinityTerm, ...] = ()
+    gang: str | None = None
+
+
+def _gang_of(metadata: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
+    for source in (metadata.get("annotations"), metadata.get("labels")):
+        if isinstance(source, Mapping):
+            for key in _GANG_KEYS:
+                if source.get(key):
+                    return str(source[key])
+    group = spec.get("schedulingGroup")  # Kubernetes 1.36 Workload API
+    if isinstance(group, Mapping) and group.get("podGroupName"):
+        return str(group["podGroupName"])
+    ref = spec.get("workloadRef")  # Kubernetes 1.35 Workload API
+    if isinstance(ref, Mapping) and ref.get("name"):
+        return f"{ref['name']}/{ref.get('podGroup', '')}".rstrip("/")
+    return None
+
+
+def workload_templates(
+    objects: Iterable[Mapping[str, Any]], source: str = "job"
+) -> tuple[WorkloadTemplate, ...]:
+    """Reduce the StatefulSets among rendered objects to their pod templates.
+
+    Args:
+        objects: rendered Kubernetes objects (any kinds; only StatefulSets are read).
+        source: how to name the input in errors.
+
+    Returns:
+        One template per StatefulSet, in the input's order.
+
+    Raises:
+        PlanInputError: no StatefulSet, or a request that is not a quantity.
+    """
+    templates = []
+    problems = []
+    for index, obj in enumerate(objects):
+        if not isinstance(obj, Mapping) or obj.get("kind") != "StatefulSet":
+            continue
+        metadata = obj.get("metadata") or {}
+        name = str(metadata.get("name") or f"statefulset-{index}")
+        sts_spec = obj.get("spec") or {}
+        template = sts_spec.get("template") or {}
+        t_meta = template.get("metadata") or {}
+        spec = template.get("spec") or {}
+        try:
+            requests, cores, guaranteed = pod_resources(spec)
+        except ValueError as err:
+            problems.append(Problem(source, 0, 0, f"StatefulSet {name}: {err}"))
+            continue
+        affinity = spec.get("affinity") or {}
+        node_affinity = (
+            (affinity.get("nodeAffinity") or {})
+            if isinstance(affinity, Mapping)
+            else {}
+        )
+        required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+        selector = spec.get("nodeSelector") or {}
+        replicas = sts_spec.get("replicas")
+        templates.append(
+            WorkloadTemplate(
+                name=name,
+                namespace=str(metadata["namespace"])
+                if metadata.get("namespace")
+                else None,
+                replicas=replicas
+                if isinstance(replicas, int) and not isinstance(replicas, bool)
+                else 1,
+                labels={
+                    str(k): str(v) for k, v in (t_meta.get("labels") or {}).items()
+                },
+                requests=requests,
+                exclusive_cores=cores,
+                guaranteed=guaranteed,
+                node_name=str(spec["nodeName"]) if spec.get("nodeName") else None,
+                node_selector=tuple(
+                    sorted((str(k), str(v)) for k, v in selector.items())
+                ),
+                node_affinity=(
+                    parse_node_selector_terms(required.get("nodeSelectorTerms"))
+                    if isinstance(required, Mapping)
+                    else None
+                ),
+                tolerations=parse_tolerations(spec.get("tolerations")),
+                pod_affinity=parse_affinity_terms(spec, "podAffinity"),
+                pod_anti_affinity=parse_affinity_terms(spec, "podAntiAffinity"),
+                gang=_gang_of(t_meta, spec),
+            )
+        )
+    if problems:
+        raise PlanInputError(problems=problems)
+    if not templates:
+        raise PlanInputError(
+            problems=[
+                Problem(
+                    source,
+                    0,
+                    0,
+                    "has no StatefulSet: pass the objects `t2gen render` prints",
+                )
+            ]
+        )
+    return tuple(templates)
+
+
+def min_members(objects: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """``minMember`` of PodGroup objects (Volcano, coscheduling) by name."""
+    out = {}
+    for obj in objects:
+        if isinstance(obj, Mapping) and obj.get("kind") == "PodGroup":
+            name = (obj.get("metadata") or {}).get("name")
+            member = (obj.get("spec") or {}).get("minMember")
+            if isinstance(name, str) and isinstance(member, int):
+                out[name] = member
+    return out
