@@ -79,7 +79,7 @@ def convert_additional_ports(conv: Conversion) -> None:
     if ports is None or not ports[1]:
         return
     setting, names = ports
-    containers = 1
+    containers = _containers_per_pod(conv)
     converted: list[str] = []
     seen: dict[str, int] = {}
     for index, raw in enumerate(names):

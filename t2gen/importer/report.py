@@ -29,7 +29,7 @@ def list_unmapped(conv: Conversion) -> None:
                 Use.UNUSED: "not used on Kubernetes",
             }[key.use]
             conv.skip(setting, f"{why}: {key.note}" if key.note else why)
-        if key.agree:
+        if key.agree and (conv.is_mpi or not key.agree_mpi_only):
             conv.agree.append(ImportWarning(setting.origin, setting.name, key.agree))
         if name == "twister2.checkpointing.restore.job" and value:
             conv.warn(
