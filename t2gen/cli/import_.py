@@ -11,6 +11,7 @@ import typer
 
 from t2gen.cli._report import reporting, write_stdout
 from t2gen.errors import T2genError
+from t2gen.jobfile.loader import JsonPath
 
 __all__ = ["EPILOG", "import_"]
 
@@ -42,6 +43,37 @@ def _write_file(path: Path, text: str) -> None:
         ) from None
 
 
+def _checked(where: JsonPath, value: Optional[str]) -> Optional[str]:  # noqa: UP045 - Typer reads the annotation at run time
+    """Refuse an option value the job file would refuse at ``where``.
+
+    Raises:
+        typer.BadParameter: t2gen refuses the value (a usage error, exit code 2),
+            with the job file's own message.
+    """
+    if value is None:
+        return value
+    from t2gen.importer.job import refusal
+
+    why = refusal(where, value)
+    if why is not None:
+        raise typer.BadParameter(why)
+    return value
+
+
+def _check_name(value: Optional[str]) -> Optional[str]:  # noqa: UP045 - Typer reads the annotation at run time
+    """``--name`` is a job name (metadata.name)."""
+    from t2gen.importer.job import JOB_NAME_FIELD
+
+    return _checked(JOB_NAME_FIELD, value)
+
+
+def _check_jar(value: Optional[str]) -> Optional[str]:  # noqa: UP045 - Typer reads the annotation at run time
+    """``--jar`` is a jar file name (spec.jobPackage.jarFile)."""
+    from t2gen.importer.job import JAR_FILE_FIELD
+
+    return _checked(JAR_FILE_FIELD, value)
+
+
 def import_(
     paths: Annotated[
         list[str],
@@ -66,6 +98,7 @@ def import_(
         Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
         typer.Option(
             "--name",
+            callback=_check_name,
             help="The job name (metadata.name), overriding twister2.job.id.",
             metavar="NAME",
         ),
@@ -74,6 +107,7 @@ def import_(
         Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
         typer.Option(
             "--jar",
+            callback=_check_jar,
             help="The job jar's file name (spec.jobPackage.jarFile); Twister2 takes it "
             "from `twister2 submit`'s command line, not from the configuration.",
             metavar="FILE",

@@ -1,0 +1,132 @@
+"""What names the job and what it runs: metadata, the image, and the job package.
+
+The job name and the jar file can also come from ``t2gen import``'s options
+(``twister2 submit`` takes the jar on its command line); :func:`refusal` checks
+such a value the way the job file would, so that the command can refuse it as a
+usage error before reading any configuration.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from t2gen.errors import SchemaError
+from t2gen.importer.state import Conversion, named
+from t2gen.jobfile.loader import JsonPath, parse_config
+from t2gen.problems import format_json_path
+
+__all__ = [
+    "JAR_FILE_FIELD",
+    "JOB_NAME_FIELD",
+    "convert_image",
+    "convert_metadata",
+    "convert_package",
+    "refusal",
+]
+
+JOB_NAME_ARG = "the job name argument"
+JAR_FILE_ARG = "the jar file argument"
+JOB_NAME_FIELD: JsonPath = ("metadata", "name")
+"""The field ``--name`` sets."""
+JAR_FILE_FIELD: JsonPath = ("spec", "jobPackage", "jarFile")
+"""The field ``--jar`` sets."""
+
+
+def refusal(where: JsonPath, value: str) -> str | None:
+    """Why t2gen refuses ``value`` as the field ``where`` of a job, or None when it accepts it.
+
+    The value is put into a minimal valid job, which is validated like any job
+    file (schema and rules), so the message is the job file's own.
+
+    Args:
+        where: the field, e.g. :data:`JOB_NAME_FIELD`.
+        value: the value given on the command line.
+
+    Returns:
+        The first problem reported at ``where``, or None.
+    """
+    from t2gen.pipeline import validate
+
+    job: dict[str, Any] = {
+        "apiVersion": "t2gen/v1",
+        "kind": "Twister2Job",
+        "metadata": {"name": "job"},
+        "spec": {"image": "image", "workers": [{"count": 1}]},
+    }
+    node = job
+    for part in where[:-1]:
+        node = node.setdefault(str(part), {})
+    node[str(where[-1])] = value
+    try:
+        validate(parse_config(json.dumps(job), path="<argument>"))
+    except SchemaError as err:
+        target = format_json_path(where)
+        for problem in err.problems:
+            if problem.json_path == target:
+                return problem.message
+    return None
+
+
+def convert_metadata(conv: Conversion, job_name: str | None) -> None:
+    """apiVersion, kind and metadata: the job name (the argument, or the job ID) and namespace."""
+    conv.put(("apiVersion",), "t2gen/v1", "t2gen", None)
+    conv.put(("kind",), "Twister2Job", "t2gen", None)
+    conv.comments.pop(("apiVersion",))
+    conv.comments.pop(("kind",))
+    if job_name is not None:
+        conv.put(JOB_NAME_FIELD, job_name, JOB_NAME_ARG, None)
+    elif not conv.field("twister2.job.id", ("metadata", "name")):
+        got = conv.get("twister2.resource.job.name")
+        if got is None:
+            conv.problems.append(
+                conv.missing(
+                    "no job ID: set twister2.job.id (or twister2.resource.job.name), or give the job name",
+                )
+            )
+        else:
+            setting, value = got
+            conv.put(
+                ("metadata", "name"),
+                value,
+                named(setting),
+                setting.at(),
+                "twister2.job.id not set",
+            )
+            conv.warn(
+                setting.origin,
+                setting.name,
+                "twister2.job.id is not set, so Twister2 would generate [user]-[name]-[timestamp]; "
+                "t2gen names the job after the job name itself, so set twister2.job.id in the job package to match",
+            )
+    conv.field("kubernetes.namespace", ("metadata", "namespace"))
+
+
+def convert_image(conv: Conversion) -> None:
+    """spec.image and spec.imagePullPolicy (the image is required)."""
+    if not conv.field("twister2.resource.kubernetes.docker.image", ("spec", "image")):
+        conv.problems.append(
+            conv.missing("no image: set twister2.resource.kubernetes.docker.image")
+        )
+    conv.field("kubernetes.image.pull.policy", ("spec", "imagePullPolicy"))
+
+
+def convert_package(conv: Conversion, jar_file: str | None) -> None:
+    """spec.jobPackage: the uploader's URI of the package, and the jar file (an argument)."""
+    server = conv.get("twister2.kubernetes.uploader.web.server")
+    name = conv.job.get("metadata", {}).get("name")
+    if server is not None and name:
+        conv.field(
+            "twister2.kubernetes.uploader.web.server",
+            ("spec", "jobPackage", "uri"),
+            f"{server[1].rstrip('/')}/{name}.tar.gz",
+            "<server>/<job>.tar.gz",
+        )
+    if jar_file is not None:
+        conv.put(JAR_FILE_FIELD, jar_file, JAR_FILE_ARG, None)
+    else:
+        conv.warn(
+            None,
+            "spec.jobPackage.jarFile",
+            "the jar comes from twister2 submit's command line, not from the configuration: give its file name, or the workers' CLASSPATH lacks it (USER_JOB_JAR_FILE)",
+        )

@@ -1,0 +1,96 @@
+"""The network: worker ports, the protocol, the NodePort Service, and the channel (OpenMPI).
+
+Twister2's NodePort Service replaces the headless Service; t2gen adds ``<job>-np``
+beside it. A missing ``twister2.network.channel.class`` means TWSMPIChannel, the
+code default (``SchedulerContext.java:43-44``), so such a job is an OpenMPI job.
+"""
+
+from __future__ import annotations
+
+from t2gen.importer.keys import JVM_MEMORY_FRACTION
+from t2gen.importer.ports import convert_additional_ports
+from t2gen.importer.state import Conversion, named
+
+__all__ = ["convert_mpi", "convert_network"]
+
+
+def convert_network(conv: Conversion) -> None:
+    """spec.network: base port, protocol, additional ports and the NodePort Service."""
+    conv.field("kubernetes.worker.base.port", ("spec", "network", "basePort"))
+    got = conv.get("kubernetes.worker.transport.protocol")
+    if got is not None:
+        conv.field(
+            "kubernetes.worker.transport.protocol",
+            ("spec", "network", "protocol"),
+            got[1].upper(),
+        )
+    convert_additional_ports(conv)
+    requested = conv.get("kubernetes.node.port.service.requested")
+    node_port = conv.get("kubernetes.service.node.port")
+    if requested is not None and requested[1]:
+        conv.put(
+            ("spec", "network", "service", "type"),
+            "NodePort",
+            named(requested[0]),
+            requested[0].at(),
+        )
+        conv.warn(
+            requested[0].origin,
+            requested[0].name,
+            "Twister2's NodePort Service replaced the headless Service; t2gen adds <job>-np beside it, so pods keep their DNS names",
+        )
+        if node_port is not None and node_port[1] != 0:
+            conv.field(
+                "kubernetes.service.node.port",
+                ("spec", "network", "service", "nodePort"),
+            )
+    elif node_port is not None:
+        conv.skip(
+            node_port[0], "ignored: kubernetes.node.port.service.requested is not true"
+        )
+
+
+def convert_mpi(conv: Conversion) -> None:
+    """spec.mpi from the channel class (unset means TWSMPIChannel), and the JVM heap fraction."""
+    channel = conv.get("twister2.network.channel.class")
+    secret = conv.get("kubernetes.secret.name")
+    if channel is None:
+        conv.put(
+            ("spec", "mpi", "enabled"),
+            True,
+            "twister2.network.channel.class",
+            None,
+            "not set; Twister2's default is TWSMPIChannel",
+        )
+        conv.warn(
+            None,
+            "twister2.network.channel.class",
+            "not set, and Twister2's default channel is TWSMPIChannel: imported as an OpenMPI job "
+            "(mpi.enabled: true); set it to edu.iu.dsc.tws.comms.tcp.TWSTCPChannel for a regular job",
+        )
+        enabled = True
+    else:
+        enabled = conv.is_mpi
+        if enabled:
+            conv.field(
+                "twister2.network.channel.class",
+                ("spec", "mpi", "enabled"),
+                True,
+                "TWSMPIChannel",
+            )
+    if secret is not None:
+        if enabled:
+            conv.field("kubernetes.secret.name", ("spec", "mpi", "sshSecretName"))
+        else:
+            conv.skip(
+                secret[0],
+                "used only by OpenMPI jobs; this one uses "
+                + str(channel[1] if channel else ""),
+            )
+    fraction = conv.get("twister2.kubernetes.jvm.memory.fraction")
+    if fraction is not None and fraction[1] != JVM_MEMORY_FRACTION:
+        conv.error(
+            fraction[0].at(),
+            fraction[0].name,
+            f"t2gen sets every worker's JVM heap to 80% of its memory, not {fraction[1]}; set 0.8 (scale the workers' ram to keep the heap) or remove the key",
+        )

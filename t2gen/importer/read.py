@@ -1,0 +1,140 @@
+"""Read Twister2 configuration files and directories, and merge them in Twister2's load order.
+
+The files are read the way Twister2's ConfigLoader reads them
+(``twister2/common/src/java/edu/iu/dsc/tws/common/config/ConfigLoader.java``):
+``common/`` first, then ``kubernetes/``, and within each directory task, resource,
+network, core, data and checkpoint, a later top-level key replacing an earlier one.
+Every key keeps its position, so that each finding can name its ``file:line:col``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO
+
+from t2gen.errors import ConfigError, SchemaError
+from t2gen.importer.keys import CONF_DIRS, LOAD_ORDER, lookup
+from t2gen.importer.model import Origin, Setting, Twister2Config
+from t2gen.jobfile.loader import SourceDoc, decode_source, parse_config, read_source
+from t2gen.problems import Problem
+
+__all__ = ["config_files", "load_config_files"]
+
+
+def config_files(paths: Sequence[str]) -> tuple[list[str], list[Problem], list[str]]:
+    """Expand import arguments into files in Twister2's load order.
+
+    A directory holding ``common/`` or ``kubernetes/`` is a configuration root:
+    ``common/`` then ``kubernetes/``. Any other directory is one configuration
+    directory. A file (or ``-``) is read as it is. Arguments are merged left to right.
+
+    Args:
+        paths: files and directories as the user named them.
+
+    Returns:
+        The files, problems (a missing path), and notes about YAML files Twister2
+        would not read (not in :data:`t2gen.importer.keys.LOAD_ORDER`).
+    """
+    files: list[str] = []
+    problems: list[Problem] = []
+    skipped: list[str] = []
+    for raw in paths:
+        if raw == "-":
+            files.append(raw)
+            continue
+        path = Path(raw)
+        if path.is_dir():
+            subdirs = [path / name for name in CONF_DIRS if (path / name).is_dir()]
+            found = len(files)
+            for directory in subdirs or [path]:
+                files += [
+                    _join(raw, directory, name)
+                    for name in LOAD_ORDER
+                    if (directory / name).is_file()
+                ]
+                skipped += sorted(
+                    _join(raw, directory, other.name)
+                    for other in directory.iterdir()
+                    if other.suffix in (".yaml", ".yml")
+                    and other.name not in LOAD_ORDER
+                )
+            if len(files) == found:
+                problems.append(
+                    Problem(
+                        raw,
+                        0,
+                        0,
+                        "holds no Twister2 configuration file: give a configuration root "
+                        f"(with {' or '.join(f'{d}/' for d in CONF_DIRS)}) or a directory "
+                        f"holding {', '.join(LOAD_ORDER)}",
+                    )
+                )
+        elif path.exists():
+            files.append(raw)
+        else:
+            problems.append(Problem(raw, 0, 0, "no such file or directory"))
+    return files, problems, skipped
+
+
+def _join(raw: str, directory: Path, name: str) -> str:
+    """A file in ``directory`` named relative to the argument ``raw`` the user gave."""
+    return str(Path(raw) / directory.relative_to(Path(raw)) / name)
+
+
+def _parse(path: str, text: str) -> SourceDoc | None:
+    """Parse one configuration file; None for a file with no keys (only comments)."""
+    if not any(
+        line.strip() and not line.lstrip().startswith(("#", "---", "..."))
+        for line in text.splitlines()
+    ):
+        return None
+    try:
+        return parse_config(text, path=path)
+    except ConfigError as err:
+        problems = [
+            Problem(
+                p.path,
+                p.line,
+                p.col,
+                "a Twister2 configuration file must be a mapping of keys to values"
+                if "not a mapping" in p.message
+                else p.message.replace("a job file", "a configuration file").replace(
+                    "job file", "configuration file"
+                ),
+                p.json_path,
+            )
+            for p in err.problems
+        ]
+        raise SchemaError(problems=problems) from None
+
+
+def load_config_files(
+    paths: Sequence[str], *, stdin: IO[bytes] | None = None
+) -> Twister2Config:
+    """Read and merge Twister2 configuration files and directories.
+
+    Args:
+        paths: configuration roots, directories or YAML files (``-`` for stdin).
+        stdin: the stream read for ``-``.
+
+    Returns:
+        The merged configuration; reading problems are in ``problems``.
+    """
+    files, problems, _ = config_files(paths)
+    settings: dict[str, Setting] = {}
+    for path in files:
+        try:
+            doc = _parse(path, decode_source(path, read_source(path, stdin=stdin)))
+        except (ConfigError, SchemaError) as err:
+            problems += err.problems
+            continue
+        if doc is None:
+            continue
+        for name, value in doc.data.items():
+            line, col = doc.position((name,), key=True)
+            settings.pop(name, None)  # re-insert: the later file's order wins
+            settings[name] = Setting(
+                name, lookup(name), value, Origin(path, line, col), doc
+            )
+    return Twister2Config(tuple(files), settings, tuple(problems))

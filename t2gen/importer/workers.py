@@ -1,0 +1,239 @@
+"""Worker groups: Twister2's compute resources (or the legacy single-group keys), and binding.
+
+A compute resource (``Twister2Job.loadComputeResources``) counts pods
+(``instances``) of ``workersPerPod`` workers each, with ``ram`` in MB per worker
+and ``disk`` in GB of volatile disk; t2gen counts workers. Twister2 casts each
+field (``(Double)``, ``(Integer)``), so a number of the other type fails
+``twister2 submit``: the import converts it and warns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from t2gen.importer.keys import COMPUTE_RESOURCE_FIELDS, LEGACY_WORKER_KEYS
+from t2gen.importer.model import Setting
+from t2gen.importer.state import Conversion, named
+from t2gen.importer.values import (
+    BadValue,
+    cpu,
+    decimal_text,
+    gib,
+    java_literal,
+    mib,
+    shown,
+    typed,
+)
+from t2gen.jobfile.loader import JsonPath
+
+__all__ = [
+    "convert_binding",
+    "convert_compute_resources",
+    "convert_legacy_group",
+    "convert_workers",
+]
+
+
+def convert_workers(conv: Conversion) -> None:
+    """spec.workers: from the compute resources list, or else from the legacy keys."""
+    got = conv.get("twister2.resource.worker.compute.resources")
+    legacy = {name: conv.get(name) for name in LEGACY_WORKER_KEYS}
+    present = {name: pair for name, pair in legacy.items() if pair is not None}
+    if got is not None:
+        for name, (setting, _) in present.items():
+            conv.warn(
+                setting.origin,
+                name,
+                "legacy single-group key, ignored: Twister2 0.8 reads the compute resources list "
+                f"({got[0].origin})",
+            )
+        convert_compute_resources(conv, *got)
+    elif present:
+        convert_legacy_group(conv, present)
+    else:
+        conv.problems.append(
+            conv.missing(
+                "no worker groups: set twister2.resource.worker.compute.resources"
+            )
+        )
+
+
+def convert_compute_resources(
+    conv: Conversion, setting: Setting, items: list[Any]
+) -> None:
+    """One worker group per compute resource; count = instances (pods) x workersPerPod."""
+    name = named(setting)
+    if not items:
+        conv.error(
+            setting.at(),
+            setting.name,
+            "an empty list; give at least one compute resource",
+        )
+        return
+    for index, item in enumerate(items):
+        ok = True
+        values: dict[str, Any] = {}
+        for field_name, spec in COMPUTE_RESOURCE_FIELDS.items():
+            origin = setting.at(index, field_name)
+            if field_name not in item or item[field_name] is None:
+                if spec.required:
+                    conv.error(
+                        setting.at(index),
+                        setting.name,
+                        f"compute resource {index} has no {field_name}; cpu, ram, disk and instances are required",
+                    )
+                    ok = False
+                values[field_name] = spec.default
+                continue
+            raw = item[field_name]
+            try:
+                values[field_name] = typed(spec.kind, raw)
+            except BadValue as err:
+                conv.error(
+                    origin,
+                    f"{setting.name}[{index}].{field_name}",
+                    f"{err}, not {shown(raw)}",
+                )
+                ok = False
+                continue
+            java = spec.java_type
+            if java is not None and type(raw) is not java:
+                conv.warn(
+                    origin,
+                    f"{setting.name}[{index}].{field_name}",
+                    f"Twister2 casts {field_name} to {'Double' if java is float else 'Integer'}; "
+                    f"write {java_literal(values[field_name], java)} or twister2 submit fails with a ClassCastException",
+                )
+        for extra in sorted(set(item) - set(COMPUTE_RESOURCE_FIELDS)):
+            hint = [
+                f for f in COMPUTE_RESOURCE_FIELDS if f.lower() == str(extra).lower()
+            ]
+            conv.error(
+                setting.at(index, extra),
+                f"{setting.name}[{index}]",
+                f"unknown compute resource field {extra!r}"
+                + (
+                    f"; did you mean {hint[0]}?"
+                    if hint
+                    else f"; the fields are {', '.join(COMPUTE_RESOURCE_FIELDS)}"
+                ),
+            )
+            ok = False
+        if not ok:
+            continue
+        per_pod = values["workersPerPod"]
+        instances = values["instances"]
+        base: JsonPath = ("spec", "workers", index)
+        if len(conv.job.get("spec", {}).get("workers", [])) <= index:
+            conv.job.setdefault("spec", {}).setdefault("workers", []).append({})
+        item_key = f"{name}[{index}]"
+        conv.put(
+            (*base, "count"),
+            instances * per_pod,
+            item_key,
+            setting.at(index, "instances"),
+            f"instances {instances} (pods) x workersPerPod {per_pod}",
+        )
+        conv.put(
+            (*base, "perPod"),
+            per_pod,
+            item_key,
+            setting.at(index, "workersPerPod")
+            if "workersPerPod" in item
+            else setting.at(index),
+            "workersPerPod" + ("" if "workersPerPod" in item else " (default 1)"),
+        )
+        conv.put(
+            (*base, "cpu"),
+            cpu(values["cpu"]),
+            item_key,
+            setting.at(index, "cpu"),
+            "cpu (cores)",
+        )
+        conv.put(
+            (*base, "memory"),
+            mib(values["ram"]),
+            item_key,
+            setting.at(index, "ram"),
+            f"ram {values['ram']} (MB)",
+        )
+        if values["disk"] > 0:
+            conv.put(
+                (*base, "volatileDisk"),
+                gib(values["disk"]),
+                item_key,
+                setting.at(index, "disk"),
+                f"disk {decimal_text(values['disk'])} (GB)",
+            )
+        if values["scalable"]:
+            conv.warn(
+                setting.at(index, "scalable"),
+                f"{setting.name}[{index}].scalable",
+                "t2gen has no scalable field: Twister2 moves the scalable compute resource to the last "
+                "index, so make it the last worker group, and render with --job-object to let the job master scale it",
+            )
+
+
+def convert_legacy_group(
+    conv: Conversion, present: dict[str, tuple[Setting, Any]]
+) -> None:
+    """One worker group from the pre-0.8 keys, whose instances count workers."""
+    base: JsonPath = ("spec", "workers", 0)
+    conv.job.setdefault("spec", {}).setdefault("workers", [{}])
+    instances = present.get("twister2.worker.instances")
+    if instances is None:
+        conv.problems.append(
+            conv.missing(
+                "no worker count: set twister2.resource.worker.compute.resources (or the legacy twister2.worker.instances)",
+            )
+        )
+        return
+    setting, count = instances
+    conv.put(
+        (*base, "count"), count, setting.name, setting.at(), "legacy: total workers"
+    )
+    for name, where, make, unit in (
+        ("kubernetes.workers.per.pod", "perPod", lambda v: v, ""),
+        ("twister2.worker.cpu", "cpu", cpu, " (cores)"),
+        ("twister2.worker.ram", "memory", mib, " (MB)"),
+        ("twister2.worker.volatile.disk", "volatileDisk", gib, " (GB)"),
+    ):
+        pair = present.get(name)
+        key = LEGACY_WORKER_KEYS[name]
+        if pair is None:
+            if (
+                name in ("twister2.worker.cpu", "twister2.worker.ram")
+                and key.default is not None
+            ):
+                default: Any = key.default
+                conv.put(
+                    (*base, where),
+                    make(default),
+                    name,
+                    None,
+                    f"not set; Twister2's default {default}{unit}",
+                )
+            continue
+        setting, value = pair
+        if where == "volatileDisk" and not value > 0:
+            continue
+        conv.put(
+            (*base, where),
+            make(value),
+            setting.name,
+            setting.at(),
+            f"{decimal_text(value) if isinstance(value, float) else value}{unit}",
+        )
+    conv.warn(
+        setting.origin,
+        setting.name,
+        "legacy worker keys (removed in 2018): twister2.worker.instances counts workers, not pods; "
+        "Twister2 0.8 reads twister2.resource.worker.compute.resources instead",
+    )
+
+
+def convert_binding(conv: Conversion) -> None:
+    """spec.bindWorkersToCpu, written only when it differs from the default (false)."""
+    got = conv.get("kubernetes.bind.worker.to.cpu")
+    if got is not None and got[1]:
+        conv.field("kubernetes.bind.worker.to.cpu", ("spec", "bindWorkersToCpu"))
