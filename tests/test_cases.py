@@ -268,3 +268,20 @@ def test_nothing_reaches_stdout_when_a_later_job_fails(tmp_path: Path) -> None:
     )
     assert result.exit_code == 1 and result.stdout == ""
     assert "9 is not divisible by perPod 2" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "config",
+    sorted(p for p in CASE_TREE.glob("*/config.*")),
+    ids=lambda p: p.parent.name,
+)
+def test_check_reads_every_hostile_input_without_a_traceback(config: Path) -> None:
+    # `t2gen check` reads any manifests; the job-file cases are hostile input to it
+    # too (complex keys, lists where strings belong, binary files, deep nesting).
+    result = runner.invoke(app, ["check", str(config), "--kube-version", "1.37"])
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        result.exception
+    )
+    assert result.exit_code in (0, 1), result.stderr
+    if result.exit_code:
+        assert result.stdout == "" and result.stderr

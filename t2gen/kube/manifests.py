@@ -74,8 +74,29 @@ def read_manifests(
                 objects += [
                     item for item in document["items"] if isinstance(item, dict)
                 ]
+            elif wrong := _identity_problem(document):
+                problems.append(Problem(path, 0, 0, f"document {index + 1}: {wrong}"))
             else:
                 objects.append(document)
     if problems:
         raise SchemaError(problems=problems)
     return objects
+
+
+def _identity_problem(document: dict[str, Any]) -> str | None:
+    """What makes a document no Kubernetes object: a non-string kind, apiVersion or name.
+
+    Every API object has string ``apiVersion`` and ``kind`` and, when given, a
+    string ``metadata.name`` (Kubernetes API conventions,
+    https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#resources);
+    the checks group objects by them.
+    """
+    for field in ("apiVersion", "kind"):
+        if not isinstance(document.get(field), str):
+            return f"{field} must be a string, not {type(document.get(field)).__name__}"
+    metadata = document.get("metadata", {})
+    if not isinstance(metadata, dict):
+        return f"metadata must be a mapping, not {type(metadata).__name__}"
+    if not isinstance(metadata.get("name", ""), str):
+        return f"metadata.name must be a string, not {type(metadata['name']).__name__}"
+    return None

@@ -95,6 +95,13 @@ class KubeLoader(_BaseLoader):  # type: ignore[misc,valid-type]
         seen: dict[Hashable, yaml.Node] = {}
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key, Hashable):
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    f"found a {type(key).__name__} as a key; Kubernetes objects have string keys",
+                    key_node.start_mark,
+                )
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     "while constructing a mapping",
