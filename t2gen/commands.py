@@ -239,11 +239,11 @@ def run_check(manifests: Sequence[str], kube_version: str | None = None) -> int:
     """``t2gen check``: a summary line on stdout, warnings on stderr; see :func:`run`."""
 
     def body(_: list[Warning_]) -> None:
-        from t2gen.kube.openapi import schema_versions
+        from t2gen.kube.versions import DEFAULT_KUBE_VERSION
         from t2gen.pipeline import check_manifests
 
         count, warnings = check_manifests(manifests, kube_version)
-        version = kube_version or schema_versions()[-1]
+        version = kube_version or DEFAULT_KUBE_VERSION
         warn(warnings)
         checked = count - len(warnings)
         summary = f"{checked} object{'s' if checked != 1 else ''} valid for Kubernetes {version} (strict)"

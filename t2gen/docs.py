@@ -209,7 +209,9 @@ def rules_reference() -> str:
             f"### `{rule.id}`\n",
             f"**{_markdown(title)}**\n",
             *([f"{_markdown(body.strip())}\n"] if body.strip() else []),
-            "Reads: " + ", ".join(f"`{field}`" for field in rule.fields) + "\n",
+            "Reads: "
+            + ", ".join(f"`{field}`" for field in (*rule.fields, *rule.options))
+            + "\n",
         ]
     lines += _checks_reference()
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -17,11 +17,16 @@ from t2gen.checks import object_problems
 from t2gen.errors import ConfigError, SchemaError, T2genError, ValidationError
 from t2gen.jobfile.loader import SourceDoc, decode_source, parse_config, read_source
 from t2gen.jobfile.model import Job, build_job
-from t2gen.jobfile.rules import run_rules
+from t2gen.jobfile.rules import RuleOptions, run_rules
 from t2gen.jobfile.schema import apply_defaults, schema_problems
 from t2gen.kube.limits import size_problems
 from t2gen.kube.objects import duplicate_findings
 from t2gen.kube.order import sort_documents
+from t2gen.kube.versions import (
+    DEFAULT_KUBE_VERSION,
+    KubeVersionError,
+    require_kube_version,
+)
 from t2gen.problems import Problem, Warning_
 from t2gen.render.context import build_context
 from t2gen.render.engine import RenderedDocument, TemplateSet, render
@@ -72,6 +77,7 @@ def validate(
     *,
     namespace: str | None = None,
     warnings: list[Warning_] | None = None,
+    options: RuleOptions | None = None,
 ) -> Job:
     """Check a parsed job file against the schema and every semantic rule.
 
@@ -80,6 +86,8 @@ def validate(
         namespace: overrides ``metadata.namespace`` (``--namespace``).
         warnings: when given, the rules' located warnings are appended to it
             (they never make the job invalid).
+        options: what the rules know of the command line (the Kubernetes
+            version rendered for); None: the defaults.
 
     Returns:
         The validated, typed job.
@@ -90,7 +98,7 @@ def validate(
     data = apply_defaults(doc.data)
     problems = schema_problems(doc)
     if isinstance(data, dict):
-        findings = run_rules(data, doc)
+        findings = run_rules(data, doc, options)
         problems += findings.problems
         if warnings is not None:
             warnings += findings.warnings
@@ -105,6 +113,7 @@ def _load_job_and_text(
     namespace: str | None,
     stdin: IO[bytes] | None,
     warnings: list[Warning_] | None,
+    options: RuleOptions | None,
 ) -> tuple[Job, str]:
     """Read and validate one job file; also return its text (to locate later problems).
 
@@ -121,11 +130,14 @@ def _load_job_and_text(
     data = fast_load(text)
     if data is not None and is_valid_fast(data):
         defaulted = apply_defaults(data)
-        findings = run_rules(defaulted, SourceDoc(path=path, data=data))
+        findings = run_rules(defaulted, SourceDoc(path=path, data=data), options)
         if not findings.problems and not findings.warnings:
             return build_job(defaulted, source=path, namespace=namespace), text
     doc = parse_config(text, path=path)
-    return validate(doc, namespace=namespace, warnings=warnings), text
+    return (
+        validate(doc, namespace=namespace, warnings=warnings, options=options),
+        text,
+    )
 
 
 def validate_files(
@@ -149,7 +161,9 @@ def validate_files(
     Raises:
         SchemaError: any file is unreadable or invalid; holds every problem of every file.
     """
-    loaded = _load_all(paths, namespace=namespace, stdin=stdin, warnings=warnings)
+    loaded = _load_all(
+        paths, namespace=namespace, stdin=stdin, warnings=warnings, options=None
+    )
     return [job for job, _ in loaded]
 
 
@@ -159,6 +173,7 @@ def _load_all(
     namespace: str | None,
     stdin: IO[bytes] | None,
     warnings: list[Warning_] | None,
+    options: RuleOptions | None,
 ) -> list[tuple[Job, str]]:
     """Load every job file, raising one SchemaError with the problems of all of them."""
     loaded: list[tuple[Job, str]] = []
@@ -167,7 +182,11 @@ def _load_all(
         try:
             loaded.append(
                 _load_job_and_text(
-                    path, namespace=namespace, stdin=stdin, warnings=warnings
+                    path,
+                    namespace=namespace,
+                    stdin=stdin,
+                    warnings=warnings,
+                    options=options,
                 )
             )
         except (ConfigError, SchemaError) as err:
@@ -212,17 +231,28 @@ def generate(
         The objects of every job, sorted by :func:`t2gen.kube.order.sort_documents`.
 
     Raises:
-        T2genError: ``kube_version`` is not a version such as ``1.36``.
-        SchemaError: a job file is unreadable or invalid (every problem of every file),
-            renders an object too large for ``kubectl apply`` (:data:`t2gen.kube.limits.APPLY_LIMIT_BYTES`),
-            or needs the Workload API from a Kubernetes version without it.
+        T2genError: ``kube_version`` is not a supported version such as ``1.36``
+            (the command line checks it first: :func:`t2gen.cli._options.check_kube_version`).
+        SchemaError: a job file is unreadable or invalid (every problem of every
+            file, including the rules that read ``kube_version``, such as
+            ``workload-api-version``), or renders an object too large for
+            ``kubectl apply`` (:data:`t2gen.kube.limits.APPLY_LIMIT_BYTES`).
         TemplateError: a template fails.
         ValidationError: the rendered objects fail a semantic check, or two
             jobs render the same object.
     """
     templates = template_set or make_template_set(template_dirs)
-    version = _kube_version(kube_version)
-    loaded = _load_all(paths, namespace=namespace, stdin=stdin, warnings=warnings)
+    try:
+        version = require_kube_version(kube_version)
+    except KubeVersionError as err:
+        raise T2genError(f"--kube-version {err}") from None
+    loaded = _load_all(
+        paths,
+        namespace=namespace,
+        stdin=stdin,
+        warnings=warnings,
+        options=RuleOptions(kube_version=version),
+    )
     job_object_bytes = (
         read_job_object(job_object, job_count=len(loaded))
         if job_object is not None
@@ -231,10 +261,6 @@ def generate(
     documents: list[RenderedDocument] = []
     problems: list[Problem] = []
     for job, text in loaded:
-        version_problems = workload_api_problems(job, text, version)
-        if version_problems:
-            problems += version_problems
-            continue
         rendered = render(
             build_context(job, job_object=job_object_bytes, kube_version=version),
             templates,
@@ -250,49 +276,6 @@ def generate(
     if findings:
         raise ValidationError(findings=findings)
     return sort_documents(documents)
-
-
-def _kube_version(text: str | None) -> tuple[int, int]:
-    """``--kube-version`` as ``(major, minor)``; the default when not given."""
-    from t2gen.kube.versions import DEFAULT_KUBE_VERSION, parse_kube_version
-
-    version = parse_kube_version(text or DEFAULT_KUBE_VERSION)
-    if version is None:
-        raise T2genError(
-            f"--kube-version {text!r} is not a Kubernetes version; write it like 1.36"
-        )
-    return version
-
-
-def workload_api_problems(
-    job: Job, text: str, kube_version: tuple[int, int]
-) -> list[Problem]:
-    """A located problem when ``gang: kubernetes`` is rendered for a Kubernetes without the Workload API.
-
-    Args:
-        job: the validated job.
-        text: its job file's text, parsed again only to locate ``spec.scheduling.gang``.
-        kube_version: ``(major, minor)`` rendered for.
-
-    Returns:
-        One problem naming the first version with the API and its feature gates, or ``[]``.
-    """
-    from t2gen.kube import gang
-    from t2gen.kube.versions import format_version
-
-    if job.spec.scheduling.gang != "kubernetes" or gang.workload_api(kube_version):
-        return []
-    where = ("spec", "scheduling", "gang")
-    line, col = parse_config(text, path=job.source).position(where)
-    first = format_version(gang.WORKLOAD_API_FIRST_VERSION)
-    message = (
-        f"gang: kubernetes needs the Workload API (scheduling.k8s.io), which Kubernetes "
-        f"{format_version(kube_version)} does not have; it is alpha from Kubernetes {first}, behind the "
-        f"feature gates {' and '.join(gang.WORKLOAD_API_FEATURE_GATES)} and "
-        "--runtime-config=scheduling.k8s.io/<version>=true on the API server: render with "
-        f"--kube-version {first} or later, or choose another gang (volcano, coscheduling, kueue)"
-    )
-    return [Problem(job.source, line, col, message, "spec.scheduling.gang")]
 
 
 def generate_ssh_secret(
@@ -347,8 +330,8 @@ def validate_manifests(
 
     Args:
         objects: parsed manifests.
-        kube_version: the Kubernetes minor version, e.g. ``1.37``; None: the
-            newest with bundled schemas (:func:`t2gen.kube.openapi.schema_versions`).
+        kube_version: the Kubernetes minor version, e.g. ``1.37``; None:
+            :data:`t2gen.kube.versions.DEFAULT_KUBE_VERSION`.
 
     Returns:
         Warnings: objects whose kind has no schema (custom resources), unchecked.
@@ -357,9 +340,9 @@ def validate_manifests(
         ValidationError: every schema and semantic finding, ``Kind/name: field: message``.
         T2genError: kubernetes-validate is not installed, or the version is not bundled.
     """
-    from t2gen.kube.openapi import KubeSchemas, schema_versions
+    from t2gen.kube.openapi import KubeSchemas
 
-    schemas = KubeSchemas(kube_version or schema_versions()[-1])
+    schemas = KubeSchemas(kube_version or DEFAULT_KUBE_VERSION)
     findings, warnings = schemas.check(objects)
     findings += [str(problem) for problem in object_problems(objects)]
     if findings:

@@ -266,7 +266,9 @@ def test_kube_version_alone_chooses_what_render_writes() -> None:
     assert result.exit_code == 0, result.stderr
     assert "scheduling.k8s.io/v1alpha1" in result.stdout
     result = runner.invoke(app, ["render", example, "--kube-version", "banana"])
-    assert result.exit_code == 2 and "has no bundled schema" in result.stderr
+    assert result.exit_code == 2
+    assert "'banana' is not a Kubernetes version" in result.stderr
+    assert "one of 1.25 to 1.37" in result.stderr
 
 
 def test_inconsistent_options_are_usage_errors() -> None:
@@ -357,6 +359,63 @@ def test_init_shows_the_schemas_defaults() -> None:
     schema = json.loads((ROOT / "schemas/twister2job.schema.json").read_text("utf-8"))
     starter = load_all_yaml(runner.invoke(app, ["init"]).stdout)[0]
     assert list(_starter_mismatches(starter, schema, schema, "", True)) == []
+
+
+# Without the optional kubernetes-validate (the `validate` extra): importing it fails.
+_WITHOUT_VALIDATE = (
+    "import sys; sys.modules['kubernetes_validate'] = None; "
+    "sys.argv[0] = 't2gen'; from t2gen.cli import main; main()"
+)
+
+
+@pytest.mark.parametrize("with_extra", [True, False], ids=["extra", "no-extra"])
+@pytest.mark.parametrize(
+    ("command", "version", "message"),
+    [
+        ("render", "abc", "'abc' is not a Kubernetes version; write it like 1.37, one of 1.25 to 1.37"),
+        ("render", "1.24", "Kubernetes 1.24 has no bundled schema; use one of 1.25 to 1.37"),
+        ("render", "2.0", "Kubernetes 2.0 has no bundled schema; use one of 1.25 to 1.37"),
+        ("render", "1.3", "Kubernetes 1.3 has no bundled schema; use one of 1.25 to 1.37"),
+        ("check", "abc", "'abc' is not a Kubernetes version; write it like 1.37, one of 1.25 to 1.37"),
+        ("check", "1.38", "Kubernetes 1.38 has no bundled schema; use one of 1.25 to 1.37"),
+        ("plan", "1.24", "Kubernetes 1.24 has no bundled schema; use one of 1.25 to 1.37"),
+        ("plan", "x1.30", "'x1.30' is not a Kubernetes version; write it like 1.37, one of 1.25 to 1.37"),
+    ],
+)  # fmt: skip
+def test_a_bad_kube_version_is_a_usage_error_with_or_without_the_extra(
+    command: str, version: str, message: str, with_extra: bool
+) -> None:
+    code = ["-m", "t2gen"] if with_extra else ["-c", _WITHOUT_VALIDATE]
+    result = subprocess.run(
+        [
+            sys.executable,
+            *code,
+            command,
+            "examples/wordcount.yaml",
+            "--kube-version",
+            version,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
+    assert (result.returncode, result.stdout) == (2, ""), result.stderr
+    assert result.stderr == (
+        f"t2gen {command}: Invalid value for '--kube-version': {message} "
+        f"(see 't2gen {command} --help')\n"
+    )
+
+
+def test_a_good_kube_version_renders_without_the_extra() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_VALIDATE, "render", "examples/workload-api-gang.yaml",
+         "--kube-version", "v1.35.2"],
+        cwd=ROOT, capture_output=True, text=True, encoding="utf-8", check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "scheduling.k8s.io/v1alpha1" in result.stdout
 
 
 def test_kube_version_help_names_the_bundled_versions() -> None:

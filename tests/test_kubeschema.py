@@ -30,6 +30,15 @@ spec:
 """
 
 
+def test_the_supported_range_is_the_bundled_one() -> None:
+    # t2gen.kube.versions writes the range down so that --kube-version is checked
+    # without kubernetes-validate; it must be exactly what that package bundles.
+    from t2gen.kube.versions import DEFAULT_KUBE_VERSION, supported_kube_versions
+
+    assert supported_kube_versions() == schema_versions()
+    assert latest_schema_version() == DEFAULT_KUBE_VERSION
+
+
 def test_versions() -> None:
     versions = schema_versions()
     assert versions[0] == "1.25" and versions[-1] == "1.37"

@@ -72,3 +72,19 @@ def test_warnings_leave_apart_from_problems(monkeypatch: pytest.MonkeyPatch) -> 
     assert found.warnings == [Warning_("job.yaml", 1, 1, "just so you know", "spec")]
     assert rule_problems(data, doc) == found.problems
     assert rule_warnings(data, doc) == found.warnings
+
+
+def test_a_rule_with_options_reads_the_kube_version_others_do_not() -> None:
+    from t2gen.jobfile.rules import RuleOptions
+
+    doc = parse_config(
+        job_text("workers:\n  - count: 2\nscheduling:\n  gang: kubernetes\n"),
+        path="job.yaml",
+    )
+    data = apply_defaults(doc.data)
+    assert REGISTRY["workload-api-version"].options == ("--kube-version",)
+    assert run_rules(data, doc).problems == []  # the default, 1.37, has the API
+    assert run_rules(data, doc, RuleOptions(kube_version=(1, 35))).problems == []
+    (found,) = run_rules(data, doc, RuleOptions(kube_version=(1, 34))).problems
+    assert found.json_path == "spec.scheduling.gang"
+    assert "which Kubernetes 1.34 does not have" in found.message

@@ -111,7 +111,7 @@ def test_default_min_member_counts_the_job_master_only_in_the_cluster(
             {"schedulingGroup": {"podGroupName": "job"}},
         ),
         (
-            "1.38",
+            "1.37",
             [
                 ("scheduling.k8s.io/v1beta1", "PodGroup"),
                 ("scheduling.k8s.io/v1beta1", "Workload"),

@@ -11,6 +11,13 @@ from typing import Annotated, Optional
 import typer
 
 from t2gen.kube.validators import is_dns1123_label
+from t2gen.kube.versions import (
+    DEFAULT_KUBE_VERSION,
+    KubeVersionError,
+    format_version,
+    require_kube_version,
+    supported_range,
+)
 
 __all__ = [
     "KUBE_VERSION_HELP",
@@ -27,15 +34,12 @@ __all__ = [
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 """Click context settings of every command: ``-h`` works like ``--help``."""
 
-KUBE_VERSION_HELP = "Kubernetes version whose OpenAPI schemas to check against (1.25 to 1.37; default 1.37)."
-"""The ``--kube-version`` help.
-
-It names the versions kubernetes-validate 1.37 bundles (the ``dev`` pin in
-pyproject.toml) as a literal, so that ``--help`` needs no import of the optional
-kubernetes-validate; ``tests/test_cli.py`` fails when it drifts from
-:func:`t2gen.kube.openapi.schema_versions`. The default itself is read from
-the installed schemas when a command validates (:func:`t2gen.pipeline.validate_manifests`).
-"""
+KUBE_VERSION_HELP = (
+    "Kubernetes version whose OpenAPI schemas to check against "
+    f"({supported_range()}; default {DEFAULT_KUBE_VERSION})."
+)
+"""The ``--kube-version`` help; the range comes from :mod:`t2gen.kube.versions`, so
+``--help`` needs no import of the optional kubernetes-validate."""
 
 
 def check_namespace(value: Optional[str]) -> Optional[str]:  # noqa: UP045 - Typer reads the annotation at run time
@@ -53,29 +57,21 @@ def check_namespace(value: Optional[str]) -> Optional[str]:  # noqa: UP045 - Typ
 
 
 def check_kube_version(value: Optional[str]) -> Optional[str]:  # noqa: UP045 - Typer reads the annotation at run time
-    """Check ``--kube-version`` is a version whose schemas kubernetes-validate bundles.
+    """Check ``--kube-version`` is a supported Kubernetes version; return it as ``1.36``.
 
-    Without kubernetes-validate the value is passed on: validating reports
-    that the package is missing.
+    The range is :func:`t2gen.kube.versions.supported_range`, the same with or
+    without the optional kubernetes-validate, so every command exits the same way.
 
     Raises:
-        typer.BadParameter: no bundled schema for it (a usage error, exit code 2),
-            naming the supported range.
+        typer.BadParameter: a malformed or unsupported version (a usage error,
+            exit code 2), naming the supported range.
     """
     if value is None:
         return value
-    from t2gen.errors import T2genError
-    from t2gen.kube.openapi import schema_versions
-
     try:
-        versions = schema_versions()
-    except T2genError:
-        return value
-    if value not in versions:
-        raise typer.BadParameter(
-            f"Kubernetes {value} has no bundled schema; use one of {versions[0]} to {versions[-1]}"
-        )
-    return value
+        return format_version(require_kube_version(value))
+    except KubeVersionError as err:
+        raise typer.BadParameter(str(err)) from None
 
 
 def template_dirs(templates: list[Path] | None) -> list[str]:

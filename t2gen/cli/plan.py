@@ -9,8 +9,9 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from t2gen.cli._options import Namespace
+from t2gen.cli._options import Namespace, check_kube_version
 from t2gen.cli._report import reporting, write_stdout
+from t2gen.kube.versions import DEFAULT_KUBE_VERSION, supported_range
 from t2gen.problems import Warning_
 
 __all__ = ["EPILOG", "PlanFormat", "plan"]
@@ -121,6 +122,17 @@ def plan(
         ),
     ] = False,
     namespace: Namespace = None,
+    kube_version: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+        typer.Option(
+            "--kube-version",
+            callback=check_kube_version,
+            help="Kubernetes version the job is rendered for, as with `t2gen render` (the Workload "
+            f"API of `gang: kubernetes` differs by version; {supported_range()}; default "
+            f"{DEFAULT_KUBE_VERSION}).",
+            metavar="VERSION",
+        ),
+    ] = None,
 ) -> None:
     """Show where every worker runs, or check that the job fits a cluster.
 
@@ -169,7 +181,9 @@ def plan(
             stdin.seek(0)
         objects = [
             document.obj
-            for document in generate([job], namespace=namespace, stdin=stdin)
+            for document in generate(
+                [job], namespace=namespace, stdin=stdin, kube_version=kube_version
+            )
         ]
         if nodes is None:
             _worker_map(loaded, objects, output_format, summary=summary)

@@ -16,6 +16,7 @@ from t2gen.cli._options import (
     template_dirs,
 )
 from t2gen.commands import run_render
+from t2gen.kube.versions import DEFAULT_KUBE_VERSION, supported_range
 
 __all__ = ["EPILOG", "OutputFormat", "render"]
 
@@ -85,7 +86,7 @@ def render(
             callback=check_kube_version,
             help="Kubernetes version to render for (the Workload API of `gang: kubernetes` differs "
             "between 1.35, 1.36 and 1.37) and, with --validate, whose OpenAPI schemas to check "
-            "against (1.25 to 1.37; default 1.37).",
+            f"against ({supported_range()}; default {DEFAULT_KUBE_VERSION}).",
             metavar="VERSION",
         ),
     ] = None,

@@ -8,8 +8,9 @@ and it never changes once released (a rule that goes away retires its ID). The
 rule's docstring is its documentation; ``docs/rules.md`` is generated from
 :data:`REGISTRY` (``make docs``).
 
-A rule reads the job document with the schema's defaults applied and yields
-findings: a :class:`~t2gen.problems.Problem` makes the job invalid; a
+A rule reads the job document with the schema's defaults applied (and, if it
+is registered with ``options=``, the :class:`RuleOptions` of the run: the
+Kubernetes version rendered for) and yields findings: a :class:`~t2gen.problems.Problem` makes the job invalid; a
 :class:`~t2gen.problems.Warning_` is reported but does not stop the render.
 :func:`run_rules` returns both, apart; :func:`rule_problems` only the problems
 and :func:`rule_warnings` only the warnings. How warnings are printed (stderr,
@@ -47,7 +48,7 @@ from t2gen.jobfile.rules import (  # noqa: F401
     storage,
     workers,
 )
-from t2gen.jobfile.rules._base import REGISTRY, Rule
+from t2gen.jobfile.rules._base import REGISTRY, Rule, RuleOptions
 from t2gen.jobfile.rules.size import MAX_ENV_ENTRIES
 from t2gen.jobfile.rules.workers import MAX_TOTAL_WORKERS
 from t2gen.problems import Problem, Warning_
@@ -58,6 +59,7 @@ __all__ = [
     "REGISTRY",
     "Rule",
     "RuleFindings",
+    "RuleOptions",
     "rule_problems",
     "rule_warnings",
     "run_rules",
@@ -78,21 +80,26 @@ class RuleFindings(NamedTuple):
     warnings: list[Warning_]
 
 
-def run_rules(data: dict[str, Any], doc: SourceDoc) -> RuleFindings:
+def run_rules(
+    data: dict[str, Any], doc: SourceDoc, options: RuleOptions | None = None
+) -> RuleFindings:
     """Run every registered rule once and split its findings into problems and warnings.
 
     Args:
         data: the job document with the schema's defaults applied.
         doc: the parsed file, for positions (a document without positions
             locates everything at 1:1).
+        options: the command line's choices the rules registered with
+            ``options=`` read (the Kubernetes version rendered for); None: the defaults.
 
     Returns:
         The problems and the warnings, each sorted by position, without repeats.
     """
     problems: set[Problem] = set()
     warnings: set[Warning_] = set()
+    chosen = options or RuleOptions()
     for registered in REGISTRY.values():
-        for finding in registered.check(data, doc):
+        for finding in registered.run(data, doc, chosen):
             if isinstance(finding, Warning_):
                 warnings.add(finding)
             else:

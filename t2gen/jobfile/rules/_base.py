@@ -1,7 +1,10 @@
 """The rule registry and the helpers every rule module shares.
 
 A rule is a function ``(data, doc) -> Iterator[Problem]`` registered with
-:func:`rule` under a stable ID. Its docstring is its documentation: the first
+:func:`rule` under a stable ID; a rule that also depends on a command-line
+option (only ``--kube-version`` so far) is registered with ``options=(...)``
+and is called ``(data, doc, options)`` with the :class:`RuleOptions` of the run.
+Its docstring is its documentation: the first
 line is the title, the rest says why the rule exists and where the constraint
 comes from; ``docs/rules.md`` is generated from it (``make docs``).
 
@@ -20,6 +23,7 @@ from typing import Any
 
 from t2gen.jobfile.loader import JsonPath, SourceDoc
 from t2gen.kube.quantity import Quantity, parse_quantity
+from t2gen.kube.versions import DEFAULT_KUBE_VERSION, parse_kube_version
 from t2gen.problems import Problem, Warning_, format_json_path
 from t2gen.record import Record
 
@@ -27,6 +31,7 @@ __all__ = [
     "REGISTRY",
     "Check",
     "Rule",
+    "RuleOptions",
     "as_dict",
     "as_int",
     "as_list",
@@ -45,6 +50,26 @@ A finding is a :class:`~t2gen.problems.Problem` (the job is invalid) or a
 :class:`~t2gen.problems.Warning_` (reported, but the job is rendered).
 """
 
+
+_DEFAULT_KUBE_VERSION = parse_kube_version(DEFAULT_KUBE_VERSION) or (1, 37)
+
+
+class RuleOptions(Record):
+    """What a run of the rules knows beyond the job file: the command line's choices.
+
+    Passed through :func:`t2gen.jobfile.rules.run_rules` to the rules registered
+    with ``options=(...)``; every other rule sees only the job document.
+
+    Attributes:
+        kube_version: ``(major, minor)`` of the Kubernetes rendered for
+            (``--kube-version``, already checked against
+            :func:`t2gen.kube.versions.supported_range`); default
+            :data:`t2gen.kube.versions.DEFAULT_KUBE_VERSION`.
+    """
+
+    kube_version: tuple[int, int] = _DEFAULT_KUBE_VERSION
+
+
 _ID = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 
 
@@ -56,11 +81,22 @@ class Rule(Record):
         check: the function that finds the rule's problems.
         fields: the job-file fields the rule reads, as JSON paths with ``[]``
             for list items (``spec.workers[].count``), for the documentation.
+        options: the command-line options the rule reads (``--kube-version``);
+            when any, ``check`` takes the :class:`RuleOptions` as a third argument.
     """
 
     id: str
     check: Check
     fields: tuple[str, ...]
+    options: tuple[str, ...] = ()
+
+    def run(
+        self, data: dict[str, Any], doc: SourceDoc, options: RuleOptions
+    ) -> Iterator[Problem]:
+        """The rule's findings; ``options`` is passed on only to a rule that reads options."""
+        if self.options:
+            return self.check(data, doc, options)  # type: ignore[call-arg]
+        return self.check(data, doc)
 
     @property
     def doc(self) -> str:
@@ -82,12 +118,16 @@ REGISTRY: dict[str, Rule] = {}
 """Every rule by ID, in registration order (module by module, as the package imports them)."""
 
 
-def rule(rule_id: str, *, fields: tuple[str, ...]) -> Callable[[Check], Check]:
+def rule(
+    rule_id: str, *, fields: tuple[str, ...], options: tuple[str, ...] = ()
+) -> Callable[[Any], Any]:
     """Register a rule function under ``rule_id``.
 
     Args:
         rule_id: a kebab-case ID, unique across the registry.
         fields: the job-file fields the rule reads (see :attr:`Rule.fields`).
+        options: the command-line options it reads (see :attr:`Rule.options`);
+            the function then takes ``(data, doc, options)``.
 
     Returns:
         A decorator that registers the function and returns it unchanged.
@@ -96,14 +136,14 @@ def rule(rule_id: str, *, fields: tuple[str, ...]) -> Callable[[Check], Check]:
         ValueError: the ID is not kebab-case, is taken, or the function has no docstring.
     """
 
-    def register(check: Check) -> Check:
+    def register(check: Any) -> Any:
         if not _ID.fullmatch(rule_id):
             raise ValueError(f"rule ID {rule_id!r} is not kebab-case")
         if rule_id in REGISTRY:
             raise ValueError(f"rule ID {rule_id!r} is registered twice")
         if not (check.__doc__ or "").strip():
             raise ValueError(f"rule {rule_id!r} has no docstring")
-        REGISTRY[rule_id] = Rule(rule_id, check, fields)
+        REGISTRY[rule_id] = Rule(rule_id, check, fields, options)
         return check
 
     return register

@@ -6,8 +6,18 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.jobfile.loader import JsonPath, SourceDoc
-from t2gen.jobfile.rules._base import as_dict, as_int, as_list, groups, problem, rule
+from t2gen.jobfile.rules._base import (
+    RuleOptions,
+    as_dict,
+    as_int,
+    as_list,
+    groups,
+    problem,
+    rule,
+)
 from t2gen.jobfile.schema import suggest
+from t2gen.kube import gang as gangs
+from t2gen.kube.versions import format_version
 from t2gen.problems import Problem
 from t2gen.twister2.names import JOB_MASTER_TASK, JOB_MASTER_TASK_KEYWORD
 
@@ -162,6 +172,38 @@ def check_settings(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
             f"minMember {minimum} is more than the job's {pods} pods{job_master}, so no pod would ever be "
             f"scheduled; use at most {pods}, or leave it out for all of them",
         )
+
+
+@rule(
+    "workload-api-version",
+    fields=("spec.scheduling.gang",),
+    options=("--kube-version",),
+)
+def check_workload_api_version(
+    data: dict[str, Any], doc: SourceDoc, options: RuleOptions
+) -> Iterator[Problem]:
+    """``gang: kubernetes`` is rendered only for a Kubernetes version that has the Workload API (1.35 or later).
+
+    The native Workload API (``scheduling.k8s.io`` Workload, and PodGroup from
+    1.36) is alpha from Kubernetes 1.35, behind the feature gates
+    ``GenericWorkload`` and ``GangScheduling``; an older API server has no such
+    objects, and its pods would never reference a gang. The version is the one
+    rendered for (``--kube-version``; default the newest supported). Source:
+    https://kubernetes.io/docs/concepts/scheduling-eviction/gang-scheduling/.
+    """
+    version = options.kube_version
+    if _scheduling(data).get("gang") != "kubernetes" or gangs.workload_api(version):
+        return
+    first = format_version(gangs.WORKLOAD_API_FIRST_VERSION)
+    yield problem(
+        doc,
+        (*_SCHEDULING, "gang"),
+        f"gang: kubernetes needs the Workload API (scheduling.k8s.io), which Kubernetes "
+        f"{format_version(version)} does not have; it is alpha from Kubernetes {first}, behind the "
+        f"feature gates {' and '.join(gangs.WORKLOAD_API_FEATURE_GATES)} and "
+        "--runtime-config=scheduling.k8s.io/<version>=true on the API server: render with "
+        f"--kube-version {first} or later, or choose another gang (volcano, coscheduling, kueue)",
+    )
 
 
 def _topology(data: dict[str, Any]) -> Iterator[tuple[str, int, list[Any]]]:
