@@ -213,3 +213,34 @@ def test_full_api_groups_still_find_kubernetes_kinds() -> None:
 
 def test_latest_schema_version() -> None:
     assert latest_schema_version() == schema_versions()[-1] == KUBE_VERSIONS[-1]
+
+
+def test_a_kubernetes_kind_the_version_does_not_serve_is_an_error() -> None:
+    # scheduling.k8s.io is Kubernetes' own group: a PodGroup of a version 1.35 does
+    # not serve would be rejected by its API server; it is no custom resource.
+    schemas = KubeSchemas("1.35")
+    pod_group = {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "x"},
+        "spec": {},
+    }
+    deployment = {
+        "apiVersion": "apps/v9",
+        "kind": "Deployment",
+        "metadata": {"name": "d"},
+    }
+    custom = {"apiVersion": "example.com/v1", "kind": "Foo", "metadata": {"name": "f"}}
+    findings, warnings = schemas.check([pod_group, deployment, custom])
+    assert findings == [
+        "PodGroup/x: Kubernetes 1.35 does not serve scheduling.k8s.io/v1beta1 PodGroup, so its "
+        "API server would reject it (check with the --kube-version that serves it)",
+        "Deployment/d: Kubernetes 1.35 does not serve apps/v9 Deployment, so its "
+        "API server would reject it (check with the --kube-version that serves it)",
+    ]
+    assert warnings == [
+        "Foo/f: no Kubernetes 1.35 schema for example.com/v1 Foo (a custom resource?); not checked"
+    ]
+    # The same PodGroup at a version that serves it is checked against its schema.
+    findings, _ = KubeSchemas("1.37").check([pod_group])
+    assert findings == ["PodGroup/x: spec: 'schedulingPolicy' is a required property"]

@@ -217,8 +217,12 @@ class KubeSchemas:
     def check(self, objects: Iterable[dict[str, Any]]) -> tuple[list[str], list[str]]:
         """Validate objects; return ``(findings, warnings)`` prefixed with ``Kind/name``.
 
-        Warnings name objects whose kind has no schema (custom resources); they
-        were not checked.
+        An object of one of Kubernetes' own API groups (core, ``apps``,
+        ``batch``..., ``*.k8s.io``) whose kind and version this Kubernetes does
+        not serve, and for which t2gen ships no schema, is a finding: that API
+        server would reject it. Warnings name objects of other groups whose kind
+        has no schema (custom resources; not checked), and Kubernetes objects
+        this version does not serve but t2gen's own schema checked.
         """
         findings: list[str] = []
         warnings: list[str] = []
@@ -230,14 +234,22 @@ class KubeSchemas:
             )
             where = f"{obj.get('kind', '?')}/{name}"
             errors, known = self.errors(obj)
-            if not known:
+            what = f"{obj.get('apiVersion')} {obj.get('kind')}"
+            if not known and _is_kubernetes_group(
+                str(obj.get("apiVersion")).rpartition("/")[0]
+            ):
+                findings.append(
+                    f"{where}: Kubernetes {self.version} does not serve {what}, so its API server "
+                    "would reject it (check with the --kube-version that serves it)"
+                )
+            elif not known:
                 warnings.append(
-                    f"{where}: no Kubernetes {self.version} schema for {obj.get('apiVersion')} {obj.get('kind')} "
+                    f"{where}: no Kubernetes {self.version} schema for {what} "
                     "(a custom resource?); not checked"
                 )
             elif self._served_elsewhere(obj):
                 warnings.append(
-                    f"{where}: Kubernetes {self.version} does not serve {obj.get('apiVersion')} {obj.get('kind')}; "
+                    f"{where}: Kubernetes {self.version} does not serve {what}; "
                     "checked against t2gen's own schema of it (check with the --kube-version that serves it)"
                 )
             findings += [f"{where}: {error}" for error in errors]
