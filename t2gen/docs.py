@@ -230,7 +230,8 @@ def _checks_reference() -> list[str]:
         "Every rendered object, and every object given to `t2gen check` or",
         "`t2gen render --validate`, also passes these checks of what the API server or the",
         "scheduler would reject or silently ignore; Kubernetes' OpenAPI schemas do not cover",
-        "them. A finding prints as `Kind/name: field: message`. Module: `t2gen/checks/`.\n",
+        "them. A finding prints as `Kind/name: field: message` (`t2gen check` puts the file and the line "
+        "where the object starts before it: `a.yaml:12: Kind/name: ...`). Module: `t2gen/checks/`.\n",
         "| ID | Objects | Check |",
         "|---|---|---|",
     ]

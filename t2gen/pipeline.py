@@ -324,7 +324,10 @@ def generate_ssh_secret(
 
 
 def validate_manifests(
-    objects: Sequence[dict[str, Any]], kube_version: str | None = None
+    objects: Sequence[dict[str, Any]],
+    kube_version: str | None = None,
+    *,
+    origins: Sequence[str] | None = None,
 ) -> list[str]:
     """Check objects against Kubernetes' OpenAPI schemas (strict) and t2gen's semantic checks.
 
@@ -332,19 +335,21 @@ def validate_manifests(
         objects: parsed manifests.
         kube_version: the Kubernetes minor version, e.g. ``1.37``; None:
             :data:`t2gen.kube.versions.DEFAULT_KUBE_VERSION`.
+        origins: one per object, where it was read (``a.yaml:12``); findings
+            and warnings then start with it. None (a render): ``Kind/name`` only.
 
     Returns:
         Warnings: objects whose kind has no schema (custom resources), unchecked.
 
     Raises:
-        ValidationError: every schema and semantic finding, ``Kind/name: field: message``.
+        ValidationError: every schema and semantic finding, ``[file:line: ]Kind/name: field: message``.
         T2genError: kubernetes-validate is not installed, or the version is not bundled.
     """
     from t2gen.kube.openapi import KubeSchemas
 
     schemas = KubeSchemas(kube_version or DEFAULT_KUBE_VERSION)
-    findings, warnings = schemas.check(objects)
-    findings += [str(problem) for problem in object_problems(objects)]
+    findings, warnings = schemas.check(objects, origins)
+    findings += [str(problem) for problem in object_problems(objects, origins)]
     if findings:
         raise ValidationError(findings=findings, warnings=warnings)
     return warnings
@@ -358,6 +363,9 @@ def check_manifests(
 ) -> tuple[int, list[str]]:
     """Read manifest streams (YAML or JSON, ``List`` kinds unwrapped) and validate them.
 
+    Every finding names the file and the line where its object starts
+    (``a.yaml:12: PodGroup/x: spec: ...``).
+
     Args:
         paths: files, ``-`` for standard input.
         kube_version: the Kubernetes minor version; None: the newest bundled.
@@ -370,7 +378,11 @@ def check_manifests(
         SchemaError: a file is unreadable or not YAML (located).
         ValidationError: any object fails a check.
     """
-    from t2gen.kube.manifests import read_manifests
+    from t2gen.kube.manifests import read_located_manifests
 
-    objects = read_manifests(paths, stdin=stdin)
-    return len(objects), validate_manifests(objects, kube_version)
+    manifests = read_located_manifests(paths, stdin=stdin)
+    return len(manifests), validate_manifests(
+        [manifest.obj for manifest in manifests],
+        kube_version,
+        origins=[manifest.origin for manifest in manifests],
+    )

@@ -53,9 +53,9 @@ def test_every_error_of_an_object_is_reported(tmp_path: Path) -> None:
     result = runner.invoke(app, ["check", str(manifest)])
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr.splitlines() == [
-        "StatefulSet/s: spec: unknown field 'replica'",
-        "StatefulSet/s: spec.serviceName: 7 is not of type ['string', 'null']",
-        "StatefulSet/s: spec.template.spec.containers[0]: unknown field 'resourcez'",
+        f"{manifest}:1: StatefulSet/s: spec: unknown field 'replica'",
+        f"{manifest}:1: StatefulSet/s: spec.serviceName: 7 is not of type ['string', 'null']",
+        f"{manifest}:1: StatefulSet/s: spec.template.spec.containers[0]: unknown field 'resourcez'",
     ]
 
 
@@ -81,7 +81,7 @@ def test_custom_resources_are_named_not_checked(tmp_path: Path) -> None:
     result = runner.invoke(app, ["check", str(manifest)])
     assert result.exit_code == 0
     assert (
-        "warning: Widget/w: no Kubernetes 1.37 schema for example.com/v1 Widget"
+        f"warning: {manifest}:1: Widget/w: no Kubernetes 1.37 schema for example.com/v1 Widget"
         in result.stderr
     )
 
@@ -102,6 +102,34 @@ def test_check_reads_stdin_json_lists_and_runs_semantic_checks() -> None:
         result.exit_code == 1
         and "spec.selector: does not match the pod template's labels" in result.stderr
     )
+
+
+def test_check_findings_name_the_file_and_line_of_their_object(tmp_path: Path) -> None:
+    # Two files may hold objects of one Kind/name: each finding says which one.
+    group = (
+        "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\n"
+        "metadata: {name: x}\nspec: {minMember: 1, bogus: 1}\n"
+    )
+    first, second = tmp_path / "a.yaml", tmp_path / "b.json"
+    first.write_text("# a comment\n---\n" + group, encoding="utf-8")
+    second.write_text(
+        '{"apiVersion": "v1", "kind": "List", "items": [\n'
+        '  {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}},\n'
+        '  {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",\n'
+        '   "metadata": {"name": "x"}, "spec": {"minMember": 1, "bogus": 1}},\n'
+        '  {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "Bad"},\n'
+        '   "spec": {"ports": [{"port": 80}]}}]}\n',
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["check", str(first), str(second)])
+    assert result.exit_code == 1 and result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert f"{first}:3: PodGroup/x: spec: unknown field 'bogus'" in lines
+    assert f"{second}:3: PodGroup/x: spec: unknown field 'bogus'" in lines
+    assert any(
+        line.startswith(f"{second}:5: Service/Bad: metadata.name: ") for line in lines
+    ), lines
+    assert all(line.startswith((f"{first}:", f"{second}:")) for line in lines), lines
 
 
 def test_check_reports_yaml_errors_with_positions(tmp_path: Path) -> None:

@@ -87,18 +87,26 @@ def checks_for(kind: Any) -> tuple[Check, ...]:
     )
 
 
-def _problems(obj: dict[str, Any], stream: Stream) -> Iterator[Problem]:
+def _problems(
+    obj: dict[str, Any], stream: Stream, origin: str | None
+) -> Iterator[Problem]:
     where = f"{obj.get('kind', '?')}/{as_dict(obj.get('metadata')).get('name', '?')}"
+    if origin is not None:
+        where = f"{origin}: {where}"
     for object_check in checks_for(obj.get("kind")):
         for json_path, message in object_check.run(obj, stream):
             yield Problem(where, 0, 0, message, json_path)
 
 
-def object_problems(objects: Sequence[dict[str, Any]]) -> list[Problem]:
+def object_problems(
+    objects: Sequence[dict[str, Any]], origins: Sequence[str] | None = None
+) -> list[Problem]:
     """Check a set of Kubernetes objects for semantic errors no schema catches.
 
     Args:
         objects: parsed manifests (one dict per object), e.g. one render.
+        origins: one per object, where it was read (``a.yaml:12``, for ``t2gen
+            check``); each problem's ``path`` is then ``a.yaml:12: Kind/name``.
 
     Returns:
         Located problems in object order, then check order: ``path`` is the
@@ -107,7 +115,13 @@ def object_problems(objects: Sequence[dict[str, Any]]) -> list[Problem]:
         when everything is fine.
     """
     stream = Stream(objects)
-    return [problem for obj in objects for problem in _problems(obj, stream)]
+    return [
+        problem
+        for index, obj in enumerate(objects)
+        for problem in _problems(
+            obj, stream, origins[index] if origins is not None else None
+        )
+    ]
 
 
 def check_objects(objects: Sequence[dict[str, Any]]) -> list[str]:

@@ -30,9 +30,11 @@ def check(
 ) -> None:
     """Check any manifests: Kubernetes' OpenAPI schemas (strict) plus t2gen's semantic checks.
 
-    Every error of every object is printed as `Kind/name: field: message`; exit
-    code 1 if there is any. Objects of kinds without a schema (custom resources)
-    are named in a warning and not checked.
+    Every error of every object is printed as `file:line: Kind/name: field:
+    message`, where line is the object's first line; exit code 1 if there is
+    any. Objects of kinds without a schema (custom resources) are named in a
+    warning and not checked; a kind of Kubernetes' own API groups that the
+    version does not serve is an error.
     """
     code = run_check(manifests, kube_version)
     if code:

@@ -7,14 +7,46 @@ from typing import IO, Any
 
 from t2gen.errors import ConfigError, SchemaError
 from t2gen.problems import Problem
+from t2gen.record import Record
 
-__all__ = ["read_manifests"]
+__all__ = ["Manifest", "read_located_manifests", "read_manifests"]
+
+
+class Manifest(Record):
+    """One object read from a manifest file, with where it starts.
+
+    Attributes:
+        obj: the parsed object.
+        path: the file as the user named it (``-`` for standard input).
+        line: 1-based line of the object's first key (of the ``List`` item for
+            an unwrapped ``List``).
+    """
+
+    obj: dict[str, Any]
+    path: str
+    line: int
+
+    @property
+    def origin(self) -> str:
+        """``path:line``, as findings about the object name it."""
+        return f"{self.path}:{self.line}"
 
 
 def read_manifests(
     paths: Sequence[str], *, stdin: IO[bytes] | None = None
 ) -> list[dict[str, Any]]:
-    """Read every object of some manifest files.
+    """Read every object of some manifest files (:func:`read_located_manifests` without the places).
+
+    Raises:
+        SchemaError: as :func:`read_located_manifests`.
+    """
+    return [manifest.obj for manifest in read_located_manifests(paths, stdin=stdin)]
+
+
+def read_located_manifests(
+    paths: Sequence[str], *, stdin: IO[bytes] | None = None
+) -> list[Manifest]:
+    """Read every object of some manifest files, each with its file and line.
 
     Each file is UTF-8 (a BOM is allowed) holding a YAML stream or JSON; empty
     documents are skipped and the ``items`` of a ``List`` are read as objects.
@@ -24,7 +56,7 @@ def read_manifests(
         stdin: the stream read for ``-`` (default ``sys.stdin.buffer``).
 
     Returns:
-        The objects, in file and document order.
+        The objects with their places, in file and document order.
 
     Raises:
         SchemaError: any file is unreadable, not UTF-8, not YAML, or holds a
@@ -33,14 +65,14 @@ def read_manifests(
     import yaml
 
     from t2gen.jobfile.loader import read_source
-    from t2gen.kube.yamlio import load_all_yaml
+    from t2gen.kube.yamlio import load_all_yaml_located
 
-    objects: list[dict[str, Any]] = []
+    objects: list[Manifest] = []
     problems: list[Problem] = []
     for path in paths:
         try:
             text = read_source(path, stdin=stdin).decode("utf-8-sig")
-            documents = load_all_yaml(text)
+            documents = load_all_yaml_located(text)
         except ConfigError as err:
             problems += err.problems
             continue
@@ -59,7 +91,8 @@ def read_manifests(
                 )
             )
             continue
-        for index, document in enumerate(documents):
+        for index, located in enumerate(documents):
+            document = located.data
             if document is None:
                 continue
             if not isinstance(document, dict):
@@ -72,12 +105,16 @@ def read_manifests(
                 document.get("items"), list
             ):
                 objects += [
-                    item for item in document["items"] if isinstance(item, dict)
+                    Manifest(item, path, item_line)
+                    for item, item_line in zip(
+                        document["items"], located.item_lines, strict=True
+                    )
+                    if isinstance(item, dict)
                 ]
             elif wrong := _identity_problem(document):
                 problems.append(Problem(path, 0, 0, f"document {index + 1}: {wrong}"))
             else:
-                objects.append(document)
+                objects.append(Manifest(document, path, located.line))
     if problems:
         raise SchemaError(problems=problems)
     return objects

@@ -16,7 +16,7 @@ import binascii
 import functools
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -214,7 +214,11 @@ class KubeSchemas:
             for f in sorted(findings, key=lambda f: (f.path, f.message))
         ], True
 
-    def check(self, objects: Iterable[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    def check(
+        self,
+        objects: Iterable[dict[str, Any]],
+        origins: Sequence[str] | None = None,
+    ) -> tuple[list[str], list[str]]:
         """Validate objects; return ``(findings, warnings)`` prefixed with ``Kind/name``.
 
         An object of one of Kubernetes' own API groups (core, ``apps``,
@@ -223,16 +227,23 @@ class KubeSchemas:
         server would reject it. Warnings name objects of other groups whose kind
         has no schema (custom resources; not checked), and Kubernetes objects
         this version does not serve but t2gen's own schema checked.
+
+        Args:
+            objects: parsed manifests.
+            origins: one per object, e.g. ``a.yaml:12`` (``t2gen check``): put
+                before ``Kind/name`` as ``a.yaml:12: Kind/name``; None: no prefix.
         """
         findings: list[str] = []
         warnings: list[str] = []
-        for obj in objects:
+        for index, obj in enumerate(objects):
             name = (
                 obj.get("metadata", {}).get("name", "?")
                 if isinstance(obj.get("metadata"), dict)
                 else "?"
             )
             where = f"{obj.get('kind', '?')}/{name}"
+            if origins is not None:
+                where = f"{origins[index]}: {where}"
             errors, known = self.errors(obj)
             what = f"{obj.get('apiVersion')} {obj.get('kind')}"
             if not known and _is_kubernetes_group(

@@ -18,7 +18,16 @@ from typing import Any
 
 import yaml
 
-__all__ = ["KubeLoader", "dump_flow", "dump_yaml", "load_all_yaml"]
+from t2gen.record import Record
+
+__all__ = [
+    "KubeLoader",
+    "LocatedDocument",
+    "dump_flow",
+    "dump_yaml",
+    "load_all_yaml",
+    "load_all_yaml_located",
+]
 
 _BaseLoader: type[yaml.SafeLoader]
 _BaseDumper: type[yaml.SafeDumper]
@@ -156,6 +165,59 @@ def load_all_yaml(text: str) -> list[Any]:
         yaml.YAMLError: the text is not YAML, or a mapping repeats a key.
     """
     return list(yaml.load_all(text, Loader=KubeLoader))
+
+
+class LocatedDocument(Record):
+    """One document of a YAML stream with where it starts.
+
+    Attributes:
+        data: the parsed document (None when empty).
+        line: 1-based line of the document's first node (its first key).
+        item_lines: for a mapping with an ``items`` list (a ``List`` kind), the
+            1-based line where each item starts; else empty.
+    """
+
+    data: Any
+    line: int
+    item_lines: tuple[int, ...]
+
+
+def _item_lines(node: yaml.Node) -> tuple[int, ...]:
+    if not isinstance(node, yaml.MappingNode):
+        return ()
+    for key, value in node.value:
+        if key.value == "items" and isinstance(value, yaml.SequenceNode):
+            return tuple(item.start_mark.line + 1 for item in value.value)
+    return ()
+
+
+def load_all_yaml_located(text: str) -> list[LocatedDocument]:
+    """Parse a multi-document YAML stream as :func:`load_all_yaml` does, keeping each document's line.
+
+    Args:
+        text: the stream (YAML or JSON).
+
+    Returns:
+        One :class:`LocatedDocument` per document, in order.
+
+    Raises:
+        yaml.YAMLError: the text is not YAML, or a mapping repeats a key.
+    """
+    loader = KubeLoader(text)
+    documents = []
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            documents.append(
+                LocatedDocument(
+                    loader.construct_document(node),
+                    node.start_mark.line + 1,
+                    _item_lines(node),
+                )
+            )
+    finally:
+        loader.dispose()
+    return documents
 
 
 def dump_yaml(obj: Any) -> str:
