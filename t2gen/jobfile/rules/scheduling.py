@@ -111,6 +111,8 @@ def check_group_names(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]
         "spec.scheduling.scheduleTimeoutSeconds",
         "spec.scheduling.schedulerName",
         "spec.scheduling.preemptable",
+        "spec.scheduling.topologyWeight",
+        "spec.scheduling.topologyMode",
     ),
 )
 def check_settings(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
@@ -123,7 +125,12 @@ def check_settings(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     Workload API work with the default scheduler); ``preemptable: true`` to
     Volcano. A group minimum above the job's pod count (every worker pod plus the
     job master pod when it runs in the cluster) can never be met: no pod would
-    ever be bound.
+    ever be bound. ``topologyWeight`` weighs the preferred inter-pod
+    (anti-)affinity terms of a task topology, so written without a topology,
+    with ``topologyMode: required`` (required terms have no weight), or with
+    ``gang: volcano`` in the default preferred mode (Volcano's PodGroup carries
+    the topology and no native terms are rendered; its plugin's weight is
+    ``task-topology.weight`` in the scheduler configuration) it would be ignored.
 
     Sources: volcano-sh/apis ``pkg/apis/scheduling/v1beta1/types.go``;
     kubernetes-sigs/scheduler-plugins ``apis/scheduling/v1alpha1/types.go``;
@@ -147,6 +154,7 @@ def check_settings(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
             (*_SCHEDULING, "preemptable"),
             f"preemptable applies only with gang: volcano, not with {label}; remove it",
         )
+    yield from _unused_topology_weight(scheduling, doc, label)
     if gang == "kueue" and "queue" not in scheduling:
         yield problem(
             doc,
@@ -204,6 +212,41 @@ def check_workload_api_version(
         "--runtime-config=scheduling.k8s.io/<version>=true on the API server: render with "
         f"--kube-version {first} or later, or choose another gang (volcano, coscheduling, kueue)",
     )
+
+
+def _unused_topology_weight(
+    scheduling: dict[str, Any], doc: SourceDoc, label: str
+) -> Iterator[Problem]:
+    """A problem when the job file writes a ``topologyWeight`` that no rendered term would carry.
+
+    The schema defaults it to 100, so only the file as written (``doc.data``) says
+    whether the user set it.
+    """
+    written = as_dict(as_dict(as_dict(doc.data).get("spec")).get("scheduling"))
+    if "topologyWeight" not in written:
+        return
+    where = (*_SCHEDULING, "topologyWeight")
+    if not (
+        as_list(scheduling.get("affinity")) or as_list(scheduling.get("antiAffinity"))
+    ):
+        message = (
+            "applies only with a task topology (affinity or antiAffinity); remove it"
+        )
+    elif scheduling.get("topologyMode") == "required":
+        message = (
+            "weighs preferred terms, but topologyMode: required renders required "
+            "inter-pod (anti-)affinity, which has no weight; remove it"
+        )
+    elif scheduling.get("gang") == "volcano":
+        message = (
+            f"weighs Kubernetes' preferred inter-pod (anti-)affinity terms, which t2gen does not render "
+            f"with {label}: its PodGroup carries the task topology, weighted by task-topology.weight "
+            "in Volcano's scheduler configuration; remove it (or use topologyMode: required for "
+            "native rules, which have no weight)"
+        )
+    else:
+        return
+    yield problem(doc, where, f"topologyWeight {message}", key=True)
 
 
 def _topology(data: dict[str, Any]) -> Iterator[tuple[str, int, list[Any]]]:
