@@ -88,3 +88,31 @@ def test_a_rule_with_options_reads_the_kube_version_others_do_not() -> None:
     (found,) = run_rules(data, doc, RuleOptions(kube_version=(1, 34))).problems
     assert found.json_path == "spec.scheduling.gang"
     assert "which Kubernetes 1.34 does not have" in found.message
+
+
+def test_integers_left_between_gt_and_lt_minus_not_in() -> None:
+    from t2gen.jobfile.rules._nodeaffinity import integers_left
+
+    assert integers_left(10, 14, {"11", "13"}) == ([12], [11, 13])
+    # 11 can be written with up to 63 characters: 11, 011, 0011, ...
+    every_form = {"0" * zeros + "11" for zeros in range(62)}
+    assert integers_left(10, 12, every_form) == ([], [])
+    assert integers_left(-1, 3, set()) == ([0, 1, 2], [])
+    assert integers_left(0, 5000, {"1"}) is None  # too many integers to try
+
+
+def test_not_in_every_form_of_the_one_integer_left_is_an_error() -> None:
+    forms = ", ".join(f'"{"0" * zeros}11"' for zeros in range(62))
+    doc = parse_config(
+        job_text(
+            "workers:\n  - count: 1\nplacement:\n  nodeAffinity:\n    required:\n"
+            '      - {key: rack, operator: Gt, values: ["10"]}\n'
+            f"      - {{key: rack, operator: NotIn, values: [{forms}]}}\n"
+            '      - {key: rack, operator: Lt, values: ["12"]}\n'
+        ),
+        path="job.yaml",
+    )
+    found = run_rules(apply_defaults(doc.data), doc)
+    assert found.warnings == []
+    (error,) = found.problems
+    assert "NotIn excludes every one; no node can run the workers" in error.message

@@ -15,6 +15,12 @@ from t2gen.jobfile.rules._base import (
     rule,
     warning,
 )
+from t2gen.jobfile.rules._nodeaffinity import (
+    INT64_MAX,
+    contradictions,
+    is_digits,
+    node_int,
+)
 from t2gen.kube.validators import (
     DEPRECATED_NODE_LABELS,
     LABEL_VALUE_MAX,
@@ -25,8 +31,6 @@ from t2gen.problems import Problem, Warning_
 _HOSTNAME_KEY = "kubernetes.io/hostname"
 """The well-known node label holding the node's hostname."""
 
-_INT64 = (-(2**63), 2**63 - 1)
-
 
 def _affinity(data: dict[str, Any]) -> dict[str, Any]:
     """``spec.placement.nodeAffinity``, or an empty mapping."""
@@ -35,47 +39,57 @@ def _affinity(data: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+_PLACEMENTS: tuple[tuple[JsonPath, str], ...] = (
+    (("spec", "placement"), "the workers"),
+    (("spec", "jobMaster", "placement"), "the job master"),
+)
+"""Where a job file places pods, and whose pods they are."""
+
+
+def _placement(data: dict[str, Any], prefix: JsonPath) -> dict[str, Any]:
+    node: Any = data
+    for part in prefix:
+        node = as_dict(node).get(str(part))
+    return as_dict(node)
+
+
 def _requirements(data: dict[str, Any]) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
     """Yield (path, expression) for every required and preferred node expression.
 
     Both the workers' (``spec.placement``) and the job master's
     (``spec.jobMaster.placement``).
     """
-    master = as_dict(
-        as_dict(
-            as_dict(as_dict(data.get("spec")).get("jobMaster")).get("placement")
-        ).get("nodeAffinity")
-    )
-    for prefix, affinity in (
-        (("spec", "placement", "nodeAffinity"), _affinity(data)),
-        (("spec", "jobMaster", "placement", "nodeAffinity"), master),
-    ):
+    for prefix, _ in _PLACEMENTS:
+        affinity = as_dict(_placement(data, prefix).get("nodeAffinity"))
         for kind in ("required", "preferred"):
             for index, expression in enumerate(as_list(affinity.get(kind))):
                 if isinstance(expression, dict):
-                    yield (*prefix, kind, index), expression
+                    yield (*prefix, "nodeAffinity", kind, index), expression
 
 
-def _node_int(value: Any) -> int | None:
-    """The integer a ``Gt``/``Lt`` value stands for, or None if Kubernetes refuses it.
+def _required_term(
+    placement: dict[str, Any], prefix: JsonPath
+) -> list[tuple[JsonPath, dict[str, Any]]]:
+    """The required node term of one placement as rendered: ``nodeSelector`` entries, then ``required``.
 
-    The value must parse as an int64 (``strconv.ParseInt``) and be a valid label
-    value, so it is written in ASCII digits only: no sign, no spaces (``01`` is
-    fine and means 1). The same holds for the node label it is compared with,
-    so every label Gt/Lt can match is a non-negative integer.
+    Each ``nodeSelector`` entry ``key: value`` is the expression ``key In [value]``
+    (t2gen ANDs it into the required term), located at the entry.
     """
-    if isinstance(value, bool):
-        return None
-    text = str(value) if isinstance(value, int) else value
-    if not (
-        isinstance(text, str)
-        and text.isascii()
-        and text.isdigit()
-        and len(text) <= LABEL_VALUE_MAX
-    ):
-        return None
-    number = int(text)
-    return number if number <= _INT64[1] else None
+    term: list[tuple[JsonPath, dict[str, Any]]] = [
+        (
+            (*prefix, "nodeSelector", key),
+            {"key": key, "operator": "In", "values": [value]},
+        )
+        for key, value in as_dict(placement.get("nodeSelector")).items()
+        if isinstance(key, str) and isinstance(value, str)
+    ]
+    required = as_list(as_dict(placement.get("nodeAffinity")).get("required"))
+    term += [
+        ((*prefix, "nodeAffinity", "required", index), expression)
+        for index, expression in enumerate(required)
+        if isinstance(expression, dict)
+    ]
+    return term
 
 
 @rule(
@@ -150,7 +164,14 @@ def check_operators(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
                     + (f" ({', '.join(repr(v) for v in values)})" if count else "")
                     + ', e.g. values: ["4"]',
                 )
-            elif _node_int(values[0]) is None:
+            elif is_digits(values[0]) and node_int(values[0]) is None:
+                yield problem(
+                    doc,
+                    (*path, "values", 0),
+                    f"operator {operator} parses the label as an int64, and {values[0]!r} is out of its "
+                    f"range (at most {INT64_MAX})",
+                )
+            elif node_int(values[0]) is None:
                 yield problem(
                     doc,
                     (*path, "values", 0),
@@ -162,9 +183,10 @@ def check_operators(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
 @rule(
     "affinity-contradiction",
     fields=(
-        "spec.placement.nodeAffinity.required[].key",
-        "spec.placement.nodeAffinity.required[].operator",
-        "spec.placement.nodeAffinity.required[].values",
+        "spec.placement.nodeAffinity.required[]",
+        "spec.placement.nodeSelector",
+        "spec.jobMaster.placement.nodeAffinity.required[]",
+        "spec.jobMaster.placement.nodeSelector",
     ),
 )
 def check_contradictions(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
@@ -176,9 +198,15 @@ def check_contradictions(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
     ``Gt``/``Lt`` bounds with no integer strictly between them (``Gt 10`` with
     ``Lt 11``; ``Lt 0``, since a label value has no sign), or ``In`` values none
     of which is an integer satisfying the ``Gt``/``Lt`` on the same key, can
-    match no node at all: the workers would stay Pending for ever. Whether some
-    node carries a label is known only in the cluster; this rule reports only
-    what no node can satisfy.
+    match no node at all: the workers would stay Pending for ever. So can
+    ``Gt``/``Lt`` bounds whose integers ``NotIn`` all excludes (``Gt 10``,
+    ``NotIn [11]``, ``Lt 12``; tried when at most 1000 integers lie between the
+    bounds); when only a label written with leading zeros (``011``, which
+    ``Gt``/``Lt`` read as 11 but ``NotIn [11]`` does not exclude) could still
+    match, it is a warning. ``nodeSelector`` entries are part of the term as
+    ``key In [value]``, and the job master's placement is checked the same way.
+    Whether some node carries a label is known only in the cluster; this rule
+    reports only what no node can satisfy.
 
     Sources: Kubernetes, "Assigning Pods to Nodes", node affinity
     (https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#node-affinity);
@@ -187,110 +215,13 @@ def check_contradictions(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
     ``strconv.ParseInt`` and compare strictly; a label that does not parse
     never matches).
     """
-    by_key: dict[str, list[tuple[int, dict[str, Any]]]] = {}
-    for index, expression in enumerate(as_list(_affinity(data).get("required"))):
-        if isinstance(expression, dict) and isinstance(expression.get("key"), str):
-            by_key.setdefault(expression["key"], []).append((index, expression))
-    for key, expressions in by_key.items():
-        operators = {str(e.get("operator")) for _, e in expressions}
-        last = expressions[-1][0]
-        path = ("spec", "placement", "nodeAffinity", "required", last)
-        if "DoesNotExist" in operators and operators & {"Exists", "In", "Gt", "Lt"}:
-            yield problem(
-                doc,
-                path,
-                f"required expressions on {key!r} contradict each other: DoesNotExist with "
-                f"{sorted(operators & {'Exists', 'In', 'Gt', 'Lt'})[0]}; no node can run the workers",
-            )
-            continue
-        bounds = _bounds(expressions)
-        if bounds is not None:
-            above, below = bounds
-            if below is not None and below - max(above, -1) < 2:
-                yield problem(
-                    doc,
-                    path,
-                    f"required expressions on {key!r} ask for an integer label "
-                    f"{_describe_bounds(above, below)}, and there is none"
-                    + (
-                        " (a label value has no sign, so it is at least 0)"
-                        if above < 0
-                        else ""
-                    )
-                    + "; no node can run the workers",
-                )
-                continue
-        allowed: set[str] | None = None
-        for _, expression in expressions:
-            values = {str(v) for v in as_list(expression.get("values"))}
-            # an empty list is an arity error (affinity-operators)
-            if expression.get("operator") == "In" and values:
-                allowed = values if allowed is None else allowed & values
-        if allowed is None:
-            continue
-        for _, expression in expressions:
-            if expression.get("operator") == "NotIn":
-                allowed -= {str(v) for v in as_list(expression.get("values"))}
-        if not allowed:
-            yield problem(
-                doc,
-                path,
-                f"required expressions on {key!r} leave no value a node could have (In and NotIn exclude "
-                "every value); no node can run the workers",
-            )
-        elif bounds is not None and not any(
-            _within(_node_int(value), *bounds) for value in allowed
-        ):
-            yield problem(
-                doc,
-                path,
-                f"required expressions on {key!r} allow only {', '.join(repr(v) for v in sorted(allowed))} "
-                f"(In), and none of them is an integer {_describe_bounds(*bounds)} (Gt/Lt); no node can "
-                "run the workers",
-            )
-
-
-def _bounds(
-    expressions: list[tuple[int, dict[str, Any]]],
-) -> tuple[int, int | None] | None:
-    """The strict bounds the ``Gt``/``Lt`` expressions on one key set, or None if there are none.
-
-    Returns:
-        ``(above, below)``: the label must be an integer ``> above`` and, unless
-        ``below`` is None, ``< below``; ``above`` is -1 without a ``Gt`` (a label
-        value has no sign). Expressions whose value is malformed are skipped
-        (``affinity-operators`` reports them).
-    """
-    above, below, found = -1, None, False
-    for _, expression in expressions:
-        operator = expression.get("operator")
-        values = as_list(expression.get("values"))
-        if operator not in ("Gt", "Lt") or len(values) != 1:
-            continue
-        number = _node_int(values[0])
-        if number is None:
-            continue
-        found = True
-        if operator == "Gt":
-            above = max(above, number)
-        else:
-            below = number if below is None else min(below, number)
-    return (above, below) if found else None
-
-
-def _within(number: int | None, above: int, below: int | None) -> bool:
-    """Whether ``number`` is an integer strictly between ``above`` and ``below`` (None: no upper bound)."""
-    return number is not None and number > above and (below is None or number < below)
-
-
-def _describe_bounds(above: int, below: int | None) -> str:
-    """``greater than 10 and less than 11``, ``less than 0``, ``greater than 3``."""
-    parts = []
-    if above >= 0:
-        parts.append(f"greater than {above}")
-    if below is not None:
-        parts.append(f"less than {below}")
-    return " and ".join(parts)
+    for prefix, who in _PLACEMENTS:
+        by_key: dict[str, list[tuple[JsonPath, dict[str, Any]]]] = {}
+        for path, expression in _required_term(_placement(data, prefix), prefix):
+            if isinstance(expression.get("key"), str):
+                by_key.setdefault(expression["key"], []).append((path, expression))
+        for key, located in by_key.items():
+            yield from contradictions(doc, key, located, who)
 
 
 @rule(
@@ -298,10 +229,14 @@ def _describe_bounds(above: int, below: int | None) -> str:
     fields=(
         "spec.placement.nodeAffinity.required[].key",
         "spec.placement.nodeAffinity.preferred[].key",
+        "spec.placement.nodeSelector",
+        "spec.jobMaster.placement.nodeAffinity.required[].key",
+        "spec.jobMaster.placement.nodeAffinity.preferred[].key",
+        "spec.jobMaster.placement.nodeSelector",
     ),
 )
 def check_deprecated_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Warning_]:
-    """Node expressions use current node label keys, not deprecated ones (a warning).
+    """Node expressions and ``nodeSelector`` entries use current node label keys, not deprecated ones (a warning).
 
     The API server warns on every apply of a pod template whose node affinity
     names a deprecated node label key, such as ``beta.kubernetes.io/os``
@@ -323,6 +258,15 @@ def check_deprecated_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Wa
                 (*path, "key"),
                 f"{key} is {DEPRECATED_NODE_LABELS[key]}",
             )
+    for prefix, _ in _PLACEMENTS:
+        for key in as_dict(_placement(data, prefix).get("nodeSelector")):
+            if isinstance(key, str) and key in DEPRECATED_NODE_LABELS:
+                yield warning(
+                    doc,
+                    (*prefix, "nodeSelector", key),
+                    f"{key} is {DEPRECATED_NODE_LABELS[key]}",
+                    key=True,
+                )
 
 
 def _allowed_hostnames(data: dict[str, Any]) -> tuple[set[str], JsonPath] | None:
