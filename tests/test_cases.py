@@ -285,3 +285,5 @@ def test_check_reads_every_hostile_input_without_a_traceback(config: Path) -> No
     assert result.exit_code in (0, 1), result.stderr
     if result.exit_code:
         assert result.stdout == "" and result.stderr
+        for line in result.stderr.splitlines():  # every finding names the file
+            assert line.startswith((str(config), "warning: ")), line

@@ -65,6 +65,7 @@ def read_located_manifests(
     import yaml
 
     from t2gen.jobfile.loader import read_source
+    from t2gen.jobfile.source import line_col
     from t2gen.kube.yamlio import load_all_yaml_located
 
     objects: list[Manifest] = []
@@ -78,6 +79,22 @@ def read_located_manifests(
             continue
         except UnicodeDecodeError as err:
             problems.append(Problem(path, 0, 0, f"not UTF-8 text ({err.reason})"))
+            continue
+        except yaml.reader.ReaderError as err:  # a character YAML forbids
+            line, col = line_col(text, err.position)
+            what = (
+                f"character U+{err.character:04X}"
+                if isinstance(err.character, int)
+                else "a byte"
+            )
+            problems.append(
+                Problem(
+                    path,
+                    line,
+                    col,
+                    f"not valid YAML: {what} is not allowed ({err.reason})",
+                )
+            )
             continue
         except yaml.YAMLError as err:
             mark = getattr(err, "problem_mark", None)
