@@ -6,7 +6,8 @@ context, with no clock, randomness or environment involved. ``docs/templates.md`
 describes each key (generated from :data:`CONTEXT_DOC`).
 
 One module per object family: :mod:`.pod` (the one pod builder of workers and
-job master), :mod:`.workers`, :mod:`.job_master`, :mod:`.services`,
+job master, with its parts :mod:`.resources`, :mod:`.security` and
+:mod:`.placement`), :mod:`.workers`, :mod:`.job_master`, :mod:`.services`,
 :mod:`.rbac`, :mod:`.storage` (claim and ConfigMap), :mod:`.meta` (metadata).
 Worker names and ports come from :mod:`t2gen.twister2.topology`.
 """
@@ -20,6 +21,7 @@ from t2gen.kube.versions import DEFAULT_KUBE_VERSION, parse_kube_version
 from t2gen.render.context import pod
 from t2gen.render.context.job_master import job_master
 from t2gen.render.context.meta import object_metadata
+from t2gen.render.context.placement import affinity as pod_affinity
 from t2gen.render.context.rbac import role_rules
 from t2gen.render.context.scheduling import group_objects
 from t2gen.render.context.services import node_port_service, worker_service
@@ -83,7 +85,7 @@ def build_context(
     spec = job.spec
     version = kube_version or parse_kube_version(DEFAULT_KUBE_VERSION) or (1, 37)
     topology = build_topology(job)
-    affinity = pod.affinity(job)
+    affinity = pod_affinity(job)
     job_labels = names.common_labels(job.name, "worker")
     del job_labels[names.COMPONENT_LABEL]
     return {

@@ -7,7 +7,10 @@ from typing import Any
 from t2gen.jobfile.model import Job
 from t2gen.render.context import pod
 from t2gen.render.context.meta import object_metadata
+from t2gen.render.context.placement import node_affinity, tolerations
+from t2gen.render.context.resources import resources
 from t2gen.render.context.scheduling import pod_scheduling, task_affinity
+from t2gen.render.context.security import security_contexts
 from t2gen.render.context.services import JOB_MASTER_PORT_NAME, job_master_service
 from t2gen.render.context.storage import has_claim
 from t2gen.twister2 import names
@@ -40,7 +43,7 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
         claim=has_claim(job.spec) and not master.persistent_disk.is_zero(),
         ssh_key=False,
     )
-    pod_context, container_context = pod.security_contexts(job, sshd=False)
+    pod_context, container_context = security_contexts(job, sshd=False)
     container = pod.container(
         job,
         name=names.JOB_MASTER_CONTAINER,
@@ -58,7 +61,7 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
             class_to_run=names.CLASS_JOB_MASTER,
             memory=master.memory,
         ),
-        resources=pod.resources(
+        resources=resources(
             master.cpu,
             master.memory,
             cpu_limit=master.cpu_limit,
@@ -68,11 +71,9 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
         volume_mounts=mounts,
         security_context=container_context,
     )
-    node_affinity = pod.node_affinity(master.placement)
+    nodes = node_affinity(master.placement)
     affinity = task_affinity(
-        job,
-        names.JOB_MASTER_TASK,
-        {"nodeAffinity": node_affinity} if node_affinity else None,
+        job, names.JOB_MASTER_TASK, {"nodeAffinity": nodes} if nodes else None
     )
     template = pod.pod_template(
         job,
@@ -81,7 +82,7 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
         volumes=volumes,
         affinity=affinity,
         scheduling=pod_scheduling(job, names.JOB_MASTER_TASK, kube_version),
-        tolerations=pod.tolerations(master.placement.tolerations),
+        tolerations=tolerations(master.placement.tolerations),
         pod_security_context=pod_context,
         annotations=pod.pod_annotations(job, bound=False),
     )

@@ -1,27 +1,32 @@
 """The one pod builder shared by the worker StatefulSets and the job master.
 
-Containers, environment, volumes, resources and affinity of every Twister2 pod
+Containers, environment, volumes and the pod template of every Twister2 pod
 t2gen renders, after the real launcher (cylondata/twister2,
 ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/RequestObjectBuilder.java``:
-``constructPodTemplate``, ``constructContainer``, ``getCommonEnvVars``,
-``constructAffinity``; ``master/JobMasterRequestObject.java`` for the job master).
-The templates only lay out what :func:`pod_template` returns.
+``constructPodTemplate``, ``constructContainer``, ``getCommonEnvVars``;
+``master/JobMasterRequestObject.java`` for the job master). Its parts live
+beside it: :mod:`.resources` (requests and limits), :mod:`.security` (security
+contexts) and :mod:`.placement` (node affinity, tolerations, uniform mapping);
+their functions are importable from here too. The templates only lay out what
+:func:`pod_template` returns.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from t2gen.jobfile.model import (
-    Job,
-    JobSpec,
-    NodeSelectorRequirement,
-    Placement,
-    Toleration,
-)
+from t2gen.jobfile.model import Job, JobSpec
 from t2gen.kube.quantity import Quantity
 from t2gen.render.context.meta import pod_metadata
+from t2gen.render.context.placement import (
+    affinity,
+    node_affinity,
+    required_expressions,
+    tolerations,
+)
+from t2gen.render.context.resources import resources
 from t2gen.render.context.scheduling import PodScheduling
+from t2gen.render.context.security import security_contexts
 from t2gen.render.context.storage import has_claim
 from t2gen.twister2 import names
 
@@ -35,9 +40,11 @@ __all__ = [
     "pod_settings",
     "pod_template",
     "pod_volumes",
+    "required_expressions",
     "resources",
     "security_contexts",
     "tolerations",
+    "worker_volumes",
 ]
 
 
@@ -54,100 +61,6 @@ def pod_settings(job: Job) -> dict[str, Any]:
         "serviceAccountName": job.name if rbac.create else rbac.service_account_name,
         "imagePullSecrets": [{"name": s} for s in job.spec.image_pull_secrets],
     }
-
-
-def resources(
-    cpu: Quantity,
-    memory: Quantity,
-    *,
-    cpu_limit: Quantity | None,
-    memory_limit: Quantity | None,
-    extended: tuple[tuple[str, int], ...] = (),
-    ephemeral_storage: Quantity | None = None,
-) -> dict[str, Any]:
-    """Container resources: requests and limits of cpu, memory and extended resources.
-
-    The default limits equal the requests (``cpuLimit``/``memoryLimit: request``
-    in the schema): a namespace whose ResourceQuota covers ``limits.cpu`` or
-    ``limits.memory`` rejects every pod without them, and a LimitRange's default
-    limit could otherwise fall below the request
-    (https://kubernetes.io/docs/concepts/policy/resource-quotas/#requests-vs-limits).
-    Bound workers keep requests == limits, which the static CPU manager needs
-    (https://kubernetes.io/docs/tasks/administer-cluster/cpu-management-policies/).
-    Extended resources (``nvidia.com/gpu``) cannot be overcommitted: request and
-    limit are always equal (https://kubernetes.io/docs/tasks/configure-pod-container/extended-resource/).
-    Scratch space is requested as ``ephemeral-storage`` so the scheduler places
-    the pod where its volatile emptyDir fits.
-
-    Args:
-        cpu: cores requested.
-        memory: bytes requested; written rounded up to a whole byte.
-        cpu_limit: the cpu limit, or None for none.
-        memory_limit: the memory limit, or None for none.
-        extended: ``(name, count)`` of extended resources, requested and limited.
-        ephemeral_storage: bytes of scratch space requested; None or zero for none.
-
-    Returns:
-        ``{requests, limits?}`` with canonical quantity strings, cpu and memory first.
-    """
-    requests: dict[str, str] = {"cpu": str(cpu), "memory": str(memory.rounded_up())}
-    if ephemeral_storage is not None and not ephemeral_storage.is_zero():
-        requests["ephemeral-storage"] = str(ephemeral_storage.rounded_up())
-    limits: dict[str, str] = {}
-    if cpu_limit is not None:
-        limits["cpu"] = str(cpu_limit)
-    if memory_limit is not None:
-        limits["memory"] = str(memory_limit.rounded_up())
-    for name, count in extended:
-        requests[name] = str(count)
-        limits[name] = str(count)
-    return (
-        {"requests": requests, "limits": limits} if limits else {"requests": requests}
-    )
-
-
-def security_contexts(
-    job: Job, *, sshd: bool
-) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """The pod and container ``securityContext`` of ``spec.security.profile``.
-
-    ``default``: seccomp ``RuntimeDefault`` for the pod; each container drops
-    ``NET_RAW`` and, unless it runs OpenMPI's sshd (``sshd``), sets
-    ``allowPrivilegeEscalation: false``. ``restricted`` meets Pod Security
-    Admission's ``restricted`` level: ``runAsNonRoot`` with a user and group ID,
-    seccomp ``RuntimeDefault``, no privilege escalation, and every capability
-    dropped. ``none``: no context. Sources:
-    https://kubernetes.io/docs/concepts/security/pod-security-standards/ and
-    kubernetes/kubernetes ``staging/src/k8s.io/pod-security-admission/policy/``.
-
-    Args:
-        job: the job.
-        sshd: the container runs ``init_openmpi.sh`` (sshd as root); the rules
-            refuse ``restricted`` with OpenMPI.
-
-    Returns:
-        ``(pod securityContext, container securityContext)``, each None when empty.
-    """
-    security = job.spec.security
-    seccomp = {"type": "RuntimeDefault"}
-    if security.profile == "restricted":
-        return (
-            {
-                "runAsNonRoot": True,
-                "runAsUser": security.run_as_user,
-                "runAsGroup": security.run_as_group,
-                "fsGroup": security.run_as_group,
-                "seccompProfile": seccomp,
-            },
-            {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
-        )
-    if security.profile == "default":
-        container_context: dict[str, Any] = (
-            {} if sshd else {"allowPrivilegeEscalation": False}
-        )
-        container_context["capabilities"] = {"drop": ["NET_RAW"]}
-        return {"seccompProfile": seccomp}, container_context
-    return None, None
 
 
 def jvm_memory_mb(memory: Quantity) -> int:
@@ -350,90 +263,6 @@ def worker_volumes(job: Job, volatile: Quantity) -> tuple[list[Any], list[Any]]:
     )
 
 
-def _requirement(requirement: NodeSelectorRequirement) -> dict[str, Any]:
-    """A NodeSelectorRequirement; Exists/DoesNotExist carry no ``values``."""
-    expression: dict[str, Any] = {
-        "key": requirement.key,
-        "operator": requirement.operator,
-    }
-    if requirement.operator not in ("Exists", "DoesNotExist"):
-        expression["values"] = list(requirement.values)
-    return expression
-
-
-def required_expressions(placement: Placement) -> list[dict[str, Any]]:
-    """The required term's expressions: ``required``, then ``nodeSelector`` as ``key In [value]``.
-
-    A ``nodeSelector`` entry is ANDed into the required node-affinity term
-    (rather than written as the pod's ``nodeSelector``) so that one place holds
-    every node requirement (https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodeselector).
-    """
-    return [_requirement(r) for r in placement.required] + [
-        {"key": key, "operator": "In", "values": [value]}
-        for key, value in placement.node_selector
-    ]
-
-
-def node_affinity(placement: Placement) -> dict[str, Any] | None:
-    """``nodeAffinity`` of a placement: the required term and the preferences, or None."""
-    result: dict[str, Any] = {}
-    required = required_expressions(placement)
-    if required:
-        result["requiredDuringSchedulingIgnoredDuringExecution"] = {
-            "nodeSelectorTerms": [{"matchExpressions": required}]
-        }
-    if placement.preferred:
-        result["preferredDuringSchedulingIgnoredDuringExecution"] = [
-            {
-                "weight": p.weight,
-                "preference": {"matchExpressions": [_requirement(p.requirement)]},
-            }
-            for p in placement.preferred
-        ]
-    return result or None
-
-
-def tolerations(*lists: tuple[Toleration, ...]) -> list[dict[str, Any]]:
-    """The tolerations of a pod, in order, each once (e.g. job-wide, then the group's)."""
-    seen: list[dict[str, Any]] = []
-    for items in lists:
-        for item in items:
-            manifest = item.as_manifest()
-            if manifest not in seen:
-                seen.append(manifest)
-    return seen
-
-
-def affinity(job: Job) -> dict[str, Any] | None:
-    """Pod affinity of every worker group: node affinity plus uniform mapping.
-
-    Unlike the Twister2 launcher (``RequestObjectBuilder.constructAffinity``),
-    which set it on worker group 0 only, every group gets the same affinity:
-    ``spec.placement.uniform`` concerns all worker pods of the job (README.md,
-    "Binding and placement"). The pod (anti-)affinity selector ``t2-wp: <job>`` matches
-    every worker pod of this job and no pod of another job (namespaces default
-    to the pod's own).
-
-    Returns:
-        ``{nodeAffinity?, podAffinity? | podAntiAffinity?}``, or None when empty.
-    """
-    placement = job.spec.placement
-    result: dict[str, Any] = {}
-    nodes = node_affinity(placement)
-    if nodes:
-        result["nodeAffinity"] = nodes
-    if placement.uniform != "none":
-        term = {
-            "labelSelector": {"matchLabels": names.worker_pods_selector(job.name)},
-            "topologyKey": "kubernetes.io/hostname",
-        }
-        kind = (
-            "podAffinity" if placement.uniform == "all-same-node" else "podAntiAffinity"
-        )
-        result[kind] = {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
-    return result or None
-
-
 def pod_template(
     job: Job,
     *,
@@ -453,11 +282,11 @@ def pod_template(
         labels: the pod's own labels (the job's labels are added).
         containers: from :func:`container`.
         volumes: from :func:`pod_volumes`.
-        affinity: from :func:`affinity`, or None.
+        affinity: from :func:`.placement.affinity`, or None.
         scheduling: from :func:`t2gen.render.context.scheduling.pod_scheduling`:
             labels, annotations and spec fields of ``spec.scheduling``.
-        tolerations: from :func:`tolerations`; empty or None for none.
-        pod_security_context: the pod part of :func:`security_contexts`.
+        tolerations: from :func:`.placement.tolerations`; empty or None for none.
+        pod_security_context: the pod part of :func:`.security.security_contexts`.
         annotations: t2gen's own pod annotations (after the job's).
 
     Returns:

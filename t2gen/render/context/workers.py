@@ -7,7 +7,10 @@ from typing import Any
 from t2gen.jobfile.model import Job, WorkerGroup
 from t2gen.render.context import pod
 from t2gen.render.context.meta import object_metadata
+from t2gen.render.context.placement import tolerations
+from t2gen.render.context.resources import resources
 from t2gen.render.context.scheduling import pod_scheduling, task_affinity
+from t2gen.render.context.security import security_contexts
 from t2gen.twister2 import names
 from t2gen.twister2.topology import GroupTopology
 
@@ -15,7 +18,11 @@ __all__ = ["worker_group"]
 
 
 def _containers(
-    job: Job, group: WorkerGroup, layout: GroupTopology, mounts: list[dict[str, Any]]
+    job: Job,
+    group: WorkerGroup,
+    layout: GroupTopology,
+    mounts: list[dict[str, Any]],
+    security_context: dict[str, Any] | None,
 ) -> list[dict[str, Any]]:
     """Containers of a worker pod: ``perPod`` of them, or one holding them all with OpenMPI.
 
@@ -34,7 +41,6 @@ def _containers(
         group.memory_limit * share if group.memory_limit is not None else None
     )
     extended = tuple((name, count * share) for name, count in group.extended_resources)
-    _, security_context = pod.security_contexts(job, sshd=mpi)
     job_master_ip = None if spec.job_master.enabled else spec.job_master.address
     return [
         pod.container(
@@ -57,7 +63,7 @@ def _containers(
                 worker_port=slot.worker_port,
                 job_master_ip=job_master_ip,
             ),
-            resources=pod.resources(
+            resources=resources(
                 cpu,
                 memory,
                 cpu_limit=cpu_limit,
@@ -85,7 +91,7 @@ def worker_group(
         job: the job.
         group: the worker group.
         layout: the group's topology (StatefulSet name, containers, ports).
-        affinity: from :func:`pod.affinity`, the same for every group; the
+        affinity: from :func:`.placement.affinity`, the same for every group; the
             group's task topology is added to it.
         kube_version: ``(major, minor)`` rendered for (the Workload API's pod field).
 
@@ -96,16 +102,16 @@ def worker_group(
         templates written before it existed).
     """
     volumes, mounts = pod.worker_volumes(job, group.volatile_disk * group.per_pod)
-    pod_context, _ = pod.security_contexts(job, sshd=job.spec.mpi.enabled)
+    pod_context, container_context = security_contexts(job, sshd=job.spec.mpi.enabled)
     affinity = task_affinity(job, group.name, affinity)
     template = pod.pod_template(
         job,
         labels=names.worker_pod_labels(job.name, group.index),
-        containers=_containers(job, group, layout, mounts),
+        containers=_containers(job, group, layout, mounts, container_context),
         volumes=volumes,
         affinity=affinity,
         scheduling=pod_scheduling(job, group.name, kube_version),
-        tolerations=pod.tolerations(job.spec.placement.tolerations, group.tolerations),
+        tolerations=tolerations(job.spec.placement.tolerations, group.tolerations),
         pod_security_context=pod_context,
         annotations=pod.pod_annotations(job, bound=job.spec.bind_workers_to_cpu),
     )

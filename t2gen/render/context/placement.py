@@ -1,0 +1,100 @@
+"""Where pods run: node affinity (with ``nodeSelector``), tolerations and uniform mapping.
+
+Part of the one pod builder (:mod:`t2gen.render.context.pod`), after the real
+launcher (cylondata/twister2,
+``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/RequestObjectBuilder.java``:
+``constructAffinity``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from t2gen.jobfile.model import Job, NodeSelectorRequirement, Placement, Toleration
+from t2gen.twister2 import names
+
+__all__ = ["affinity", "node_affinity", "required_expressions", "tolerations"]
+
+
+def _requirement(requirement: NodeSelectorRequirement) -> dict[str, Any]:
+    """A NodeSelectorRequirement; Exists/DoesNotExist carry no ``values``."""
+    expression: dict[str, Any] = {
+        "key": requirement.key,
+        "operator": requirement.operator,
+    }
+    if requirement.operator not in ("Exists", "DoesNotExist"):
+        expression["values"] = list(requirement.values)
+    return expression
+
+
+def required_expressions(placement: Placement) -> list[dict[str, Any]]:
+    """The required term's expressions: ``required``, then ``nodeSelector`` as ``key In [value]``.
+
+    A ``nodeSelector`` entry is ANDed into the required node-affinity term
+    (rather than written as the pod's ``nodeSelector``) so that one place holds
+    every node requirement (https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodeselector).
+    """
+    return [_requirement(r) for r in placement.required] + [
+        {"key": key, "operator": "In", "values": [value]}
+        for key, value in placement.node_selector
+    ]
+
+
+def node_affinity(placement: Placement) -> dict[str, Any] | None:
+    """``nodeAffinity`` of a placement: the required term and the preferences, or None."""
+    result: dict[str, Any] = {}
+    required = required_expressions(placement)
+    if required:
+        result["requiredDuringSchedulingIgnoredDuringExecution"] = {
+            "nodeSelectorTerms": [{"matchExpressions": required}]
+        }
+    if placement.preferred:
+        result["preferredDuringSchedulingIgnoredDuringExecution"] = [
+            {
+                "weight": p.weight,
+                "preference": {"matchExpressions": [_requirement(p.requirement)]},
+            }
+            for p in placement.preferred
+        ]
+    return result or None
+
+
+def tolerations(*lists: tuple[Toleration, ...]) -> list[dict[str, Any]]:
+    """The tolerations of a pod, in order, each once (e.g. job-wide, then the group's)."""
+    seen: list[dict[str, Any]] = []
+    for items in lists:
+        for item in items:
+            manifest = item.as_manifest()
+            if manifest not in seen:
+                seen.append(manifest)
+    return seen
+
+
+def affinity(job: Job) -> dict[str, Any] | None:
+    """Pod affinity of every worker group: node affinity plus uniform mapping.
+
+    Unlike the Twister2 launcher (``RequestObjectBuilder.constructAffinity``),
+    which set it on worker group 0 only, every group gets the same affinity:
+    ``spec.placement.uniform`` concerns all worker pods of the job (README.md,
+    "Binding and placement"). The pod (anti-)affinity selector ``t2-wp: <job>`` matches
+    every worker pod of this job and no pod of another job (namespaces default
+    to the pod's own).
+
+    Returns:
+        ``{nodeAffinity?, podAffinity? | podAntiAffinity?}``, or None when empty.
+    """
+    placement = job.spec.placement
+    result: dict[str, Any] = {}
+    nodes = node_affinity(placement)
+    if nodes:
+        result["nodeAffinity"] = nodes
+    if placement.uniform != "none":
+        term = {
+            "labelSelector": {"matchLabels": names.worker_pods_selector(job.name)},
+            "topologyKey": "kubernetes.io/hostname",
+        }
+        kind = (
+            "podAffinity" if placement.uniform == "all-same-node" else "podAntiAffinity"
+        )
+        result[kind] = {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
+    return result or None
