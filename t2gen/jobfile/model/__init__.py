@@ -1,0 +1,49 @@
+"""The job as typed, frozen data, built only from documents that passed validation.
+
+One module per part of the job file: :mod:`.placement`, :mod:`.pods` (worker
+groups and the job master), :mod:`.runtime` (network, storage, OpenMPI, job
+package, environment), :mod:`.security` (security profile and RBAC),
+:mod:`.scheduling`, :mod:`.job` (the job and its spec); :mod:`.build` builds
+them from the validated document. Every public name is importable from here.
+"""
+
+from __future__ import annotations
+
+from t2gen.jobfile.model.build import build_job
+from t2gen.jobfile.model.job import Job, JobSpec
+from t2gen.jobfile.model.placement import (
+    NodeSelectorRequirement,
+    Placement,
+    PreferredRequirement,
+    Toleration,
+)
+from t2gen.jobfile.model.pods import JobMaster, WorkerGroup
+from t2gen.jobfile.model.runtime import (
+    EnvVar,
+    JobPackage,
+    Mpi,
+    Network,
+    PersistentStorage,
+)
+from t2gen.jobfile.model.scheduling import Scheduling
+from t2gen.jobfile.model.security import Rbac, Security
+
+__all__ = [
+    "EnvVar",
+    "Job",
+    "JobMaster",
+    "JobPackage",
+    "JobSpec",
+    "Mpi",
+    "Network",
+    "NodeSelectorRequirement",
+    "PersistentStorage",
+    "Placement",
+    "PreferredRequirement",
+    "Rbac",
+    "Scheduling",
+    "Security",
+    "Toleration",
+    "WorkerGroup",
+    "build_job",
+]

@@ -1,0 +1,199 @@
+"""Build the typed :class:`~t2gen.jobfile.model.job.Job` from a validated job document."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from t2gen.jobfile.model.job import Job, JobSpec
+from t2gen.jobfile.model.placement import (
+    NodeSelectorRequirement,
+    Placement,
+    PreferredRequirement,
+    Toleration,
+)
+from t2gen.jobfile.model.pods import JobMaster, WorkerGroup
+from t2gen.jobfile.model.runtime import (
+    EnvVar,
+    JobPackage,
+    Mpi,
+    Network,
+    PersistentStorage,
+)
+from t2gen.jobfile.model.scheduling import Scheduling
+from t2gen.jobfile.model.security import Rbac, Security
+from t2gen.kube.quantity import Quantity, parse_quantity
+
+__all__ = ["build_job"]
+
+
+def _requirement(raw: dict[str, Any]) -> NodeSelectorRequirement:
+    """Build a node-label expression; integer values become strings (Gt/Lt)."""
+    return NodeSelectorRequirement(
+        key=raw["key"],
+        operator=raw["operator"],
+        values=tuple(str(value) for value in raw.get("values", ())),
+    )
+
+
+def _scheduling(raw: dict[str, Any]) -> Scheduling:
+    """Build ``spec.scheduling``; task names stay as written (``jobMaster`` or a group name)."""
+    return Scheduling(
+        priority_class_name=raw.get("priorityClassName"),
+        gang=raw.get("gang"),
+        min_member=raw.get("minMember"),
+        queue=raw.get("queue"),
+        schedule_timeout_seconds=raw.get("scheduleTimeoutSeconds"),
+        scheduler_name=raw.get("schedulerName"),
+        preemptable=raw["preemptable"],
+        affinity=tuple(tuple(group) for group in raw["affinity"]),
+        anti_affinity=tuple(tuple(group) for group in raw["antiAffinity"]),
+        topology_mode=raw["topologyMode"],
+        topology_weight=raw["topologyWeight"],
+    )
+
+
+def _limit(raw: Any, request: Quantity) -> Quantity | None:
+    """A ``cpuLimit``/``memoryLimit``: ``request`` is the request, ``none`` is no limit."""
+    if raw == "request":
+        return request
+    if raw == "none":
+        return None
+    return parse_quantity(raw)
+
+
+def _tolerations(raw: list[dict[str, Any]]) -> tuple[Toleration, ...]:
+    return tuple(
+        Toleration(
+            key=item.get("key"),
+            operator=item["operator"],
+            value=item.get("value"),
+            effect=item.get("effect"),
+            toleration_seconds=item.get("tolerationSeconds"),
+        )
+        for item in raw
+    )
+
+
+def _placement(raw: dict[str, Any], uniform: str) -> Placement:
+    affinity = raw["nodeAffinity"]
+    return Placement(
+        required=tuple(_requirement(r) for r in affinity["required"]),
+        preferred=tuple(
+            PreferredRequirement(weight=r["weight"], requirement=_requirement(r))
+            for r in affinity["preferred"]
+        ),
+        uniform=uniform,
+        node_selector=tuple(sorted(raw["nodeSelector"].items())),
+        tolerations=_tolerations(raw["tolerations"]),
+    )
+
+
+def _group(index: int, group: dict[str, Any]) -> WorkerGroup:
+    cpu = parse_quantity(group["cpu"])
+    memory = parse_quantity(group["memory"])
+    return WorkerGroup(
+        index=index,
+        name=group.get("name", str(index)),
+        count=group["count"],
+        per_pod=group["perPod"],
+        cpu=cpu,
+        memory=memory,
+        volatile_disk=parse_quantity(group["volatileDisk"]),
+        cpu_limit=_limit(group["cpuLimit"], cpu),
+        memory_limit=_limit(group["memoryLimit"], memory),
+        extended_resources=tuple(sorted(group["extendedResources"].items())),
+        tolerations=_tolerations(group["tolerations"]),
+    )
+
+
+def build_job(
+    data: dict[str, Any], *, source: str = "-", namespace: str | None = None
+) -> Job:
+    """Build a :class:`Job` from a document that passed the schema and the rules.
+
+    Args:
+        data: the job document with schema defaults applied.
+        source: the job file's name, kept for messages and ``# Source:`` lines.
+        namespace: overrides ``metadata.namespace`` when given (``--namespace``).
+
+    Returns:
+        The typed job.
+
+    Raises:
+        KeyError, ValueError: the document was not validated first (a t2gen bug).
+    """
+    meta = data["metadata"]
+    spec = data["spec"]
+    network = spec["network"]
+    job_master = spec["jobMaster"]
+    persistent = spec["storage"]["persistent"]
+    package = spec["jobPackage"]
+    placement = spec["placement"]
+    master_cpu = parse_quantity(job_master["cpu"])
+    master_memory = parse_quantity(job_master["memory"])
+    return Job(
+        name=meta["name"],
+        namespace=namespace or meta.get("namespace"),
+        labels=tuple(sorted(meta.get("labels", {}).items())),
+        annotations=tuple(sorted(meta.get("annotations", {}).items())),
+        source=source,
+        spec=JobSpec(
+            image=spec["image"],
+            image_pull_policy=spec["imagePullPolicy"],
+            image_pull_secrets=tuple(spec["imagePullSecrets"]),
+            workers=tuple(
+                _group(index, group) for index, group in enumerate(spec["workers"])
+            ),
+            bind_workers_to_cpu=spec["bindWorkersToCpu"],
+            placement=_placement(placement, placement["uniform"]),
+            network=Network(
+                base_port=network["basePort"],
+                protocol=network["protocol"],
+                additional_ports=tuple(network["additionalPorts"]),
+                service_type=network["service"]["type"],
+                node_port=network["service"].get("nodePort"),
+            ),
+            job_master=JobMaster(
+                enabled=job_master["enabled"],
+                address=job_master.get("address"),
+                cpu=master_cpu,
+                memory=master_memory,
+                port=job_master["port"],
+                volatile_disk=parse_quantity(job_master["volatileDisk"]),
+                persistent_disk=parse_quantity(job_master["persistentDisk"]),
+                cpu_limit=_limit(job_master["cpuLimit"], master_cpu),
+                memory_limit=_limit(job_master["memoryLimit"], master_memory),
+                placement=_placement(job_master["placement"], "none"),
+            ),
+            storage=PersistentStorage(
+                per_worker=parse_quantity(persistent["perWorker"]),
+                storage_class_name=persistent.get("storageClassName"),
+                access_mode=persistent["accessMode"],
+                memory_volume_size=parse_quantity(spec["storage"]["memoryVolumeSize"]),
+            ),
+            mpi=Mpi(
+                enabled=spec["mpi"]["enabled"],
+                ssh_secret_name=spec["mpi"]["sshSecretName"],
+            ),
+            job_package=JobPackage(
+                upload_method=package["uploadMethod"],
+                uri=package.get("uri"),
+                file_size=package.get("fileSize"),
+                jar_file=package.get("jarFile"),
+            ),
+            env=tuple(
+                EnvVar(name=raw["name"], value=raw["value"]) for raw in spec["env"]
+            ),
+            rbac=Rbac(
+                create=spec["rbac"]["create"],
+                service_account_name=spec["rbac"].get("serviceAccountName"),
+            ),
+            scheduling=_scheduling(spec["scheduling"]),
+            security=Security(
+                profile=spec["security"]["profile"],
+                run_as_user=spec["security"]["runAsUser"],
+                run_as_group=spec["security"]["runAsGroup"],
+            ),
+            termination_grace_period_seconds=spec["terminationGracePeriodSeconds"],
+        ),
+    )

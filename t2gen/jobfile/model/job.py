@@ -1,0 +1,74 @@
+"""The job and its ``spec``: the root records of the model."""
+
+from __future__ import annotations
+
+from t2gen.jobfile.model.placement import Placement
+from t2gen.jobfile.model.pods import JobMaster, WorkerGroup
+from t2gen.jobfile.model.runtime import (
+    EnvVar,
+    JobPackage,
+    Mpi,
+    Network,
+    PersistentStorage,
+)
+from t2gen.jobfile.model.scheduling import Scheduling
+from t2gen.jobfile.model.security import Rbac, Security
+from t2gen.record import Record
+
+__all__ = ["Job", "JobSpec"]
+
+
+class JobSpec(Record):
+    """Everything under ``spec`` of the job file."""
+
+    image: str
+    image_pull_policy: str
+    image_pull_secrets: tuple[str, ...]
+    workers: tuple[WorkerGroup, ...]
+    bind_workers_to_cpu: bool
+    placement: Placement
+    network: Network
+    job_master: JobMaster
+    storage: PersistentStorage
+    mpi: Mpi
+    job_package: JobPackage
+    env: tuple[EnvVar, ...]
+    rbac: Rbac
+    scheduling: Scheduling
+    security: Security
+    termination_grace_period_seconds: int
+
+    @property
+    def total_workers(self) -> int:
+        """Workers in the whole job, over every group."""
+        return sum(group.count for group in self.workers)
+
+    @property
+    def total_pods(self) -> int:
+        """Worker pods in the whole job."""
+        return sum(group.replicas for group in self.workers)
+
+    @property
+    def job_pods(self) -> int:
+        """Every pod of the job: the worker pods plus the job master pod when it runs in the cluster."""
+        return self.total_pods + (1 if self.job_master.enabled else 0)
+
+
+class Job(Record):
+    """A validated Twister2 job.
+
+    Attributes:
+        name: the job ID; every object name starts with it.
+        namespace: where the objects go, or None to leave it to kubectl/kustomize.
+        labels: extra labels for every object and pod (sorted by key).
+        annotations: extra annotations for every object and pod (sorted by key).
+        spec: the job's specification.
+        source: the job file it came from, as the user named it.
+    """
+
+    name: str
+    namespace: str | None
+    labels: tuple[tuple[str, str], ...]
+    annotations: tuple[tuple[str, str], ...]
+    spec: JobSpec
+    source: str = "-"

@@ -1,0 +1,63 @@
+"""What each pod is given: worker groups (``spec.workers``) and the job master (``spec.jobMaster``)."""
+
+from __future__ import annotations
+
+from t2gen.jobfile.model.placement import Placement, Toleration
+from t2gen.kube.quantity import Quantity
+from t2gen.record import Record
+
+__all__ = [
+    "JobMaster",
+    "WorkerGroup",
+]
+
+
+class WorkerGroup(Record):
+    """One group of identical workers (a Twister2 compute resource).
+
+    Attributes:
+        index: position in ``spec.workers``; the StatefulSet is ``<job>-<index>``.
+        name: the group's task name (``spec.workers[].name``, default ``str(index)``).
+        count: workers in the group.
+        per_pod: workers per pod; ``count`` is a multiple of it.
+        cpu: cores per worker.
+        memory: bytes per worker.
+        volatile_disk: scratch bytes per worker; zero for none.
+        cpu_limit: cores per worker the container may use at most; None for no limit.
+        memory_limit: bytes per worker the container may use at most; None for no limit.
+        extended_resources: ``(name, count)`` per worker, sorted by name
+            (e.g. ``("nvidia.com/gpu", 1)``).
+        tolerations: this group's own tolerations (after ``spec.placement.tolerations``).
+    """
+
+    index: int
+    name: str
+    count: int
+    per_pod: int
+    cpu: Quantity
+    memory: Quantity
+    volatile_disk: Quantity
+    cpu_limit: Quantity | None
+    memory_limit: Quantity | None
+    extended_resources: tuple[tuple[str, int], ...]
+    tolerations: tuple[Toleration, ...]
+
+    @property
+    def replicas(self) -> int:
+        """Pods in the group: ``count / per_pod``."""
+        return self.count // self.per_pod
+
+
+class JobMaster(Record):
+    """The job master: in the cluster (``enabled``) or in the client at ``address``."""
+
+    enabled: bool
+    address: str | None
+    cpu: Quantity
+    memory: Quantity
+    port: int
+    volatile_disk: Quantity
+    persistent_disk: Quantity
+    cpu_limit: Quantity | None
+    memory_limit: Quantity | None
+    placement: Placement

@@ -1,0 +1,60 @@
+"""What the Twister2 runtime is given: ports, storage, OpenMPI, the job package and extra environment."""
+
+from __future__ import annotations
+
+from t2gen.kube.quantity import Quantity
+from t2gen.record import Record
+
+__all__ = [
+    "EnvVar",
+    "JobPackage",
+    "Mpi",
+    "Network",
+    "PersistentStorage",
+]
+
+
+class Network(Record):
+    """Worker ports and the Service type (``Headless`` or ``NodePort``)."""
+
+    base_port: int
+    protocol: str
+    additional_ports: tuple[str, ...]
+    service_type: str
+    node_port: int | None
+
+
+class PersistentStorage(Record):
+    """The job's shared PersistentVolumeClaim; ``per_worker`` zero means none.
+
+    ``memory_volume_size`` is the ``sizeLimit`` of every pod's memory-backed
+    emptyDir (``spec.storage.memoryVolumeSize``).
+    """
+
+    per_worker: Quantity
+    storage_class_name: str | None
+    access_mode: str
+    memory_volume_size: Quantity
+
+
+class Mpi(Record):
+    """OpenMPI mode and the SSH key Secret it mounts."""
+
+    enabled: bool
+    ssh_secret_name: str
+
+
+class JobPackage(Record):
+    """How pods fetch the job package: ``webserver`` or ``client-to-pods``."""
+
+    upload_method: str
+    uri: str | None
+    file_size: int | None
+    jar_file: str | None
+
+
+class EnvVar(Record):
+    """An extra environment variable for every container."""
+
+    name: str
+    value: str
