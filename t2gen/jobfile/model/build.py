@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from t2gen.jobfile.model.job import Job, JobSpec
 from t2gen.jobfile.model.placement import (
@@ -88,21 +88,49 @@ def _placement(raw: dict[str, Any], uniform: str) -> Placement:
     )
 
 
+class _Compute(TypedDict):
+    """The compute fields shared by :class:`WorkerGroup` and :class:`JobMaster`."""
+
+    cpu: Quantity
+    memory: Quantity
+    volatile_disk: Quantity
+    cpu_limit: Quantity | None
+    memory_limit: Quantity | None
+
+
+def _compute(raw: dict[str, Any]) -> _Compute:
+    """``cpu``, ``memory``, ``volatile_disk`` and the two limits of a worker group or the job master."""
+    cpu = parse_quantity(raw["cpu"])
+    memory = parse_quantity(raw["memory"])
+    return {
+        "cpu": cpu,
+        "memory": memory,
+        "volatile_disk": parse_quantity(raw["volatileDisk"]),
+        "cpu_limit": _limit(raw["cpuLimit"], cpu),
+        "memory_limit": _limit(raw["memoryLimit"], memory),
+    }
+
+
 def _group(index: int, group: dict[str, Any]) -> WorkerGroup:
-    cpu = parse_quantity(group["cpu"])
-    memory = parse_quantity(group["memory"])
     return WorkerGroup(
         index=index,
         name=group.get("name", str(index)),
         count=group["count"],
         per_pod=group["perPod"],
-        cpu=cpu,
-        memory=memory,
-        volatile_disk=parse_quantity(group["volatileDisk"]),
-        cpu_limit=_limit(group["cpuLimit"], cpu),
-        memory_limit=_limit(group["memoryLimit"], memory),
+        **_compute(group),
         extended_resources=tuple(sorted(group["extendedResources"].items())),
         tolerations=_tolerations(group["tolerations"]),
+    )
+
+
+def _job_master(raw: dict[str, Any]) -> JobMaster:
+    return JobMaster(
+        enabled=raw["enabled"],
+        address=raw.get("address"),
+        **_compute(raw),
+        port=raw["port"],
+        persistent_disk=parse_quantity(raw["persistentDisk"]),
+        placement=_placement(raw["placement"], "none"),
     )
 
 
@@ -125,12 +153,9 @@ def build_job(
     meta = data["metadata"]
     spec = data["spec"]
     network = spec["network"]
-    job_master = spec["jobMaster"]
     persistent = spec["storage"]["persistent"]
     package = spec["jobPackage"]
     placement = spec["placement"]
-    master_cpu = parse_quantity(job_master["cpu"])
-    master_memory = parse_quantity(job_master["memory"])
     return Job(
         name=meta["name"],
         namespace=namespace or meta.get("namespace"),
@@ -153,18 +178,7 @@ def build_job(
                 service_type=network["service"]["type"],
                 node_port=network["service"].get("nodePort"),
             ),
-            job_master=JobMaster(
-                enabled=job_master["enabled"],
-                address=job_master.get("address"),
-                cpu=master_cpu,
-                memory=master_memory,
-                port=job_master["port"],
-                volatile_disk=parse_quantity(job_master["volatileDisk"]),
-                persistent_disk=parse_quantity(job_master["persistentDisk"]),
-                cpu_limit=_limit(job_master["cpuLimit"], master_cpu),
-                memory_limit=_limit(job_master["memoryLimit"], master_memory),
-                placement=_placement(job_master["placement"], "none"),
-            ),
+            job_master=_job_master(spec["jobMaster"]),
             storage=PersistentStorage(
                 per_worker=parse_quantity(persistent["perWorker"]),
                 storage_class_name=persistent.get("storageClassName"),
