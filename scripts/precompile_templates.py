@@ -1,7 +1,7 @@
 """Write t2gen/render/_precompiled/: the built-in templates compiled by Jinja2 (run by `make generate`).
 
 With ``--check``, write nothing and exit 1 if the committed modules differ from
-what the installed Jinja2 compiles (tests/test_render.py runs the same check).
+what the installed Jinja2 compiles (tests/test_precompiled.py runs the same check).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from t2gen.render.engine import compile_builtin_templates
+from t2gen.render.precompiled import compile_builtin_templates
 
 OUT = Path(__file__).resolve().parent.parent / "t2gen" / "render" / "_precompiled"
 

@@ -123,11 +123,11 @@ def job_file_reference() -> str:
 def template_context_reference() -> str:
     """The template context page: each top-level key of the context, the filters, the rules."""
     from t2gen.render.context import CONTEXT_DOC
-    from t2gen.render.engine import FILTERS
+    from t2gen.render.environment import FILTERS
 
     lines = [
         _HEADER.format(
-            source="t2gen/render/context/__init__.py (CONTEXT_DOC) and t2gen/render/engine.py"
+            source="t2gen/render/context/__init__.py (CONTEXT_DOC) and t2gen/render/environment.py (FILTERS)"
         ),
         "# Templates and their context\n",
         "`t2gen render --templates DIR` lays `DIR` over the built-in templates (`templates/k8s/`):",
