@@ -22,7 +22,12 @@ TCP = "edu.iu.dsc.tws.comms.tcp.TWSTCPChannel"
 
 def t2gen(*argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(T2GEN), *argv], input=stdin, capture_output=True, text=True, check=False
+        [str(T2GEN), *argv],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
     )
 
 
@@ -41,7 +46,8 @@ def resource_yaml(
         "    disk: 0.0\n"
         "    instances: 2\n"
         f"    workersPerPod: {per_pod}\n"
-        f"twister2.resource.worker.additional.ports: {ports}\n"
+        f"twister2.resource.worker.additional.ports: {ports}\n",
+        encoding="utf-8",
     )
     return path
 

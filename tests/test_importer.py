@@ -48,7 +48,7 @@ def problems_of(tmp_path: Path, files: dict[str, str | bytes]) -> list[str]:
 
 
 def warnings_of(tmp_path: Path, text: str) -> list[str]:
-    (tmp_path / "resource.yaml").write_text(text)
+    (tmp_path / "resource.yaml").write_text(text, encoding="utf-8")
     result = import_config([str(tmp_path / "resource.yaml")], jar_file="j.jar")
     return [str(w) for w in result.warnings]
 
@@ -309,7 +309,7 @@ def test_instances_count_pods(tmp_path: Path) -> None:
     text = BASE.replace(
         "    instances: 2\n", "    instances: 3\n    workersPerPod: 4\n"
     )
-    (tmp_path / "r.yaml").write_text(text)
+    (tmp_path / "r.yaml").write_text(text, encoding="utf-8")
     result = import_config([str(tmp_path / "r.yaml")], jar_file="j.jar")
     assert result.job["spec"]["workers"] == [
         {"count": 12, "perPod": 4, "cpu": 1, "memory": "1Gi"}
@@ -321,7 +321,7 @@ def test_missing_channel_class_means_openmpi(tmp_path: Path) -> None:
     text = BASE.replace(
         'twister2.network.channel.class: "edu.iu.dsc.tws.comms.tcp.TWSTCPChannel"\n', ""
     )
-    (tmp_path / "r.yaml").write_text(text)
+    (tmp_path / "r.yaml").write_text(text, encoding="utf-8")
     result = import_config([str(tmp_path / "r.yaml")], jar_file="j.jar")
     assert result.job["spec"]["mpi"] == {"enabled": True}
     assert any(
@@ -353,7 +353,9 @@ def test_mapping_on_several_groups_warns(tmp_path: Path) -> None:
 
 
 def test_job_master_memory_keeps_the_heap(tmp_path: Path) -> None:
-    (tmp_path / "r.yaml").write_text(BASE + "twister2.job.master.ram: 2048\n")
+    (tmp_path / "r.yaml").write_text(
+        BASE + "twister2.job.master.ram: 2048\n", encoding="utf-8"
+    )
     result = import_config([str(tmp_path / "r.yaml")], jar_file="j.jar")
     assert result.job["spec"]["jobMaster"]["memory"] == "2560Mi"
     assert any("ceil(2048 / 0.8) = 2560Mi" in str(w) for w in result.warnings)
@@ -376,6 +378,6 @@ def test_integer_cpu_and_scalable_warn(tmp_path: Path) -> None:
 
 
 def test_missing_jar_file_warns(tmp_path: Path) -> None:
-    (tmp_path / "r.yaml").write_text(BASE)
+    (tmp_path / "r.yaml").write_text(BASE, encoding="utf-8")
     result = import_config([str(tmp_path / "r.yaml")])
     assert any(w.key == "spec.jobPackage.jarFile" for w in result.warnings)
