@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from t2gen.problems import Problem
 
 __all__ = [
+    "MAX_REPORTED",
     "ConfigError",
     "OutputError",
     "SchemaError",
@@ -14,6 +15,20 @@ __all__ = [
     "TemplateError",
     "ValidationError",
 ]
+
+
+MAX_REPORTED = 100
+"""Most problems printed for one command; the rest are counted (``... and N more problems``)."""
+
+
+def bounded(lines: list[str]) -> list[str]:
+    """The first :data:`MAX_REPORTED` lines, then ``... and N more problems`` if there are more."""
+    if len(lines) <= MAX_REPORTED:
+        return lines
+    return [
+        *lines[:MAX_REPORTED],
+        f"... and {len(lines) - MAX_REPORTED:,} more problems",
+    ]
 
 
 class T2genError(Exception):
@@ -30,9 +45,9 @@ class T2genError(Exception):
         super().__init__(message)
 
     def lines(self) -> list[str]:
-        """Return what the user should see, one finding per line."""
+        """Return what the user should see, one finding per line, at most :data:`MAX_REPORTED` of them."""
         if self.problems:
-            return [str(p) for p in self.problems]
+            return bounded([str(p) for p in self.problems])
         return [str(self)]
 
 
@@ -94,8 +109,10 @@ class ValidationError(T2genError):
         self.problems = [item for item in items if isinstance(item, Problem)]
 
     def lines(self) -> list[str]:
-        """Return one finding per line, then the warnings."""
-        return self.findings + [f"warning: {warning}" for warning in self.warnings]
+        """Return one finding per line (at most :data:`MAX_REPORTED`), then the warnings."""
+        return bounded(self.findings) + [
+            f"warning: {warning}" for warning in self.warnings
+        ]
 
 
 class OutputError(T2genError):

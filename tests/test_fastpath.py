@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 from t2gen.errors import ConfigError
-from t2gen.jobfile.fastload import fast_load
+from t2gen.jobfile.fastload import fast_load, fast_load_doc
 from t2gen.jobfile.loader import load_config, parse_config
 from t2gen.jobfile.schema import is_valid_fast, load_schema, schema_problems
 from t2gen.kube.yamlio import dump_yaml
@@ -47,6 +47,20 @@ def test_fast_reader_agrees_with_the_full_reader_on_every_file(path: Path) -> No
     fast = fast_load(text)
     if fast is not None:
         assert fast == _rich(text)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_fast_reader_locates_every_node_as_the_full_reader(path: Path) -> None:
+    # Invalid but well-formed files are judged on the fast reader's positions.
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+        fast = fast_load_doc(text, path="j")
+    except (UnicodeDecodeError, ConfigError):
+        return
+    if fast is not None:
+        full = parse_config(text, path="j")
+        assert fast.positions == full.positions
+        assert fast.key_positions == full.key_positions
 
 
 def test_the_examples_take_the_fast_path() -> None:

@@ -6,8 +6,8 @@ files have no errors, and need neither. This module reads them with PyYAML's C
 parser (about 20 times faster, and already imported for rendering) and builds
 the data from its events, but only when the result is certain to equal what
 ruamel's YAML 1.2 reading gives: any plain scalar that YAML 1.2 could read as
-anything but a plain string, int, float, bool or null in their simplest
-spellings, any anchor, alias, tag, merge key, duplicate key, second document,
+anything but a plain string, int, float, bool or null in spellings whose
+meaning it knows, any anchor, alias, tag, merge key, duplicate key, second document,
 deep nesting or YAML 1.1 line break makes it give up (return None), and the
 caller falls back to the full reader, which also produces the error messages.
 The tests compare both readers on generated files.
@@ -20,9 +20,18 @@ from typing import Any
 
 import yaml
 
-from t2gen.jobfile.source import MAX_DEPTH
+from t2gen.errors import ConfigError
+from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.jobfile.source import (
+    MAX_DEPTH,
+    MAX_ENTRIES,
+    MAX_INT_DIGITS,
+    MAX_NODES,
+    entries_message,
+    nodes_message,
+)
 
-__all__ = ["fast_load"]
+__all__ = ["fast_load", "fast_load_doc"]
 
 
 # ruamel.yaml's YAML 1.2 implicit resolvers (ruamel/yaml/resolver.py), for
@@ -55,6 +64,11 @@ class _GiveUp(Exception):
     """The fast reader cannot be sure to read the file as the full reader would."""
 
 
+_DECIMAL_12 = re.compile(r"^[-+]?[0-9]+$")
+_BASED_INT_12 = re.compile(r"^([-+]?)0(?:x([0-9a-fA-F]+)|o([0-7]+)|b([01]+))$")
+_INF_12 = re.compile(r"^([-+]?)\.(?:inf|Inf|INF)$")
+
+
 def _scalar(event: yaml.ScalarEvent) -> Any:
     if event.anchor is not None or event.tag is not None:
         raise _GiveUp
@@ -66,16 +80,55 @@ def _scalar(event: yaml.ScalarEvent) -> Any:
     if value in _SIMPLE:
         return _SIMPLE[value]
     if _SIMPLE_INT.match(value):
+        if len(value) > MAX_INT_DIGITS:
+            raise _GiveUp  # the full reader says where and why
         return int(value)
     if _SIMPLE_FLOAT.match(value):
         return float(value)
-    if _BOOL_12.match(value) or _NULL_12.match(value) or _OTHER_12.match(value):
+    if _OTHER_12.match(value):
         raise _GiveUp
+    if _BOOL_12.match(value):
+        return value.lower() == "true"
+    if _NULL_12.match(value):
+        return None
     if value[:1] in "-+.0123456789" and (
         _FLOAT_12.match(value) or _INT_12.match(value)
     ):
-        raise _GiveUp
+        return _number(value)
     return value  # a string, or a timestamp, which t2gen keeps as the string written
+
+
+def _number(value: str) -> Any:
+    """A plain scalar YAML 1.2 reads as a number, read as t2gen's full reader reads it.
+
+    Underscores make it the string written (see :func:`t2gen.jobfile.loader._construct_int`);
+    ``0x``, ``0o`` and ``0b`` integers, signs, leading zeros and ``.inf`` are
+    read as ruamel.yaml reads them; anything else (``.nan``, which equals
+    nothing, long integers) is left to the full reader.
+    """
+    if "_" in value:
+        return value
+    if _DECIMAL_12.match(value):
+        if len(value) > MAX_INT_DIGITS:
+            raise _GiveUp
+        return int(value)
+    based = _BASED_INT_12.match(value)
+    if based:
+        sign = -1 if based[1] == "-" else 1
+        digits, base = next(
+            (part, base)
+            for part, base in ((based[2], 16), (based[3], 8), (based[4], 2))
+            if part
+        )
+        if len(digits) > MAX_INT_DIGITS:
+            raise _GiveUp
+        return sign * int(digits, base)
+    infinity = _INF_12.match(value)
+    if infinity:
+        return float("-inf") if infinity[1] == "-" else float("inf")
+    if _FLOAT_12.match(value) and "nan" not in value.lower():
+        return float(value)
+    raise _GiveUp
 
 
 def fast_load(text: str) -> dict[str, Any] | None:
@@ -89,18 +142,73 @@ def fast_load(text: str) -> dict[str, Any] | None:
         gives; or None when the text needs the full reader (anything unusual,
         including every kind of error).
     """
+    try:
+        doc = fast_load_doc(text, path="<string>")
+    except ConfigError:
+        return None
+    return None if doc is None else doc.data
+
+
+def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
+    """Read a job file's text quickly, with the position of every node, or say it cannot.
+
+    The positions are those :func:`t2gen.jobfile.loader.parse_config` records
+    (libyaml's marks count lines and characters as ruamel.yaml's do), so that
+    problems in a well-formed but invalid file are located without the slow
+    full reader.
+
+    Args:
+        text: the decoded job file.
+        path: the file as the user named it, for errors.
+
+    Returns:
+        The parsed document, equal to what :func:`t2gen.jobfile.loader.parse_config`
+        gives; or None when the text needs the full reader.
+
+    Raises:
+        ConfigError: a list or mapping of more than :data:`~t2gen.jobfile.source.MAX_ENTRIES`
+            entries, or more than :data:`~t2gen.jobfile.source.MAX_NODES` values (a
+            flood): reading stops there, as the full reader's does.
+    """
     if _YAML11_BREAKS.search(text):
         return None
+    positions: dict[JsonPath, tuple[int, int]] = {(): (1, 1)}
+    key_positions: dict[JsonPath, tuple[int, int]] = {}
     try:
-        return _build(yaml.parse(text, Loader=yaml.CSafeLoader))
+        data = _build(
+            yaml.parse(text, Loader=yaml.CSafeLoader), positions, key_positions
+        )
+    except _Flood as flood:
+        raise ConfigError(
+            path=path, line=flood.line, col=flood.col, message=flood.message
+        ) from None
     except (_GiveUp, yaml.YAMLError, ValueError, OverflowError, RecursionError):
         return None
+    if data is None:
+        return None
+    return SourceDoc(
+        path=path, data=data, positions=positions, key_positions=key_positions
+    )
 
 
-def _build(events: Any) -> dict[str, Any] | None:
-    stack: list[Any] = []  # open containers; a mapping holds [dict, pending key]
+class _Flood(Exception):
+    """A list, mapping or file over the reading limits, at a 1-based position."""
+
+    def __init__(self, line: int, col: int, message: str) -> None:
+        self.line, self.col, self.message = line, col, message
+        super().__init__(message)
+
+
+def _build(
+    events: Any,
+    positions: dict[JsonPath, tuple[int, int]],
+    key_positions: dict[JsonPath, tuple[int, int]],
+) -> dict[str, Any] | None:
+    # Open containers: [dict or list, pending key (_NO_KEY) or _LIST, path, (line, col)].
+    stack: list[list[Any]] = []
     root: Any = None
     documents = 0
+    nodes = 0
     for event in events:
         if isinstance(event, yaml.DocumentStartEvent):
             documents += 1
@@ -113,34 +221,62 @@ def _build(events: Any) -> dict[str, Any] | None:
             continue
         if isinstance(event, yaml.AliasEvent):
             raise _GiveUp
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            if (
-                event.anchor is not None
-                or not event.implicit
-                or len(stack) >= MAX_DEPTH
-            ):
-                raise _GiveUp
-            container: Any = (
-                [{}, _NO_KEY] if isinstance(event, yaml.MappingStartEvent) else [[]]
-            )
-            stack.append(container)
-            continue
         if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             value = stack.pop()[0]
-        elif isinstance(event, yaml.ScalarEvent):
-            value = _scalar(event)
-        else:  # pragma: no cover - every event type is handled above
-            raise _GiveUp
+        else:
+            nodes += 1
+            mark = event.start_mark
+            here = (mark.line + 1, mark.column + 1)
+            if nodes > MAX_NODES:
+                raise _Flood(here[0], here[1], nodes_message())
+            where: JsonPath = ()
+            is_key = False
+            if stack:
+                parent = stack[-1]
+                if len(parent[0]) >= MAX_ENTRIES:
+                    kind = "list" if parent[1] is _LIST else "mapping"
+                    line, col = parent[3]
+                    raise _Flood(line, col, entries_message(kind))
+                if parent[1] is _LIST:
+                    where = (*parent[2], len(parent[0]))
+                elif parent[1] is _NO_KEY:
+                    is_key = True
+                else:
+                    where = (*parent[2], parent[1])
+            if isinstance(event, yaml.ScalarEvent):
+                value = _scalar(event)
+                if is_key:
+                    if not isinstance(value, str) or value in stack[-1][0]:
+                        raise _GiveUp  # a non-string or duplicate key: the full reader says so
+                    stack[-1][1] = value
+                    key_path: JsonPath = (*stack[-1][2], value)
+                    key_positions[key_path] = here
+                    continue
+                if where:
+                    positions[where] = here
+            elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                if (
+                    is_key
+                    or event.anchor is not None
+                    or not event.implicit
+                    or len(stack) >= MAX_DEPTH
+                ):
+                    raise _GiveUp
+                if where:
+                    positions[where] = here
+                is_map = isinstance(event, yaml.MappingStartEvent)
+                stack.append(
+                    [{}, _NO_KEY, where, here] if is_map else [[], _LIST, where, here]
+                )
+                continue
+            else:  # pragma: no cover - every event type is handled above
+                raise _GiveUp
         if not stack:
             root = value
             continue
         parent = stack[-1]
-        if len(parent) == 1:
+        if parent[1] is _LIST:
             parent[0].append(value)
-        elif parent[1] is _NO_KEY:
-            if not isinstance(value, str) or value in parent[0]:
-                raise _GiveUp  # a non-string or duplicate key: the full reader says so
-            parent[1] = value
         else:
             parent[0][parent[1]] = value
             parent[1] = _NO_KEY
@@ -148,3 +284,4 @@ def _build(events: Any) -> dict[str, Any] | None:
 
 
 _NO_KEY = object()
+_LIST = object()

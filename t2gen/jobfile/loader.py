@@ -16,9 +16,15 @@ from typing import IO, Any
 from t2gen.errors import ConfigError
 from t2gen.jobfile.source import (
     MAX_DEPTH,
+    MAX_ENTRIES,
     MAX_FILE_BYTES,
+    MAX_INT_DIGITS,
+    MAX_NODES,
     decode_source,
+    entries_message,
+    int_message,
     line_col,
+    nodes_message,
     read_source,
 )
 
@@ -78,8 +84,9 @@ class SourceDoc:
 class _Refused(Exception):
     """Raised inside the composer for input that parses but is not accepted."""
 
-    def __init__(self, mark: Any, message: str) -> None:
+    def __init__(self, mark: Any, message: str, *, directive: bool = False) -> None:
         self.mark = mark
+        self.directive = directive
         super().__init__(message)
 
 
@@ -87,16 +94,37 @@ class _Refused(Exception):
 def _ruamel() -> Any:
     """Import ruamel.yaml on first use (~20 ms) and build the strict composer.
 
-    The composer refuses aliases and anchors and limits nesting depth. Aliases
-    make a small file expand into a huge one ("billion laughs"); a job file
-    never needs them, so they are refused before anything is built.
+    The composer refuses aliases and anchors, a ``%YAML`` directive for any
+    version but 1.2, and limits nesting depth, entries per list or mapping
+    (:data:`~t2gen.jobfile.source.MAX_ENTRIES`) and values per file
+    (:data:`~t2gen.jobfile.source.MAX_NODES`). Aliases make a small file expand
+    into a huge one ("billion laughs"); a job file never needs them, so they are
+    refused before anything is built.
     """
-    from ruamel.yaml import YAML, comments, error, events, reader
+    from ruamel.yaml import YAML, comments, error, events, nodes, reader
     from ruamel.yaml.composer import Composer
 
     class StrictComposer(Composer):
+        def compose_document(self) -> Any:
+            event = self.parser.peek_event()
+            version = getattr(event, "version", None)
+            if version is not None and tuple(version) != (1, 2):
+                raise _Refused(
+                    event.start_mark,
+                    f"%YAML {'.'.join(str(part) for part in version)}: job files are YAML 1.2; "
+                    "remove the directive (or write %YAML 1.2)",
+                    directive=True,
+                )
+            return super().compose_document()
+
         def compose_node(self, parent: Any, index: Any) -> Any:
             event = self.parser.peek_event()
+            self._t2gen_nodes = getattr(self, "_t2gen_nodes", 0) + 1
+            if self._t2gen_nodes > MAX_NODES:
+                raise _Refused(event.start_mark, nodes_message())
+            if parent is not None and len(parent.value) >= MAX_ENTRIES:
+                kind = "list" if isinstance(parent, nodes.SequenceNode) else "mapping"
+                raise _Refused(parent.start_mark, entries_message(kind))
             if isinstance(event, events.AliasEvent):
                 raise _Refused(
                     event.start_mark,
@@ -145,7 +173,34 @@ def _make_yaml() -> Any:
         "tag:yaml.org,2002:timestamp",
         lambda loader, node: loader.construct_scalar(node),
     )
+    yaml_reader.constructor.add_constructor("tag:yaml.org,2002:int", _construct_int)
+    yaml_reader.constructor.add_constructor("tag:yaml.org,2002:float", _construct_float)
     return yaml_reader
+
+
+def _construct_int(loader: Any, node: Any) -> Any:
+    """An integer as YAML 1.2's core schema reads it: ``1_2`` is the string it looks like.
+
+    ruamel.yaml reads ``1_000`` as 1000 (YAML 1.1's spelling); YAML 1.2's core
+    schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution) has no
+    underscores in numbers. An integer of more than
+    :data:`~t2gen.jobfile.source.MAX_INT_DIGITS` digits is refused at its place.
+    """
+    text = str(node.value)
+    if "_" in text and node.style is None:
+        return text
+    digits = len(text.lstrip("+-"))
+    if digits > MAX_INT_DIGITS:
+        raise _Refused(node.start_mark, int_message(digits))
+    return type(loader).construct_yaml_int(loader, node)
+
+
+def _construct_float(loader: Any, node: Any) -> Any:
+    """A float as YAML 1.2's core schema reads it: ``1_0.5`` is a string."""
+    text = str(node.value)
+    if "_" in text and node.style is None:
+        return text
+    return type(loader).construct_yaml_float(loader, node)
 
 
 def load_config(path: str, *, stdin: IO[bytes] | None = None) -> SourceDoc:
@@ -167,14 +222,16 @@ def load_config(path: str, *, stdin: IO[bytes] | None = None) -> SourceDoc:
 
 def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
     """Parse job-file text (see :func:`load_config`)."""
+    _check_directives(text, path)
     ruamel = _ruamel()
     reader = _make_yaml()
     try:
         documents = list(_first_two(reader.load_all(text)))
     except _Refused as err:
-        raise ConfigError(
-            path=path, line=err.mark.line + 1, col=err.mark.column + 1, message=str(err)
-        ) from None
+        line, col = err.mark.line + 1, err.mark.column + 1
+        if err.directive:
+            line, col = _directive_position(text)
+        raise ConfigError(path=path, line=line, col=col, message=str(err)) from None
     except ruamel.MarkedYAMLError as err:
         raise _yaml_error(path, err) from None
     except ruamel.ReaderError as err:
@@ -232,6 +289,34 @@ def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
     return SourceDoc(
         path=path, data=data, positions=positions, key_positions=key_positions
     )
+
+
+_YAML_DIRECTIVE = re.compile(r"^%YAML(?:[ \t]+([^ \t\r\n#]*))?", re.M)
+
+
+def _check_directives(text: str, path: str) -> None:
+    """Refuse a ``%YAML`` directive for any version but 1.2 (before ruamel.yaml sees it).
+
+    ``%YAML 1.1`` would switch ruamel.yaml to YAML 1.1, where ``010`` is 8 and
+    ``yes`` is true; ``%YAML 1.3`` makes it fail an assertion. A ``%`` at the
+    start of a line can only begin a directive (or be a syntax error).
+    """
+    for match in _YAML_DIRECTIVE.finditer(text):
+        if match[1] != "1.2":
+            line, col = line_col(text, match.start())
+            shown = f"%YAML {match[1]}" if match[1] else "%YAML"
+            raise ConfigError(
+                path=path,
+                line=line,
+                col=col,
+                message=f"{shown}: job files are YAML 1.2; remove the directive (or write %YAML 1.2)",
+            )
+
+
+def _directive_position(text: str) -> tuple[int, int]:
+    """The 1-based position of the first ``%YAML`` directive, or (1, 1)."""
+    match = re.search(r"^%YAML", text, re.M)
+    return line_col(text, match.start()) if match else (1, 1)
 
 
 def _bad_escape_position(text: str) -> tuple[int, int]:
@@ -322,6 +407,10 @@ def _plain(
                     col=col,
                     message=f"mapping key {key!r} is not a string; quote it",
                 )
+            written: JsonPath = (*where, key)
+            if line_data:
+                key_positions[written] = (line_data[0] + 1, line_data[1] + 1)
+            key = _characters(key, path, key_positions, written)
             child = (*where, key)
             if line_data:
                 key_positions[child] = (line_data[0] + 1, line_data[1] + 1)
@@ -352,7 +441,7 @@ def _plain(
     if isinstance(node, float):
         return float(node)
     if isinstance(node, str):
-        return str(node)
+        return _characters(str(node), path, positions, where)
     kinds: dict[type, str] = {
         ruamel.CommentedSet: "!!set",
         ruamel.CommentedOrderedMap: "!!omap",
@@ -365,6 +454,41 @@ def _plain(
         where,
         f"YAML {kind} values are not allowed in a job file; use a mapping, list, string, number or boolean",
     )
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _characters(
+    text: str, path: str, positions: dict[JsonPath, tuple[int, int]], where: JsonPath
+) -> str:
+    r"""A string with escaped UTF-16 surrogate pairs joined into the characters they name.
+
+    ``"\ud83d\ude00"`` (how ``json.dumps`` writes an emoji) is one character
+    (U+1F600) in YAML as in JSON; ruamel.yaml leaves it as two surrogates,
+    which are not characters and cannot be written as UTF-8.
+
+    Raises:
+        ConfigError: a surrogate without its partner, located at the string.
+    """
+    if not _SURROGATE.search(text):
+        return text
+    try:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+    except UnicodeDecodeError:
+        lone = _SURROGATE.search(
+            text.encode("utf-16-le", "surrogatepass").decode(
+                "utf-16-le", "surrogatepass"
+            )
+        )
+        code = f"\\u{ord(lone[0]):04x}" if lone else "a surrogate"
+        raise _error_at(
+            path,
+            positions,
+            where,
+            f"the escape {code} is half of a UTF-16 surrogate pair and names no character; "
+            "write the character itself, its \\U escape (\\U0001F600), or the whole pair",
+        ) from None
 
 
 def _error_at(

@@ -260,6 +260,13 @@ def _type_message(instance: Any, expected: str | list[str]) -> str:
     elif (
         ("integer" in wanted or "number" in wanted)
         and isinstance(instance, str)
+        and "_" in instance
+        and _is_number(instance)
+    ):
+        message += f" (YAML 1.2 numbers have no underscores: write {instance.replace('_', '')})"
+    elif (
+        ("integer" in wanted or "number" in wanted)
+        and isinstance(instance, str)
         and _is_number(instance)
     ):
         message += " (remove the quotes)"

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
-from pathlib import Path
 from typing import IO
 
 from t2gen.errors import ConfigError
 
 __all__ = [
     "MAX_DEPTH",
+    "MAX_ENTRIES",
     "MAX_FILE_BYTES",
+    "MAX_INT_DIGITS",
+    "MAX_NODES",
     "decode_source",
+    "entries_message",
+    "int_message",
     "line_col",
+    "nodes_message",
     "read_source",
 ]
 
@@ -21,6 +28,49 @@ MAX_FILE_BYTES = 1024 * 1024
 
 MAX_DEPTH = 32
 """Deepest nesting of mappings and lists accepted (both readers); the job schema needs 6."""
+
+MAX_ENTRIES = 1000
+"""Most entries in one list or mapping (both readers stop reading there).
+
+The job schema's longest list (``spec.env``, ``maxItems``) holds 1,000; a test
+checks that no ``maxItems`` or ``maxProperties`` of the schema is larger. A
+limit while reading keeps a flood (100,000 list items or keys in a 1 MiB
+file) from costing seconds in the YAML reader and the schema check.
+"""
+
+MAX_NODES = 20_000
+"""Most values (scalars, lists and mappings) in a job file (both readers stop reading there).
+
+A job at the schema's limits with 1,000 environment variables has about 5,000;
+a real one has tens.
+"""
+
+MAX_INT_DIGITS = 100
+"""Longest integer read, in digits; no job field takes more than 19 (a 64-bit integer)."""
+
+
+def entries_message(kind: str) -> str:
+    """The message for a list or mapping over :data:`MAX_ENTRIES` (the same from both readers)."""
+    return (
+        f"this {kind} has more than {MAX_ENTRIES:,} entries, and no list or mapping in a job file "
+        f"may hold more than {MAX_ENTRIES:,} (t2gen stopped reading here)"
+    )
+
+
+def nodes_message() -> str:
+    """The message for a file over :data:`MAX_NODES` values (the same from both readers)."""
+    return (
+        f"the job file holds more than {MAX_NODES:,} values; a job file holds far fewer "
+        "(t2gen stopped reading here)"
+    )
+
+
+def int_message(digits: int) -> str:
+    """The message for an integer of more than :data:`MAX_INT_DIGITS` digits."""
+    return (
+        f"this integer is too large ({digits:,} digits); t2gen reads integers of at most "
+        f"{MAX_INT_DIGITS} digits, and no job field takes more than 19"
+    )
 
 
 def line_col(text: str | bytes, offset: int) -> tuple[int, int]:
@@ -52,14 +102,28 @@ def read_source(path: str, *, stdin: IO[bytes] | None = None) -> bytes:
         The raw bytes.
 
     Raises:
-        ConfigError: the file is missing, a directory, unreadable or too large.
+        ConfigError: the file is missing, a directory, not a regular file (a
+            FIFO, socket or device, which could block or never end: use ``-``
+            to read standard input), unreadable or too large.
     """
     try:
         if path == "-":
             stream = stdin if stdin is not None else sys.stdin.buffer
             raw = stream.read(MAX_FILE_BYTES + 1)
         else:
-            with Path(path).open("rb") as handle:
+            # O_NONBLOCK: opening a FIFO must not wait for a writer.
+            descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            with os.fdopen(descriptor, "rb") as handle:
+                mode = os.fstat(handle.fileno()).st_mode
+                if stat.S_ISDIR(mode):
+                    raise IsADirectoryError
+                if not stat.S_ISREG(mode):
+                    raise ConfigError(
+                        path=path,
+                        message="not a regular file (a pipe, socket or device); "
+                        "give a file, or - to read standard input",
+                    )
+                os.set_blocking(handle.fileno(), True)
                 raw = handle.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise ConfigError(path=path, message="no such file") from None
