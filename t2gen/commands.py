@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from t2gen.errors import T2genError
-from t2gen.problems import Warning_
+from t2gen.problems import Warning_, one_line
 
 __all__ = [
     "echo",
@@ -76,7 +76,7 @@ def write_stdout(text: str) -> None:
 def warn(lines: Sequence[str]) -> None:
     """Print each line on stderr as ``warning: <line>`` (the exit code is not changed)."""
     for line in lines:
-        echo(f"warning: {line}", err=True)
+        echo(one_line(f"warning: {line}"), err=True)
 
 
 def print_warnings(warnings: Sequence[Warning_]) -> None:
@@ -120,7 +120,7 @@ def run(body: Callable[[list[Warning_]], None]) -> int:
         except T2genError as err:
             print_warnings(warnings)
             for line in err.lines():
-                echo(line, err=True)
+                echo(one_line(line), err=True)
             return 1
         print_warnings(warnings)
     except OSError as err:

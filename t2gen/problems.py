@@ -2,9 +2,42 @@
 
 from __future__ import annotations
 
+import re
+
 from t2gen.record import Record
 
-__all__ = ["Problem", "Warning_", "format_json_path"]
+__all__ = ["Problem", "Warning_", "format_json_path", "one_line"]
+
+# Characters that end a line or drive a terminal: C0 and C1 controls, DEL and
+# the Unicode line and paragraph separators.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match[0]
+    return _NAMED.get(char) or (
+        f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+    )
+
+
+def one_line(text: str) -> str:
+    r"""Return text with every control character and line break written as an escape.
+
+    A finding is printed as one line; a value quoted in it (a key, a file name)
+    could hold a newline and text that looks like another finding
+    (``otherfile:1:1: ...``). ``\n``, ``\r`` and ``\t`` are written so;
+    other controls as ``\xNN`` or ``\uNNNN``. Other text is unchanged.
+
+    Args:
+        text: one finding as formatted.
+
+    Returns:
+        The same finding on one line, without terminal control characters.
+    """
+    if _CONTROLS.search(text) is None:
+        return text
+    return _CONTROLS.sub(_escape, text)
 
 
 def format_json_path(path: tuple[str | int, ...]) -> str:
@@ -54,8 +87,8 @@ class Problem(Record, order=True):
         """Format as ``path:line:col: json_path: message`` (``path: message`` without a position)."""
         where = f"{self.path}:{self.line}:{self.col}" if self.line else self.path
         if self.json_path:
-            return f"{where}: {self.json_path}: {self.message}"
-        return f"{where}: {self.message}"
+            return one_line(f"{where}: {self.json_path}: {self.message}")
+        return one_line(f"{where}: {self.message}")
 
 
 class Warning_(Problem):  # the trailing _ keeps Python's built-in Warning usable
@@ -70,4 +103,4 @@ class Warning_(Problem):  # the trailing _ keeps Python's built-in Warning usabl
         """Format as a problem, with ``warning:`` before the JSON path."""
         where = f"{self.path}:{self.line}:{self.col}" if self.line else self.path
         what = f"{self.json_path}: {self.message}" if self.json_path else self.message
-        return f"{where}: warning: {what}"
+        return one_line(f"{where}: warning: {what}")

@@ -13,7 +13,7 @@ import typer
 
 from t2gen.commands import echo, print_warnings, warn, write_stdout
 from t2gen.errors import T2genError
-from t2gen.problems import Warning_
+from t2gen.problems import Warning_, one_line
 
 __all__ = ["reporting", "warn", "write_stdout"]
 
@@ -35,6 +35,6 @@ def reporting(warnings: Sequence[Warning_] = ()) -> Iterator[None]:
     except T2genError as err:
         print_warnings(warnings)
         for line in err.lines():
-            echo(line, err=True)
+            echo(one_line(line), err=True)
         raise typer.Exit(1) from None
     print_warnings(warnings)
