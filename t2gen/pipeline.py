@@ -19,7 +19,7 @@ from t2gen.jobfile.loader import SourceDoc, decode_source, parse_config, read_so
 from t2gen.jobfile.model import Job, build_job
 from t2gen.jobfile.rules import RuleOptions, run_rules
 from t2gen.jobfile.schema import apply_defaults, schema_problems
-from t2gen.kube.limits import size_problems
+from t2gen.kube.limits import may_be_too_large, size_problems
 from t2gen.kube.objects import duplicate_findings
 from t2gen.kube.order import sort_documents
 from t2gen.kube.versions import (
@@ -117,23 +117,24 @@ def _load_job_and_text(
 ) -> tuple[Job, str]:
     """Read and validate one job file; also return its text (to locate later problems).
 
-    A well-formed file is read with PyYAML's C parser (:func:`t2gen.jobfile.fastload.fast_load`)
-    and checked with the generated schema code and the rules; anything else
-    (every invalid file) goes through ruamel.yaml and jsonschema, which keep the
-    positions that error messages need. Both paths give the same job. A file
-    with warnings also takes the second path, so that they are located.
+    A well-formed file is read with PyYAML's C parser (:func:`t2gen.jobfile.fastload.fast_load_doc`,
+    which also records positions) and checked with the generated schema code
+    and the rules; a file that fails that check goes through jsonschema, whose
+    errors say why. Only YAML the fast reader is unsure of (and every YAML
+    syntax error) is read with ruamel.yaml. Both paths give the same job.
     """
-    from t2gen.jobfile.fastload import fast_load
+    from t2gen.jobfile.fastload import fast_load_doc
     from t2gen.jobfile.schema import is_valid_fast
 
     text = decode_source(path, read_source(path, stdin=stdin))
-    data = fast_load(text)
-    if data is not None and is_valid_fast(data):
-        defaulted = apply_defaults(data)
-        findings = run_rules(defaulted, SourceDoc(path=path, data=data), options)
+    doc = fast_load_doc(text, path=path)
+    if doc is not None and is_valid_fast(doc.data):
+        defaulted = apply_defaults(doc.data)
+        findings = run_rules(defaulted, doc, options)
         if not findings.problems and not findings.warnings:
             return build_job(defaulted, source=path, namespace=namespace), text
-    doc = parse_config(text, path=path)
+    if doc is None:
+        doc = parse_config(text, path=path)
     return (
         validate(doc, namespace=namespace, warnings=warnings, options=options),
         text,
@@ -159,11 +160,19 @@ def validate_files(
         The validated jobs, in argument order.
 
     Raises:
-        SchemaError: any file is unreadable or invalid; holds every problem of every file.
+        SchemaError: any file is unreadable or invalid, or renders an object too large
+            for ``kubectl apply`` (as :func:`generate` says); holds every problem of every file.
     """
     loaded = _load_all(
         paths, namespace=namespace, stdin=stdin, warnings=warnings, options=None
     )
+    problems: list[Problem] = []
+    for job, text in loaded:
+        if may_be_too_large(job, text):  # as render would refuse it (render checks every job)
+            rendered = render(build_context(job), builtin_template_set())
+            problems += size_problems(job, text, rendered)
+    if problems:
+        raise SchemaError(problems=problems)
     return [job for job, _ in loaded]
 
 
@@ -265,7 +274,7 @@ def generate(
             build_context(job, job_object=job_object_bytes, kube_version=version),
             templates,
         )
-        problems += size_problems(job, text, rendered)
+        problems += size_problems(job, text, rendered, job_object=job_object)
         documents.extend(rendered)
     if problems:
         raise SchemaError(problems=problems)

@@ -43,9 +43,15 @@ def check_size(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     variables = len(as_list(spec.get("env"))) + _RUNTIME_ENV
     entries = containers * variables
     if entries > MAX_ENV_ENTRIES:
+        # Blame the larger factor: the job's own variables, or the containers.
+        where = (
+            ("spec", "env")
+            if variables - _RUNTIME_ENV > containers
+            else ("spec", "workers")
+        )
         yield problem(
             doc,
-            ("spec", "env"),
+            where,
             f"the job's pod templates would hold {entries:,} environment variables ({containers} containers x "
             f"{variables}); t2gen renders at most {MAX_ENV_ENTRIES:,}: use fewer extra variables, fewer workers "
             "per pod or fewer worker groups",
