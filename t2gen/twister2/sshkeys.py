@@ -11,6 +11,8 @@ Secret printed on standard output.
 from __future__ import annotations
 
 import base64
+import re
+import textwrap
 from typing import Any
 
 from cryptography.exceptions import UnsupportedAlgorithm
@@ -26,6 +28,7 @@ __all__ = [
     "SshKeyFiles",
     "generate_key_files",
     "key_files_from_private_key",
+    "private_key_block",
     "secret_context",
 ]
 
@@ -100,11 +103,70 @@ def generate_key_files(key_type: str, *, comment: str) -> SshKeyFiles:
     return SshKeyFiles(private_key=private, public_key=_public_line(key, comment))
 
 
+_BLOCK = re.compile(
+    r"-----BEGIN ([A-Z0-9 ]*PRIVATE KEY)-----(.*?)-----END \1-----", re.S
+)
+_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----")
+
+
+def private_key_block(text: str, *, path: str) -> str:
+    """The one private key block of a key file, with LF line ends, and nothing else.
+
+    Text before or after the block (a comment, an ``AWS_SECRET_ACCESS_KEY=...``
+    line pasted below it) is not kept. CRLF line ends become LF; a block whose
+    line breaks were lost (the base64 body on the armor's line, or broken by
+    spaces) is wrapped again, at 70 characters for OpenSSH keys (as
+    ``ssh-keygen`` writes them) and 64 for PEM (RFC 7468, section 2), which
+    changes no byte of the key. A block with PEM headers (``Proc-Type:``) is
+    kept as written.
+
+    Args:
+        text: the key file's text.
+        path: the file's name, for messages.
+
+    Returns:
+        ``-----BEGIN ...-----`` to ``-----END ...-----`` and a final line feed.
+
+    Raises:
+        ConfigError: the file holds no complete private key block, or more than one.
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    count = len(_BEGIN.findall(text))
+    if count > 1:
+        raise ConfigError(
+            path=path,
+            message=f"holds {count} private keys; give a file with exactly one",
+        )
+    block = _BLOCK.search(text)
+    if block is None:
+        raise ConfigError(
+            path=path,
+            message="no complete private key block (-----BEGIN ... PRIVATE KEY----- to -----END ... "
+            "PRIVATE KEY-----); make one with `ssh-keygen -t ed25519 -N '' -f key`",
+        )
+    label, body = block[1], block[2]
+    lines = [line.strip() for line in body.strip("\n").split("\n")]
+    if ":" in body or (
+        body.startswith("\n")
+        and body.endswith("\n")
+        and all(line and " " not in line for line in lines)
+    ):
+        wrapped = lines
+    else:
+        width = 70 if label == "OPENSSH PRIVATE KEY" else 64
+        wrapped = textwrap.wrap("".join(body.split()), width) or [""]
+    return (
+        "\n".join([f"-----BEGIN {label}-----", *wrapped, f"-----END {label}-----"])
+        + "\n"
+    )
+
+
 def key_files_from_private_key(data: bytes, *, path: str, comment: str) -> SshKeyFiles:
     """Use an existing private key, so re-running gives the same Secret (no rotation).
 
-    The file's text is kept byte for byte as ``id_rsa`` (re-serialising an
-    OpenSSH key would change its random check bytes); the public key is derived.
+    Only the key block is kept (:func:`private_key_block`): its text byte for
+    byte when it is well formed (re-serialising an OpenSSH key would change its
+    random check bytes), with LF line ends; the public key is derived.
 
     Args:
         data: the private key file's bytes (OpenSSH or PEM, unencrypted).
@@ -115,11 +177,11 @@ def key_files_from_private_key(data: bytes, *, path: str, comment: str) -> SshKe
         The key files.
 
     Raises:
-        ConfigError: the file is not an unencrypted RSA, Ed25519 or ECDSA private
+        ConfigError: the file is not one unencrypted RSA, Ed25519 or ECDSA private
             key. The message never contains the file's content.
     """
     try:
-        text = data.decode("ascii")
+        text = private_key_block(data.decode("ascii"), path=path)
     except UnicodeDecodeError:
         raise ConfigError(
             path=path, message="not a private key file (it is not ASCII text)"
@@ -128,7 +190,7 @@ def key_files_from_private_key(data: bytes, *, path: str, comment: str) -> SshKe
     key: Any = None
     for load in loaders:
         try:
-            key = load(data, password=None)
+            key = load(text.encode("ascii"), password=None)
             break
         except TypeError:
             raise ConfigError(
@@ -145,8 +207,6 @@ def key_files_from_private_key(data: bytes, *, path: str, comment: str) -> SshKe
             message="not an unencrypted RSA, Ed25519 or ECDSA private key in OpenSSH or PEM format "
             "(make one with `ssh-keygen -t ed25519 -N '' -f key`)",
         )
-    if not text.endswith("\n"):
-        text += "\n"
     return SshKeyFiles(private_key=text, public_key=_public_line(key, comment))
 
 
