@@ -13,6 +13,7 @@ their functions are importable from here too. The templates only lay out what
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from t2gen.jobfile.model import Job, JobSpec
@@ -154,8 +155,30 @@ def container_env(
     return env + _user_env(job.spec)
 
 
+_EXPANDED_DOLLAR = re.compile(r"\$(?=[$(])")
+
+
+def literal_env_value(value: str) -> str:
+    """An environment value written so that the kubelet passes it unchanged.
+
+    The kubelet expands ``$(VAR)`` in a container's ``env[].value`` and reduces
+    ``$$`` to ``$`` (https://kubernetes.io/docs/tasks/inject-data-application/define-interdependent-environment-variables/);
+    a ``$`` before ``(`` or ``$`` is therefore written ``$$``, Kubernetes'
+    own escape, and every other character as it is.
+
+    Args:
+        value: the value the container must see.
+
+    Returns:
+        The value to write into the manifest.
+    """
+    return _EXPANDED_DOLLAR.sub("$$", value)
+
+
 def _user_env(spec: JobSpec) -> list[dict[str, str]]:
-    return [_env(variable.name, variable.value) for variable in spec.env]
+    return [
+        _env(variable.name, literal_env_value(variable.value)) for variable in spec.env
+    ]
 
 
 def container(
