@@ -62,12 +62,14 @@ wheel-smoke: $(STAMP) ## Build the wheel, install it in a fresh venv, run t2gen 
 
 check: lint typecheck test wheel-smoke ## Every gate CI runs
 
-bench: $(STAMP) ## Time t2gen against python -c pass (and peers), writes bench/results.md; then t2gen plan on 5,000 nodes
+bench: $(STAMP) ## Time t2gen against python -c pass (and peers), writes bench/results.md; then t2gen plan on 5,000 nodes, then the flood files
 	$(BIN)/python bench/bench.py
 	$(BIN)/python bench/plan_bench.py
+	$(BIN)/python bench/floods.py
 
-fuzz: $(STAMP) ## A long property-based run over the job schema
+fuzz: $(STAMP) ## A long property-based run over the job schema, and -o DIR under kills and concurrency
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_properties.py tests/test_injection.py -q -s
+	T2GEN_SLOW=1 $(BIN)/python -m pytest tests/test_output_kills.py -q -s -m slow
 
 clean: ## Remove the venv, caches and build output
 	rm -rf $(VENV) .tools build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis bench/.work

@@ -5,14 +5,18 @@ Writers only: the objects arrive in output order (:func:`t2gen.kube.order.sort_d
 
 from __future__ import annotations
 
+import errno
+import functools
 import json
-from collections.abc import Sequence
+import os
+import re
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
-import yaml
-
 from t2gen.errors import OutputError
-from t2gen.kube.yamlio import dump_yaml, load_all_yaml
+from t2gen.kube.yamlio import dump_yaml
 from t2gen.render.engine import RenderedDocument
 
 __all__ = [
@@ -101,11 +105,30 @@ def file_name(document: RenderedDocument) -> str:
     return f"{document.kind.lower()}-{document.name}.yaml"
 
 
-def _kustomization(files: Sequence[str], sources: Sequence[str]) -> str:
-    """The ``kustomization.yaml`` listing every file in install order."""
+def _sha256(data: str | bytes) -> str:
+    import hashlib  # imported where used: t2gen's start-up time is budgeted
+
+    return hashlib.sha256(
+        data.encode("utf-8") if isinstance(data, str) else data
+    ).hexdigest()
+
+
+_HASH_LINE = re.compile(r"^# sha256 ([0-9a-f]{64}) ([^/\\\s]+)$")
+
+
+def _kustomization(
+    files: Sequence[str], sources: Sequence[str], contents: dict[str, str]
+) -> str:
+    """The ``kustomization.yaml`` listing every file in install order.
+
+    Comment lines record the SHA-256 of every file written, and a last one that
+    of ``kustomization.yaml`` itself up to it: what the next ``-o`` may
+    replace is exactly what t2gen wrote and nobody changed since.
+    """
     header = (
         f"{_MARKER} from {', '.join(sources)}; `kubectl apply -k <dir>` applies it.\n"
     )
+    hashes = "".join(f"# sha256 {_sha256(contents[name])} {name}\n" for name in files)
     body = dump_yaml(
         {
             "apiVersion": "kustomize.config.k8s.io/v1beta1",
@@ -113,26 +136,149 @@ def _kustomization(files: Sequence[str], sources: Sequence[str]) -> str:
             "resources": list(files),
         }
     )
-    return header + body
+    text = header + hashes + body
+    return text + f"# sha256 {_sha256(text)} {KUSTOMIZATION}\n"
 
 
-def _owned_files(directory: Path) -> set[str] | None:
-    """Files a previous ``t2gen render -o`` wrote into ``directory``; None if it is not t2gen's."""
-    kustomization = directory / KUSTOMIZATION
+def _owned_files(directory: Path) -> set[str]:
+    """Files of ``directory`` that an earlier ``t2gen render -o`` wrote and nobody changed since.
+
+    A file is t2gen's when ``kustomization.yaml`` (itself unchanged: its last
+    line holds the hash of the rest) records its SHA-256 and the file still has
+    it. A file merely listed in ``resources`` is not: it may be the user's.
+    """
     try:
-        text = kustomization.read_text(encoding="utf-8")
-    except OSError:
-        return None
-    if not text.startswith(_MARKER):
-        return None
+        text = (directory / KUSTOMIZATION).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return set()
+    body, _, last = text.rstrip("\n").rpartition("\n")
+    sealed = _HASH_LINE.match(last)
+    if (
+        not text.startswith(_MARKER)
+        or sealed is None
+        or sealed[2] != KUSTOMIZATION
+        or sealed[1] != _sha256(body + "\n")
+    ):
+        return set()
+    owned = {KUSTOMIZATION}
+    for line in body.splitlines():
+        recorded = _HASH_LINE.match(line)
+        if recorded is None or recorded[2] == KUSTOMIZATION:
+            continue
+        try:
+            current = (directory / recorded[2]).read_bytes()
+        except OSError:
+            continue
+        if _sha256(current) == recorded[1]:
+            owned.add(recorded[2])
+    return owned
+
+
+@contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``directory`` (the output's parent) while writing.
+
+    Concurrent ``t2gen render -o`` runs into one parent are serialised, so none
+    sees another's half-finished staging or judges another's files. The lock is
+    on the directory itself, so it leaves no lock file behind, and the kernel
+    releases it when a killed process dies. No lock where ``fcntl`` is missing.
+    """
     try:
-        parsed = load_all_yaml(text)
-    except yaml.YAMLError:
-        return None  # not a kustomization t2gen wrote
-    resources = (
-        parsed[0].get("resources", []) if parsed and isinstance(parsed[0], dict) else []
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)
+
+
+_RENAME_EXCHANGE = 2  # linux/include/uapi/linux/fs.h
+_AT_FDCWD = -100
+
+
+@functools.cache
+def _renameat2() -> object | None:
+    """Libc's ``renameat2`` (Linux, glibc 2.28+), or None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return libc.renameat2
+    except (OSError, AttributeError):
+        return None
+
+
+def _exchange(new: Path, current: Path) -> bool:
+    """Swap two directories in one atomic step (``renameat2(RENAME_EXCHANGE)``).
+
+    Returns:
+        True when swapped; False when the system or file system cannot
+        (the caller then uses two renames).
+
+    Raises:
+        OSError: the swap failed for another reason.
+    """
+    function = _renameat2()
+    if function is None:
+        return False
+    result = function(  # type: ignore[operator]
+        _AT_FDCWD, os.fsencode(new), _AT_FDCWD, os.fsencode(current), _RENAME_EXCHANGE
     )
-    return {KUSTOMIZATION, *(str(item) for item in resources if isinstance(item, str))}
+    if result == 0:
+        return True
+    import ctypes
+
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code))
+
+
+def _stale_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(rf"^\.{re.escape(name)}\.t2gen-(old-)?[0-9a-f]{{12}}$")
+
+
+def _recover(parent: Path, name: str) -> None:
+    """Clean up after killed runs (under the lock, so none is running).
+
+    A run killed between the two renames of the fallback left ``DIR`` missing
+    and the old render as ``.DIR.t2gen-old-<hex>``: it is put back. Every other
+    ``.DIR.t2gen-<hex>`` (a staging directory, or an old render already
+    replaced) is removed.
+    """
+    pattern = _stale_pattern(name)
+    stale = sorted(
+        entry
+        for entry in parent.iterdir()
+        if pattern.match(entry.name) and entry.is_dir() and not entry.is_symlink()
+    )
+    target = parent / name
+    if not os.path.lexists(target):
+        olds = [
+            entry for entry in stale if entry.name.startswith(f".{name}.t2gen-old-")
+        ]
+        if olds:
+            olds[0].rename(target)
+            stale.remove(olds[0])
+    import shutil
+
+    for entry in stale:
+        shutil.rmtree(entry, ignore_errors=True)
+
+
+def _fsync_directory(directory: Path) -> None:
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 def write_directory(
@@ -140,11 +286,24 @@ def write_directory(
 ) -> list[Path]:
     """Write one file per object plus ``kustomization.yaml`` into ``out_dir``, atomically.
 
-    Files are written into a new sibling directory which then replaces
-    ``out_dir`` with two renames, so ``out_dir`` never holds a mix of old and
-    new files. An existing ``out_dir`` is replaced only if everything in it was
-    written by an earlier ``t2gen render -o``; files t2gen did not write are
-    never deleted or overwritten (the write is refused instead).
+    The files are written (and synced) into a new sibling directory
+    ``.DIR.t2gen-<hex>``, which then takes ``out_dir``'s place in one step: on
+    Linux ``renameat2(RENAME_EXCHANGE)`` swaps the two directories atomically
+    (the old render, now at the sibling's name, is then removed), so whenever
+    the process is killed ``out_dir`` holds either the old or the new complete
+    render. Where that call is missing the swap is two renames; a run killed
+    between them leaves the old render as ``.DIR.t2gen-old-<hex>``, which the
+    next run puts back before anything else. Each run first removes the
+    ``.DIR.t2gen-<hex>`` leftovers of killed runs.
+
+    Runs into the same parent directory are serialised by an exclusive
+    ``flock`` on the parent. An ``out_dir`` that is a symbolic link is written
+    through: its target is replaced, the link stays.
+
+    An existing ``out_dir`` is replaced only if every file in it was written by
+    an earlier ``t2gen render -o`` and not changed since (``kustomization.yaml``
+    records each file's SHA-256); other files are never deleted or overwritten
+    (the write is refused instead).
 
     Args:
         documents: objects in output order.
@@ -158,10 +317,6 @@ def write_directory(
         OutputError: two objects map to the same file name, ``out_dir`` is a
             file or holds files t2gen did not write, or the file system fails.
     """
-    import os
-    import shutil
-    import uuid
-
     names: list[str] = []
     contents: dict[str, str] = {}
     for document in documents:
@@ -173,26 +328,42 @@ def write_directory(
             )
         names.append(name)
         contents[name] = f"# Source: {document.template}\n{dump_yaml(document.obj)}"
-    contents[KUSTOMIZATION] = _kustomization(names, sources)
+    contents[KUSTOMIZATION] = _kustomization(names, sources, contents)
 
-    parent = out_dir.parent if str(out_dir.parent) else Path()
-    if out_dir.exists() and not out_dir.is_dir():
+    target = Path(os.path.realpath(out_dir)) if out_dir.is_symlink() else out_dir
+    parent = target.parent if str(target.parent) else Path()
+    if target.exists() and not target.is_dir():
         raise OutputError(f"{out_dir}: exists and is not a directory")
     if not parent.is_dir():
         raise OutputError(f"{out_dir}: parent directory {parent} does not exist")
-    if out_dir.is_dir():
-        present = {entry.name for entry in out_dir.iterdir()}
-        owned = _owned_files(out_dir) or set()
-        foreign = sorted(present - owned)
-        if foreign:
-            shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
-            raise OutputError(
-                f"{out_dir}: holds files t2gen did not write ({shown}); t2gen replaces the whole directory, "
-                "so give it a directory of its own"
-            )
+    try:
+        with _locked(parent):
+            _recover(parent, target.name)
+            _replace(target, contents, out_dir)
+    except OSError as err:
+        raise OutputError(f"{out_dir}: cannot write: {err.strerror or err}") from None
+    return [out_dir / name for name in names] + [out_dir / KUSTOMIZATION]
 
-    staging = parent / f".{out_dir.name}.t2gen-{uuid.uuid4().hex[:12]}"
-    old = parent / f".{out_dir.name}.t2gen-old-{uuid.uuid4().hex[:12]}"
+
+def _replace(target: Path, contents: dict[str, str], shown: Path) -> None:
+    """Write ``contents`` as the directory ``target`` (under the lock; see :func:`write_directory`)."""
+    import shutil
+    import uuid
+
+    parent = target.parent if str(target.parent) else Path()
+    if target.is_dir():
+        present = {entry.name for entry in target.iterdir()}
+        foreign = sorted(present - _owned_files(target))
+        if foreign:
+            listed = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+            raise OutputError(
+                f"{shown}: holds files t2gen did not write ({listed}); t2gen replaces the whole "
+                "directory, so give it a directory of its own (a file changed since t2gen wrote it "
+                "counts as yours)"
+            )
+    token = uuid.uuid4().hex[:12]
+    staging = parent / f".{target.name}.t2gen-{token}"
+    old = parent / f".{target.name}.t2gen-old-{token}"
     try:
         staging.mkdir()
         for name, text in contents.items():
@@ -200,13 +371,19 @@ def write_directory(
                 handle.write(text)
                 handle.flush()
                 os.fsync(handle.fileno())
-        if out_dir.is_dir():
-            out_dir.rename(old)
-        staging.rename(out_dir)
-    except OSError as err:
-        if not out_dir.exists() and old.exists():
-            old.rename(out_dir)
-        shutil.rmtree(staging, ignore_errors=True)
-        raise OutputError(f"{out_dir}: cannot write: {err.strerror or err}") from None
+        _fsync_directory(staging)
+        if not target.is_dir():
+            staging.rename(target)
+        elif _exchange(staging, target):
+            old = staging  # the old render, now at the staging name
+        else:
+            target.rename(old)
+            staging.rename(target)
+        _fsync_directory(parent)
+    except OSError:
+        if not os.path.lexists(target) and old.is_dir():
+            old.rename(target)
+        if staging != old:
+            shutil.rmtree(staging, ignore_errors=True)
+        raise
     shutil.rmtree(old, ignore_errors=True)
-    return [out_dir / name for name in names] + [out_dir / KUSTOMIZATION]
