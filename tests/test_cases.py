@@ -197,7 +197,8 @@ def test_an_unreadable_file(tmp_path: Path) -> None:
         from unittest import mock
 
         with mock.patch(
-            "pathlib.Path.open", side_effect=PermissionError(13, "Permission denied")
+            "t2gen.jobfile.source.os.open",
+            side_effect=PermissionError(13, "Permission denied"),
         ):
             result = runner.invoke(app, ["validate", str(path)])
         assert (result.exit_code, result.stderr) == (1, f"{path}: permission denied\n")

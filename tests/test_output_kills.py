@@ -219,10 +219,12 @@ def test_concurrent_renders_into_one_directory_are_serialised(tmp_path: Path) ->
 )
 def test_kills_and_concurrency_at_length(tmp_path: Path) -> None:
     for fallback in (False, True):
+        (tmp_path / str(fallback)).mkdir()
         _check(
             _kill_run(tmp_path / str(fallback), 100, fallback=fallback, seed=1),
             fallback=fallback,
         )
+    (tmp_path / "c").mkdir()
     figures = _concurrent_run(tmp_path / "c", rounds=10)
     print(f"\n-o DIR concurrency: {figures}")
     assert figures["failures"] == 0

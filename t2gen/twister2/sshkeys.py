@@ -141,7 +141,7 @@ def private_key_block(text: str, *, path: str) -> str:
     if block is None:
         raise ConfigError(
             path=path,
-            message="no complete private key block (-----BEGIN ... PRIVATE KEY----- to -----END ... "
+            message="not a private key file: no complete private key block (-----BEGIN ... PRIVATE KEY----- to -----END ... "
             "PRIVATE KEY-----); make one with `ssh-keygen -t ed25519 -N '' -f key`",
         )
     label, body = block[1], block[2]
