@@ -30,7 +30,7 @@ from tests.helpers import job_text
 
 runner = CliRunner()
 
-# A child t2gen whose swap (atomic exchange, or the fallback's first rename) waits
+# A child t2gen whose swap waits (before the atomic exchange; between the fallback's renames)
 # T2GEN_TEST_DELAY seconds; T2GEN_TEST_FALLBACK=1 forces the two-rename fallback.
 _CHILD = """
 import os, sys, time
@@ -47,9 +47,10 @@ def slow_exchange(new, current):
 output._exchange = slow_exchange
 real_rename = Path.rename
 def slow_rename(self, target):
-    if ".t2gen-old-" in str(target):
+    result = real_rename(self, target)
+    if ".t2gen-old-" in str(target):  # between the fallback's two renames
         time.sleep(delay)
-    return real_rename(self, target)
+    return result
 Path.rename = slow_rename
 from t2gen.cli import main
 import t2gen.cli.render, t2gen.pipeline  # loaded before the kill window opens
@@ -146,7 +147,9 @@ def _kill_run(
         else:
             states["mixed"] += 1
         leftovers_seen += len(_leftovers(parent, "out"))
-        if snapshot is None:  # only the fallback can leave this; the next run restores it
+        if (
+            snapshot is None
+        ):  # only the fallback can leave this; the next run restores it
             result = runner.invoke(app, ["render", str(a), "-o", str(out)])
             assert result.exit_code == 0, result.stderr
             current = "a"
@@ -190,7 +193,9 @@ def _concurrent_run(tmp_path: Path, rounds: int, writers: int = 8) -> dict[str, 
 
 
 def _check(figures: dict[str, object], *, fallback: bool) -> None:
-    print(f"\n-o DIR kills ({'two-rename fallback' if fallback else 'renameat2'}): {figures}")
+    print(
+        f"\n-o DIR kills ({'two-rename fallback' if fallback else 'renameat2'}): {figures}"
+    )
     states = figures["states"]
     assert isinstance(states, dict)
     assert states.get("mixed", 0) == 0
@@ -237,7 +242,10 @@ def test_leftovers_of_killed_runs_are_removed(tmp_path: Path) -> None:
     (job,) = _jobs(tmp_path, 1)
     out = tmp_path / "out"
     assert runner.invoke(app, ["render", str(job), "-o", str(out)]).exit_code == 0
-    stale = [tmp_path / ".out.t2gen-0123456789ab", tmp_path / ".out.t2gen-old-ba9876543210"]
+    stale = [
+        tmp_path / ".out.t2gen-0123456789ab",
+        tmp_path / ".out.t2gen-old-ba9876543210",
+    ]
     for directory in stale:
         directory.mkdir()
         (directory / "x.yaml").write_text("x", encoding="utf-8")
@@ -299,7 +307,9 @@ def test_a_changed_generated_file_is_never_overwritten(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert runner.invoke(app, ["render", str(job), "-o", str(out)]).exit_code == 0
     edited = next(p for p in out.iterdir() if p.name.startswith("configmap-"))
-    edited.write_text(edited.read_text(encoding="utf-8") + "# my note\n", encoding="utf-8")
+    edited.write_text(
+        edited.read_text(encoding="utf-8") + "# my note\n", encoding="utf-8"
+    )
     result = runner.invoke(app, ["render", str(job), "-o", str(out)])
     assert result.exit_code == 1
     assert f"({edited.name})" in result.stderr
