@@ -80,10 +80,20 @@ def _unknown_keys_at_limit() -> str:
 
 
 def _unusual_scalars() -> str:
-    values = (
-        "[" + ",".join(["0x1"] * 18) + "]"
-    )  # the fast reader leaves these to ruamel.yaml
+    values = "[" + ",".join([".nan"] * 18) + "]"  # .nan: left to ruamel.yaml
     return _HEAD + _WORKERS + "".join(f"  x{i}: {values}\n" for i in range(990))
+
+
+def _duplicate_key_at_the_end() -> str:
+    return _unknown_keys_at_limit() + "  x0: 1\n"
+
+
+def _integer_key_at_the_end() -> str:
+    return _unknown_keys_at_limit() + "  1: x\n"
+
+
+def _tag_at_the_end() -> str:
+    return _unknown_keys_at_limit() + "  y: !custom x\n"  # only ruamel.yaml says why
 
 
 def _worker_groups() -> str:
@@ -100,7 +110,10 @@ FLOODS: dict[str, Callable[[], str]] = {
     "10,000 worker groups": _worker_groups,
     "1,000 invalid env entries (at the entry limit)": _invalid_env_at_limit,
     "990 unknown keys x 18 values (at the value limit)": _unknown_keys_at_limit,
-    "the same with 0x1 values (full reader)": _unusual_scalars,
+    "the same with .nan values": _unusual_scalars,
+    "the same, then a duplicate key": _duplicate_key_at_the_end,
+    "the same, then an integer key": _integer_key_at_the_end,
+    "the same, then a tag (full reader)": _tag_at_the_end,
 }
 
 

@@ -70,7 +70,7 @@ _INF_12 = re.compile(r"^([-+]?)\.(?:inf|Inf|INF)$")
 
 
 def _scalar(event: yaml.ScalarEvent) -> Any:
-    if event.anchor is not None or event.tag is not None:
+    if event.tag is not None:
         raise _GiveUp
     value: str = event.value
     if (
@@ -102,9 +102,9 @@ def _number(value: str) -> Any:
     """A plain scalar YAML 1.2 reads as a number, read as t2gen's full reader reads it.
 
     Underscores make it the string written (see :func:`t2gen.jobfile.loader._construct_int`);
-    ``0x``, ``0o`` and ``0b`` integers, signs, leading zeros and ``.inf`` are
-    read as ruamel.yaml reads them; anything else (``.nan``, which equals
-    nothing, long integers) is left to the full reader.
+    ``0x``, ``0o`` and ``0b`` integers, signs, leading zeros, ``.inf`` and
+    ``.nan`` are read as ruamel.yaml reads them; long integers are left to the
+    full reader.
     """
     if "_" in value:
         return value
@@ -126,8 +126,8 @@ def _number(value: str) -> Any:
     infinity = _INF_12.match(value)
     if infinity:
         return float("-inf") if infinity[1] == "-" else float("inf")
-    if _FLOAT_12.match(value) and "nan" not in value.lower():
-        return float(value)
+    if _FLOAT_12.match(value):
+        return float("nan") if "nan" in value.lower() else float(value)
     raise _GiveUp
 
 
@@ -174,14 +174,27 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
         return None
     positions: dict[JsonPath, tuple[int, int]] = {(): (1, 1)}
     key_positions: dict[JsonPath, tuple[int, int]] = {}
+    seen = [0]  # values read so far
     try:
         data = _build(
-            yaml.parse(text, Loader=yaml.CSafeLoader), positions, key_positions
+            yaml.parse(text, Loader=yaml.CSafeLoader), positions, key_positions, seen
         )
     except _Flood as flood:
         raise ConfigError(
             path=path, line=flood.line, col=flood.col, message=flood.message
         ) from None
+    except yaml.MarkedYAMLError as err:
+        if (
+            seen[0] > _REREAD_NODES
+            and err.problem_mark is not None
+            and "escape" not in str(err.problem)  # "\ud83d\ude00": ruamel.yaml reads it
+        ):
+            # ruamel.yaml would read every value before the error again, slowly;
+            # libyaml's error has the same marks (its wording is libyaml's).
+            from t2gen.jobfile.loader import _yaml_error
+
+            raise _yaml_error(path, err) from None
+        return None
     except (_GiveUp, yaml.YAMLError, ValueError, OverflowError, RecursionError):
         return None
     if data is None:
@@ -191,8 +204,15 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
     )
 
 
+_REREAD_NODES = 2000
+"""Past this many values, a YAML syntax error is reported from libyaml, not read again by ruamel.yaml."""
+
+_ANCHOR = "YAML anchors (&name) are not allowed in a job file; remove the anchor"
+_ALIAS = "YAML aliases (*name) are not allowed in a job file; write the value out"
+
+
 class _Flood(Exception):
-    """A list, mapping or file over the reading limits, at a 1-based position."""
+    """What the full reader refuses too (a flood, an anchor or alias), at a 1-based position."""
 
     def __init__(self, line: int, col: int, message: str) -> None:
         self.line, self.col, self.message = line, col, message
@@ -203,30 +223,39 @@ def _build(
     events: Any,
     positions: dict[JsonPath, tuple[int, int]],
     key_positions: dict[JsonPath, tuple[int, int]],
+    seen: list[int],
 ) -> dict[str, Any] | None:
     # Open containers: [dict or list, pending key (_NO_KEY) or _LIST, path, (line, col)].
     stack: list[list[Any]] = []
     root: Any = None
     documents = 0
     nodes = 0
+    duplicate: tuple[tuple[int, int], str] | None = None
+    not_a_string: tuple[tuple[int, int], str] | None = None
     for event in events:
         if isinstance(event, yaml.DocumentStartEvent):
             documents += 1
-            if documents > 1 or (event.explicit and event.version is not None):
+            if documents > 1 or (
+                event.explicit and event.version not in (None, (1, 2))
+            ):
                 raise _GiveUp
             continue
         if isinstance(
             event, (yaml.StreamStartEvent, yaml.StreamEndEvent, yaml.DocumentEndEvent)
         ):
             continue
-        if isinstance(event, yaml.AliasEvent):
-            raise _GiveUp
         if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             value = stack.pop()[0]
         else:
             nodes += 1
+            seen[0] = nodes
             mark = event.start_mark
             here = (mark.line + 1, mark.column + 1)
+            # As the full reader's composer: aliases and anchors are refused where they are.
+            if isinstance(event, yaml.AliasEvent):
+                raise _Flood(here[0], here[1], _ALIAS)
+            if event.anchor is not None:
+                raise _Flood(here[0], here[1], _ANCHOR)
             if nodes > MAX_NODES:
                 raise _Flood(here[0], here[1], nodes_message())
             where: JsonPath = ()
@@ -246,8 +275,23 @@ def _build(
             if isinstance(event, yaml.ScalarEvent):
                 value = _scalar(event)
                 if is_key:
-                    if not isinstance(value, str) or value in stack[-1][0]:
-                        raise _GiveUp  # a non-string or duplicate key: the full reader says so
+                    if not isinstance(value, str):
+                        # Refused after every duplicate key, as the full reader does.
+                        if not_a_string is None:
+                            not_a_string = (
+                                here,
+                                f"mapping key {value!r} is not a string; quote it",
+                            )
+                        value = f"\x00{nodes}"  # a stand-in; the job is refused
+                    elif value in stack[-1][0]:
+                        if duplicate is not None or '"' in value:
+                            raise _GiveUp  # the full reader says which comes first
+                        start = stack[-1][3]
+                        duplicate = (
+                            here,
+                            f"duplicate key {value!r}; each key may appear once in a mapping "
+                            f"(while constructing a mapping started at {start[0]}:{start[1]})",
+                        )
                     stack[-1][1] = value
                     key_path: JsonPath = (*stack[-1][2], value)
                     key_positions[key_path] = here
@@ -255,12 +299,7 @@ def _build(
                 if where:
                     positions[where] = here
             elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                if (
-                    is_key
-                    or event.anchor is not None
-                    or not event.implicit
-                    or len(stack) >= MAX_DEPTH
-                ):
+                if is_key or not event.implicit or len(stack) >= MAX_DEPTH:
                     raise _GiveUp
                 if where:
                     positions[where] = here
@@ -280,6 +319,10 @@ def _build(
         else:
             parent[0][parent[1]] = value
             parent[1] = _NO_KEY
+    for refused in (duplicate, not_a_string):  # the full reader's order
+        if refused is not None:
+            (line, col), message = refused
+            raise _Flood(line, col, message)
     return root if isinstance(root, dict) else None
 
 

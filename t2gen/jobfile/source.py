@@ -41,8 +41,11 @@ file) from costing seconds in the YAML reader and the schema check.
 MAX_NODES = 20_000
 """Most values (scalars, lists and mappings) in a job file (both readers stop reading there).
 
-A job at the schema's limits with 1,000 environment variables has about 5,000;
-a real one has tens.
+A real job has tens; one with 1,000 environment variables about 5,000. The
+schema's list limits multiplied out allow about 45,000 (64 required and 64
+preferred node-affinity expressions of 256 values each make 34,000 alone): t2gen
+reads at most 20,000, so that a flood that only the slow full reader
+(ruamel.yaml) can read costs it about a second.
 """
 
 MAX_INT_DIGITS = 100
