@@ -168,7 +168,9 @@ def validate_files(
     )
     problems: list[Problem] = []
     for job, text in loaded:
-        if may_be_too_large(job, text):  # as render would refuse it (render checks every job)
+        if may_be_too_large(
+            job, text
+        ):  # as render would refuse it (render checks every job)
             rendered = render(build_context(job), builtin_template_set())
             problems += size_problems(job, text, rendered)
     if problems:

@@ -108,6 +108,24 @@ def read_located_manifests(
                 )
             )
             continue
+        except (
+            ValueError
+        ):  # int() of a number longer than Python converts (4,300 digits)
+            import re
+            import sys
+
+            limit = sys.get_int_max_str_digits()
+            long_number = re.search(rf"[0-9_]{{{limit + 1},}}", text)
+            line, col = line_col(text, long_number.start()) if long_number else (1, 1)
+            problems.append(
+                Problem(
+                    path,
+                    line,
+                    col,
+                    f"a number of more than {limit:,} digits; no Kubernetes field takes one",
+                )
+            )
+            continue
         for index, located in enumerate(documents):
             document = located.data
             if document is None:
