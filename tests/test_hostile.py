@@ -277,14 +277,18 @@ def test_a_damaged_or_padded_key_gives_exactly_the_key(
     out.write_text(written, encoding="ascii", newline="")
     out.chmod(stat.S_IRUSR | stat.S_IWUSR)
     loaded = subprocess.run(
-        [keygen, "-y", "-f", str(out)], capture_output=True, text=True, check=False
+        [keygen, "-y", "-f", str(out)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
     )
     assert loaded.returncode == 0, loaded.stderr
 
 
 def test_a_file_with_two_keys_is_refused(ssh_key: Path, tmp_path: Path) -> None:
     key_file = tmp_path / "two"
-    key_file.write_text(ssh_key.read_text() * 2, encoding="ascii")
+    key_file.write_text(ssh_key.read_text(encoding="ascii") * 2, encoding="ascii")
     code, _, stderr = _secret_key(key_file)
     assert code == 1
     assert stderr == f"{key_file}: holds 2 private keys; give a file with exactly one\n"
