@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
@@ -197,8 +197,23 @@ def test_generated_validator_agrees_with_jsonschema(
             parent[data.draw(st.text(max_size=8))] = value
         else:
             parent[path[-1]] = value
+    # YAML limits an implicit key to 1024 characters (YAML 1.2, 7.4.2); escaped
+    # as JSON, a 317-character resource name of astral characters is longer, and
+    # the text is then no YAML at all: nothing for the validators to agree on.
+    assume(all(len(json.dumps(key)) <= 1024 for key in _keys(document)))
     doc = parse_config(json.dumps(document), path="j")
     assert is_valid_fast(document) == (schema_problems(doc) == [])
+
+
+def _keys(data: Any) -> Iterator[str]:
+    """Every mapping key in a JSON document."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield key
+            yield from _keys(value)
+    elif isinstance(data, list):
+        for value in data:
+            yield from _keys(value)
 
 
 def test_generated_validator_is_up_to_date() -> None:

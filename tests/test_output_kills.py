@@ -179,6 +179,7 @@ def _concurrent_run(tmp_path: Path, rounds: int, writers: int = 8) -> dict[str, 
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 text=True,
+                encoding="utf-8",
             )
             for job in jobs
         ]
