@@ -30,6 +30,7 @@ from t2gen.jobfile.source import (
     entries_message,
     nodes_message,
 )
+from t2gen.jobfile.yaml12 import ALIAS_MESSAGE, ANCHOR_MESSAGE, yaml_error
 
 __all__ = ["fast_load", "fast_load_doc"]
 
@@ -101,7 +102,7 @@ def _scalar(event: yaml.ScalarEvent) -> Any:
 def _number(value: str) -> Any:
     """A plain scalar YAML 1.2 reads as a number, read as t2gen's full reader reads it.
 
-    Underscores make it the string written (see :func:`t2gen.jobfile.loader._construct_int`);
+    Underscores make it the string written (see :func:`t2gen.jobfile.yaml12.construct_int`);
     ``0x``, ``0o`` and ``0b`` integers, signs, leading zeros, ``.inf`` and
     ``.nan`` are read as ruamel.yaml reads them; long integers are left to the
     full reader.
@@ -191,9 +192,7 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
         ):
             # ruamel.yaml would read every value before the error again, slowly;
             # libyaml's error has the same marks (its wording is libyaml's).
-            from t2gen.jobfile.loader import _yaml_error
-
-            raise _yaml_error(path, err) from None
+            raise yaml_error(path, err) from None
         return None
     except (_GiveUp, yaml.YAMLError, ValueError, OverflowError, RecursionError):
         return None
@@ -206,9 +205,6 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
 
 _REREAD_NODES = 2000
 """Past this many values, a YAML syntax error is reported from libyaml, not read again by ruamel.yaml."""
-
-_ANCHOR = "YAML anchors (&name) are not allowed in a job file; remove the anchor"
-_ALIAS = "YAML aliases (*name) are not allowed in a job file; write the value out"
 
 
 class _Flood(Exception):
@@ -253,9 +249,9 @@ def _build(
             here = (mark.line + 1, mark.column + 1)
             # As the full reader's composer: aliases and anchors are refused where they are.
             if isinstance(event, yaml.AliasEvent):
-                raise _Flood(here[0], here[1], _ALIAS)
+                raise _Flood(here[0], here[1], ALIAS_MESSAGE)
             if event.anchor is not None:
-                raise _Flood(here[0], here[1], _ANCHOR)
+                raise _Flood(here[0], here[1], ANCHOR_MESSAGE)
             if nodes > MAX_NODES:
                 raise _Flood(here[0], here[1], nodes_message())
             where: JsonPath = ()

@@ -7,7 +7,6 @@ are re-exported here for callers that read and parse in one place.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -18,14 +17,29 @@ from t2gen.jobfile.source import (
     MAX_DEPTH,
     MAX_ENTRIES,
     MAX_FILE_BYTES,
-    MAX_INT_DIGITS,
     MAX_NODES,
     decode_source,
     entries_message,
-    int_message,
     line_col,
     nodes_message,
     read_source,
+)
+from t2gen.jobfile.yaml12 import (
+    ALIAS_MESSAGE,
+    ANCHOR_MESSAGE,
+    JsonPath,
+    Refused,
+    bad_escape_position,
+    check_directives,
+    construct_float,
+    construct_int,
+    depth_message,
+    directive_message,
+    directive_position,
+    error_at,
+    join_surrogates,
+    second_document_line,
+    yaml_error,
 )
 
 __all__ = [
@@ -38,8 +52,6 @@ __all__ = [
     "parse_config",
     "read_source",
 ]
-
-JsonPath = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)
@@ -81,15 +93,6 @@ class SourceDoc:
             probe = probe[:-1]
 
 
-class _Refused(Exception):
-    """Raised inside the composer for input that parses but is not accepted."""
-
-    def __init__(self, mark: Any, message: str, *, directive: bool = False) -> None:
-        self.mark = mark
-        self.directive = directive
-        super().__init__(message)
-
-
 @functools.cache
 def _ruamel() -> Any:
     """Import ruamel.yaml on first use (~20 ms) and build the strict composer.
@@ -109,10 +112,9 @@ def _ruamel() -> Any:
             event = self.parser.peek_event()
             version = getattr(event, "version", None)
             if version is not None and tuple(version) != (1, 2):
-                raise _Refused(
+                raise Refused(
                     event.start_mark,
-                    f"%YAML {'.'.join(str(part) for part in version)}: job files are YAML 1.2; "
-                    "remove the directive (or write %YAML 1.2)",
+                    directive_message(".".join(str(part) for part in version)),
                     directive=True,
                 )
             return super().compose_document()
@@ -121,27 +123,18 @@ def _ruamel() -> Any:
             event = self.parser.peek_event()
             self._t2gen_nodes = getattr(self, "_t2gen_nodes", 0) + 1
             if self._t2gen_nodes > MAX_NODES:
-                raise _Refused(event.start_mark, nodes_message())
+                raise Refused(event.start_mark, nodes_message())
             if parent is not None and len(parent.value) >= MAX_ENTRIES:
                 kind = "list" if isinstance(parent, nodes.SequenceNode) else "mapping"
-                raise _Refused(parent.start_mark, entries_message(kind))
+                raise Refused(parent.start_mark, entries_message(kind))
             if isinstance(event, events.AliasEvent):
-                raise _Refused(
-                    event.start_mark,
-                    "YAML aliases (*name) are not allowed in a job file; write the value out",
-                )
+                raise Refused(event.start_mark, ALIAS_MESSAGE)
             if getattr(event, "anchor", None):
-                raise _Refused(
-                    event.start_mark,
-                    "YAML anchors (&name) are not allowed in a job file; remove the anchor",
-                )
+                raise Refused(event.start_mark, ANCHOR_MESSAGE)
             if isinstance(event, events.CollectionStartEvent):
                 self._t2gen_depth = getattr(self, "_t2gen_depth", 0) + 1
                 if self._t2gen_depth > MAX_DEPTH:
-                    raise _Refused(
-                        event.start_mark,
-                        f"nesting deeper than {MAX_DEPTH} levels; a job file needs far fewer",
-                    )
+                    raise Refused(event.start_mark, depth_message())
                 try:
                     return super().compose_node(parent, index)
                 finally:
@@ -173,34 +166,9 @@ def _make_yaml() -> Any:
         "tag:yaml.org,2002:timestamp",
         lambda loader, node: loader.construct_scalar(node),
     )
-    yaml_reader.constructor.add_constructor("tag:yaml.org,2002:int", _construct_int)
-    yaml_reader.constructor.add_constructor("tag:yaml.org,2002:float", _construct_float)
+    yaml_reader.constructor.add_constructor("tag:yaml.org,2002:int", construct_int)
+    yaml_reader.constructor.add_constructor("tag:yaml.org,2002:float", construct_float)
     return yaml_reader
-
-
-def _construct_int(loader: Any, node: Any) -> Any:
-    """An integer as YAML 1.2's core schema reads it: ``1_2`` is the string it looks like.
-
-    ruamel.yaml reads ``1_000`` as 1000 (YAML 1.1's spelling); YAML 1.2's core
-    schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution) has no
-    underscores in numbers. An integer of more than
-    :data:`~t2gen.jobfile.source.MAX_INT_DIGITS` digits is refused at its place.
-    """
-    text = str(node.value)
-    if "_" in text and node.style is None:
-        return text
-    digits = len(text.lstrip("+-"))
-    if digits > MAX_INT_DIGITS:
-        raise _Refused(node.start_mark, int_message(digits))
-    return type(loader).construct_yaml_int(loader, node)
-
-
-def _construct_float(loader: Any, node: Any) -> Any:
-    """A float as YAML 1.2's core schema reads it: ``1_0.5`` is a string."""
-    text = str(node.value)
-    if "_" in text and node.style is None:
-        return text
-    return type(loader).construct_yaml_float(loader, node)
 
 
 def load_config(path: str, *, stdin: IO[bytes] | None = None) -> SourceDoc:
@@ -222,18 +190,18 @@ def load_config(path: str, *, stdin: IO[bytes] | None = None) -> SourceDoc:
 
 def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
     """Parse job-file text (see :func:`load_config`)."""
-    _check_directives(text, path)
+    check_directives(text, path)
     ruamel = _ruamel()
     reader = _make_yaml()
     try:
         documents = list(_first_two(reader.load_all(text)))
-    except _Refused as err:
+    except Refused as err:
         line, col = err.mark.line + 1, err.mark.column + 1
         if err.directive:
-            line, col = _directive_position(text)
+            line, col = directive_position(text)
         raise ConfigError(path=path, line=line, col=col, message=str(err)) from None
     except ruamel.MarkedYAMLError as err:
-        raise _yaml_error(path, err) from None
+        raise yaml_error(path, err) from None
     except ruamel.ReaderError as err:
         line, col = line_col(text, err.position)
         character = (
@@ -255,7 +223,7 @@ def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
         ) from None
     except (ValueError, OverflowError):
         # ruamel.yaml lets chr() fail on a \U escape beyond U+10FFFF.
-        line, col = _bad_escape_position(text)
+        line, col = bad_escape_position(text)
         raise ConfigError(
             path=path,
             line=line,
@@ -266,7 +234,7 @@ def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
     if len(documents) > 1:
         raise ConfigError(
             path=path,
-            line=_second_document_line(text),
+            line=second_document_line(text),
             col=1,
             message="more than one YAML document; a job file holds exactly one job",
         )
@@ -291,87 +259,12 @@ def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
     )
 
 
-_YAML_DIRECTIVE = re.compile(r"^%YAML(?:[ \t]+([^ \t\r\n#]*))?", re.M)
-
-
-def _check_directives(text: str, path: str) -> None:
-    """Refuse a ``%YAML`` directive for any version but 1.2 (before ruamel.yaml sees it).
-
-    ``%YAML 1.1`` would switch ruamel.yaml to YAML 1.1, where ``010`` is 8 and
-    ``yes`` is true; ``%YAML 1.3`` makes it fail an assertion. A ``%`` at the
-    start of a line can only begin a directive (or be a syntax error).
-    """
-    for match in _YAML_DIRECTIVE.finditer(text):
-        if match[1] != "1.2":
-            line, col = line_col(text, match.start())
-            shown = f"%YAML {match[1]}" if match[1] else "%YAML"
-            raise ConfigError(
-                path=path,
-                line=line,
-                col=col,
-                message=f"{shown}: job files are YAML 1.2; remove the directive (or write %YAML 1.2)",
-            )
-
-
-def _directive_position(text: str) -> tuple[int, int]:
-    """The 1-based position of the first ``%YAML`` directive, or (1, 1)."""
-    match = re.search(r"^%YAML", text, re.M)
-    return line_col(text, match.start()) if match else (1, 1)
-
-
-def _bad_escape_position(text: str) -> tuple[int, int]:
-    """The 1-based position of the first backslash-U escape beyond U+10FFFF, or (1, 1)."""
-    for match in re.finditer(r"\\U([0-9A-Fa-f]{8})", text):
-        if int(match[1], 16) > 0x10FFFF:
-            return line_col(text, match.start())
-    return 1, 1
-
-
 def _first_two(documents: Iterator[Any]) -> Iterator[Any]:
     """Yield at most two documents, so a long stream is not parsed to its end."""
     for count, document in enumerate(documents):
         yield document
         if count == 1:
             return
-
-
-def _second_document_line(text: str) -> int:
-    """Return the 1-based line of the second document's ``---`` (best effort)."""
-    seen_content = False
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.startswith("---") and seen_content:
-            return number
-        if (
-            line.strip()
-            and not line.lstrip().startswith("#")
-            and not line.startswith("%")
-        ):
-            seen_content = seen_content or not line.startswith("---")
-    return 1
-
-
-def _yaml_error(path: str, err: Any) -> ConfigError:
-    """Turn a ruamel syntax error into a ConfigError at its mark."""
-    mark = err.problem_mark or err.context_mark
-    problem = err.problem or err.context or "not valid YAML"
-    if "found character '\\t'" in problem or "found a tab character" in problem:
-        problem += " (indent with spaces, not tabs)"
-    elif problem.startswith("mapping values are not allowed"):
-        problem += " (check this line's indentation; if a value holds ': ', quote it)"
-    elif problem.startswith("expected <block end>"):
-        problem += " (check the indentation of this line against the lines above)"
-    if "duplicate key" in problem or type(err).__name__ == "DuplicateKeyError":
-        key = problem.split('"')[1] if '"' in problem else ""
-        problem = (
-            f"duplicate key {key!r}; each key may appear once in a mapping"
-            if key
-            else problem
-        )
-    context_mark = err.context_mark
-    if err.context and context_mark is not None and context_mark is not mark:
-        problem = f"{problem} ({err.context} started at {context_mark.line + 1}:{context_mark.column + 1})"
-    line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-    return ConfigError(path=path, line=line, col=col, message=problem)
 
 
 def _plain(
@@ -386,7 +279,7 @@ def _plain(
     if isinstance(node, ruamel.CommentedMap):
         _reject_tag(node, where, positions, path)
         if getattr(node, "merge", None):
-            raise _error_at(
+            raise error_at(
                 path,
                 positions,
                 where,
@@ -410,7 +303,7 @@ def _plain(
             written: JsonPath = (*where, key)
             if line_data:
                 key_positions[written] = (line_data[0] + 1, line_data[1] + 1)
-            key = _characters(key, path, key_positions, written)
+            key = join_surrogates(key, path, key_positions, written)
             child = (*where, key)
             if line_data:
                 key_positions[child] = (line_data[0] + 1, line_data[1] + 1)
@@ -433,7 +326,7 @@ def _plain(
     if isinstance(node, ruamel.TaggedScalar):
         if tag == "!!str":
             return str(node.value)
-        raise _error_at(
+        raise error_at(
             path, positions, where, f"YAML tag {tag} is not allowed here; remove it"
         )
     if isinstance(node, int):
@@ -441,62 +334,19 @@ def _plain(
     if isinstance(node, float):
         return float(node)
     if isinstance(node, str):
-        return _characters(str(node), path, positions, where)
+        return join_surrogates(str(node), path, positions, where)
     kinds: dict[type, str] = {
         ruamel.CommentedSet: "!!set",
         ruamel.CommentedOrderedMap: "!!omap",
         bytes: "!!binary",
     }
     kind = kinds.get(type(node), "this")
-    raise _error_at(
+    raise error_at(
         path,
         positions,
         where,
         f"YAML {kind} values are not allowed in a job file; use a mapping, list, string, number or boolean",
     )
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _characters(
-    text: str, path: str, positions: dict[JsonPath, tuple[int, int]], where: JsonPath
-) -> str:
-    r"""A string with escaped UTF-16 surrogate pairs joined into the characters they name.
-
-    ``"\ud83d\ude00"`` (how ``json.dumps`` writes an emoji) is one character
-    (U+1F600) in YAML as in JSON; ruamel.yaml leaves it as two surrogates,
-    which are not characters and cannot be written as UTF-8.
-
-    Raises:
-        ConfigError: a surrogate without its partner, located at the string.
-    """
-    if not _SURROGATE.search(text):
-        return text
-    try:
-        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
-    except UnicodeDecodeError:
-        lone = _SURROGATE.search(
-            text.encode("utf-16-le", "surrogatepass").decode(
-                "utf-16-le", "surrogatepass"
-            )
-        )
-        code = f"\\u{ord(lone[0]):04x}" if lone else "a surrogate"
-        raise _error_at(
-            path,
-            positions,
-            where,
-            f"the escape {code} is half of a UTF-16 surrogate pair and names no character; "
-            "write the character itself, its \\U escape (\\U0001F600), or the whole pair",
-        ) from None
-
-
-def _error_at(
-    path: str, positions: dict[JsonPath, tuple[int, int]], where: JsonPath, message: str
-) -> ConfigError:
-    """A ConfigError at the node ``where`` (1:1 if its position is unknown)."""
-    line, col = positions.get(where, (1, 1))
-    return ConfigError(path=path, line=line, col=col, message=message)
 
 
 def _tag_of(node: Any) -> str | None:
@@ -518,6 +368,6 @@ def _reject_tag(
     """Refuse explicit tags such as ``!custom`` on collections (``!!map``/``!!seq`` are fine)."""
     value = _tag_of(node)
     if value and value not in ("!!map", "!!seq"):
-        raise _error_at(
+        raise error_at(
             path, positions, where, f"YAML tag {value} is not allowed here; remove it"
         )
