@@ -39,9 +39,11 @@ class T2genError(Exception):
 
         Args:
             message: one line for the user.
-            problems: located findings; printed instead of ``message`` when present.
+            problems: located findings; printed instead of ``message`` when present,
+                sorted and each once (a finding reached by two paths, such as
+                one file named twice, is still one line).
         """
-        self.problems: list[Problem] = sorted(problems)
+        self.problems: list[Problem] = sorted(set(problems))
         super().__init__(message)
 
     def lines(self) -> list[str]:
@@ -66,7 +68,7 @@ class SchemaError(T2genError):
 
     def __init__(self, *, problems: Iterable[Problem]) -> None:
         """Create the error from located problems (at least one)."""
-        items = sorted(problems)
+        items = sorted(set(problems))
         super().__init__(f"{len(items)} problem(s) in the job file", problems=items)
 
 

@@ -140,28 +140,39 @@ def _kustomization(
     return text + f"# sha256 {_sha256(text)} {KUSTOMIZATION}\n"
 
 
-def _owned_files(directory: Path) -> set[str]:
-    """Files of ``directory`` that an earlier ``t2gen render -o`` wrote and nobody changed since.
+def _written_files(directory: Path) -> tuple[set[str], set[str]]:
+    """Files of ``directory`` that an earlier ``t2gen render -o`` wrote: those unchanged, and those changed since.
 
-    A file is t2gen's when ``kustomization.yaml`` (itself unchanged: its last
-    line holds the hash of the rest) records its SHA-256 and the file still has
-    it. A file merely listed in ``resources`` is not: it may be the user's.
+    ``kustomization.yaml`` records the SHA-256 of each file t2gen wrote, and
+    its last line that of the rest of itself. A file whose content still has
+    its recorded hash is unchanged; one that differs was changed by hand. A
+    file merely listed in ``resources`` is not t2gen's: it may be the user's.
+    When ``kustomization.yaml`` itself was changed it is among the changed
+    files, so the directory is not replaced whatever its records say; they
+    still tell t2gen's files from the user's in the message.
+
+    Returns:
+        ``(unchanged, changed)``: file names; both empty when the directory has
+        no ``kustomization.yaml`` written by t2gen. The directory may be
+        replaced only when every file in it is in ``unchanged``.
     """
     try:
         text = (directory / KUSTOMIZATION).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
-        return set()
+        return set(), set()
+    if not text.startswith(_MARKER):
+        return set(), set()
     body, _, last = text.rstrip("\n").rpartition("\n")
     sealed = _HASH_LINE.match(last)
-    if (
-        not text.startswith(_MARKER)
-        or sealed is None
-        or sealed[2] != KUSTOMIZATION
-        or sealed[1] != _sha256(body + "\n")
-    ):
-        return set()
-    owned = {KUSTOMIZATION}
-    for line in body.splitlines():
+    intact = (
+        sealed is not None
+        and sealed[2] == KUSTOMIZATION
+        and sealed[1] == _sha256(body + "\n")
+    )
+    unchanged, changed = (
+        ({KUSTOMIZATION}, set()) if intact else (set(), {KUSTOMIZATION})
+    )
+    for line in (body if intact else text).splitlines():
         recorded = _HASH_LINE.match(line)
         if recorded is None or recorded[2] == KUSTOMIZATION:
             continue
@@ -169,9 +180,8 @@ def _owned_files(directory: Path) -> set[str]:
             current = (directory / recorded[2]).read_bytes()
         except OSError:
             continue
-        if _sha256(current) == recorded[1]:
-            owned.add(recorded[2])
-    return owned
+        (unchanged if _sha256(current) == recorded[1] else changed).add(recorded[2])
+    return unchanged, changed
 
 
 @contextmanager
@@ -345,6 +355,40 @@ def write_directory(
     return [out_dir / name for name in names] + [out_dir / KUSTOMIZATION]
 
 
+def _listed(names: set[str]) -> str:
+    ordered = sorted(names)
+    return ", ".join(ordered[:5]) + (", ..." if len(ordered) > 5 else "")
+
+
+def _refusal(
+    shown: Path, present: set[str], unchanged: set[str], changed: set[str]
+) -> str:
+    """Why t2gen will not replace a directory: the files it did not write, and those changed by hand.
+
+    Args:
+        shown: the directory as the user named it.
+        present: every file in it.
+        unchanged: files t2gen wrote that still have their recorded hash.
+        changed: files t2gen wrote that were changed since (``kustomization.yaml``
+            among them when its own hash no longer matches).
+    """
+    foreign = present - unchanged - changed
+    changed_here = changed & present
+    reasons = []
+    if foreign:
+        reasons.append(f"holds files t2gen did not write ({_listed(foreign)})")
+    if changed_here:
+        verb = "was" if len(changed_here) == 1 else "were"
+        reasons.append(
+            f"{_listed(changed_here)} {verb} changed since t2gen wrote "
+            f"{'it' if len(changed_here) == 1 else 'them'}"
+        )
+    return (
+        f"{shown}: {', and '.join(reasons)}; t2gen replaces the whole directory, so it refuses "
+        "rather than lose them: give it a directory of its own (a file changed by hand counts as yours)"
+    )
+
+
 def _replace(target: Path, contents: dict[str, str], shown: Path) -> None:
     """Write ``contents`` as the directory ``target`` (under the lock; see :func:`write_directory`)."""
     import shutil
@@ -353,14 +397,9 @@ def _replace(target: Path, contents: dict[str, str], shown: Path) -> None:
     parent = target.parent if str(target.parent) else Path()
     if target.is_dir():
         present = {entry.name for entry in target.iterdir()}
-        foreign = sorted(present - _owned_files(target))
-        if foreign:
-            listed = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
-            raise OutputError(
-                f"{shown}: holds files t2gen did not write ({listed}); t2gen replaces the whole "
-                "directory, so give it a directory of its own (a file changed since t2gen wrote it "
-                "counts as yours)"
-            )
+        unchanged, changed = _written_files(target)
+        if present - unchanged:
+            raise OutputError(_refusal(shown, present, unchanged, changed))
     token = uuid.uuid4().hex[:12]
     staging = parent / f".{target.name}.t2gen-{token}"
     old = parent / f".{target.name}.t2gen-old-{token}"

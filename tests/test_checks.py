@@ -222,6 +222,23 @@ BREAKAGES: dict[str, tuple[Callable[[Objects], None], str]] = {
         ),
         "resources.requests.cpu: exceeds its limit",
     ),
+    "extended-resource-request-alone": (
+        lambda o: pod(o)["containers"][0]["resources"]["requests"].update(
+            {"nvidia.com/gpu": "1"}
+        ),
+        "requests.nvidia.com/gpu: nvidia.com/gpu cannot be overcommitted, so its request needs a limit",
+    ),
+    "extended-resource-limit-differs": (
+        lambda o: (
+            pod(o)["containers"][0]["resources"]["requests"].update(
+                {"nvidia.com/gpu": "1"}
+            ),
+            pod(o)["containers"][0]["resources"]
+            .setdefault("limits", {})
+            .update({"nvidia.com/gpu": "2"}),
+        ),
+        "requests.nvidia.com/gpu: must be equal to its limit (2)",
+    ),
     "missing-volume": (
         lambda o: pod(o)["containers"][0]["volumeMounts"].append(
             {"name": "nope", "mountPath": "/x"}

@@ -509,3 +509,14 @@ def test_every_commented_option_of_the_starter_is_valid_when_uncommented(
     assert result.exit_code == 0, result.stderr
     kinds = {obj["kind"] for obj in load_all_yaml(result.stdout)}
     assert {"PodGroup", "PersistentVolumeClaim", "StatefulSet"} <= kinds
+
+
+def test_a_problem_reached_twice_is_printed_once(tmp_path: Path) -> None:
+    """The same finding found by two paths (here: one file named twice) is one line."""
+    job = tmp_path / "am4.yaml"
+    shutil.copy(ROOT / "tests/cases/access-mode-rwop-job-master/config.yaml", job)
+    result = runner.invoke(app, ["validate", str(job), str(job)])
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and "ReadWriteOncePod lets one pod" in lines[0]
+    assert result.stdout == ""

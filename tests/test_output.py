@@ -184,6 +184,38 @@ def test_foreign_files_are_never_deleted(tmp_path: Path) -> None:
     assert (out / "service-b.yaml").exists()
 
 
+def test_a_hand_edited_kustomization_names_only_the_user_s_files(
+    tmp_path: Path,
+) -> None:
+    """The user's file is named as foreign; kustomization.yaml as changed; t2gen's own files not at all."""
+    out = tmp_path / "out"
+    write_directory(_documents(), out, sources=["job.yaml"])
+    ours = sorted(p.name for p in out.iterdir() if p.name != "kustomization.yaml")
+    with (out / "kustomization.yaml").open("a", encoding="utf-8") as handle:
+        handle.write("- mine.yaml\n")
+    (out / "mine.yaml").write_text("a: 1\n", encoding="utf-8")
+    with pytest.raises(OutputError) as caught:
+        write_directory(_documents(), out, sources=["job.yaml"])
+    message = str(caught.value)
+    assert (
+        "holds files t2gen did not write (mine.yaml), and kustomization.yaml was changed"
+        in message
+    )
+    assert not any(name in message for name in ours)
+    assert (out / "mine.yaml").read_text(encoding="utf-8") == "a: 1\n"
+
+
+def test_a_changed_file_is_named_as_changed(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    write_directory(_documents(), out, sources=["job.yaml"])
+    (out / "service-b.yaml").write_text("edited\n", encoding="utf-8")
+    with pytest.raises(
+        OutputError, match=r"out: service-b.yaml was changed since t2gen wrote it;"
+    ):
+        write_directory(_documents(), out, sources=["job.yaml"])
+    assert (out / "service-b.yaml").read_text(encoding="utf-8") == "edited\n"
+
+
 def test_an_existing_empty_directory_is_used(tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()

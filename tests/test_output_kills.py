@@ -313,5 +313,5 @@ def test_a_changed_generated_file_is_never_overwritten(tmp_path: Path) -> None:
     )
     result = runner.invoke(app, ["render", str(job), "-o", str(out)])
     assert result.exit_code == 1
-    assert f"({edited.name})" in result.stderr
+    assert f"{edited.name} was changed since t2gen wrote it" in result.stderr
     assert edited.read_text(encoding="utf-8").endswith("# my note\n")

@@ -116,3 +116,16 @@ def test_not_in_every_form_of_the_one_integer_left_is_an_error() -> None:
     assert found.warnings == []
     (error,) = found.problems
     assert "NotIn excludes every one; no node can run the workers" in error.message
+
+
+def test_quantity_max_length_is_the_schema_s() -> None:
+    """The rules skip exactly the quantity strings the schema refuses as too long."""
+    import json
+
+    from t2gen.jobfile.rules._base import QUANTITY_MAX_LENGTH
+    from t2gen.resources import schema_path
+
+    defs = json.loads(schema_path().read_text(encoding="utf-8"))["$defs"]
+    for name in ("quantity", "cpu", "memory"):
+        if name in defs:
+            assert defs[name]["maxLength"] == QUANTITY_MAX_LENGTH, name

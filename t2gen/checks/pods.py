@@ -178,6 +178,59 @@ def container_request_within_limit(
             yield f"{path}.resources.requests.{resource}", "exceeds its limit"
 
 
+def _overcommit_allowed(resource: str) -> bool:
+    """Whether Kubernetes lets a container's request of ``resource`` be below its limit, or alone.
+
+    Native resources (no domain, or a ``kubernetes.io/`` one) may be
+    overcommitted, except ``hugepages-*``; extended resources (any other
+    ``<domain>/<name>``, such as ``nvidia.com/gpu``) may not. Kubernetes'
+    ``helper.IsOvercommitAllowed`` (kubernetes/kubernetes ``pkg/apis/core/helper/helpers.go``).
+    """
+    native = "/" not in resource or "kubernetes.io/" in resource
+    return native and not resource.startswith("hugepages-")
+
+
+@check("container-extended-resource-limit", "container")
+def container_extended_resource_limit(
+    path: str, container: dict[str, Any], state: PodState
+) -> Iterator[Finding]:
+    """A container's request of an extended resource (or of huge pages) equals its limit of it.
+
+    Extended resources such as ``nvidia.com/gpu`` cannot be overcommitted: a
+    request needs a limit of the same amount (a limit alone is fine, the
+    request then defaults to it). The API server refuses the pod otherwise
+    ("Limit must be set for non overcommitable resources", "must be equal to
+    ... limit of ...").
+
+    Sources: Kubernetes, "Resource Management for Pods and Containers",
+    extended resources
+    (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#extended-resources);
+    kubernetes/kubernetes ``pkg/apis/core/validation/validation.go``
+    (``ValidateResourceRequirements``).
+    """
+    resources = as_dict(container.get("resources"))
+    limits = as_dict(resources.get("limits"))
+    for resource, amount in as_dict(resources.get("requests")).items():
+        if _overcommit_allowed(str(resource)):
+            continue
+        where = f"{path}.resources.requests.{resource}"
+        if resource not in limits:
+            yield (
+                where,
+                f"{resource} cannot be overcommitted, so its request needs a limit: set "
+                f"resources.limits.{resource} to the same amount",
+            )
+            continue
+        request, limit = as_value(amount), as_value(limits[resource])
+        # above the limit: container-request-within-limit reports it
+        if request is not None and limit is not None and request < limit:
+            yield (
+                where,
+                f"must be equal to its limit ({limits[resource]}): {resource} cannot be "
+                "overcommitted",
+            )
+
+
 @check("container-env-unique", "container")
 def container_env_unique(
     path: str, container: dict[str, Any], state: PodState
@@ -301,6 +354,7 @@ CONTAINER_CHECKS: tuple[Check, ...] = (
     pod_port_name_unique,
     container_quantities,
     container_request_within_limit,
+    container_extended_resource_limit,
     container_env_unique,
     container_volume_mounts,
 )

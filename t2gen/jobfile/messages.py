@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from t2gen.jobfile.loader import SourceDoc
 
-__all__ = ["problems_for", "suggest"]
+__all__ = ["problems_for", "short_value", "suggest"]
 
 # What each titled string format looks like, for messages about a `pattern` failure.
 # The lengths are Kubernetes' own, from their one home in t2gen.kube.validators.
@@ -96,7 +96,7 @@ def problems_for(error: ValidationError, doc: SourceDoc) -> Iterator[Problem]:
         line, col = doc.position(child, key=True)
         title = error.schema.get("title", "") if isinstance(error.schema, dict) else ""
         hint = _FORMAT_HINTS.get(title, "")
-        message = f"key {_short(instance)} is not a valid {title or 'key'}" + (
+        message = f"key {short_value(instance)} is not a valid {title or 'key'}" + (
             f": {hint}" if hint else ""
         )
         yield Problem(doc.path, line, col, message, format_json_path(child))
@@ -118,19 +118,20 @@ def _message(error: ValidationError, schema: dict[str, Any], instance: Any) -> s
         return f"missing required key {names}"
     if kind == "enum":
         options = [str(option) for option in expected]
-        return f"{_short(instance)} is not one of {', '.join(options)}; " + suggest(
-            instance, options, noun="value"
+        return (
+            f"{short_value(instance)} is not one of {', '.join(options)}; "
+            + suggest(instance, options, noun="value")
         )
     if kind == "const":
-        return f"must be {error.validator_value!r}, not {_short(instance)}"
+        return f"must be {error.validator_value!r}, not {short_value(instance)}"
     if kind == "type":
         return _type_message(instance, expected)
     if kind == "pattern":
         title = schema.get("title", "")
         hint = _FORMAT_HINTS.get(title)
         if hint:
-            return f"{_short(instance)} is not a valid {title}: expected {hint}"
-        return f"{_short(instance)} does not match {error.validator_value!r}"
+            return f"{short_value(instance)} is not a valid {title}: expected {hint}"
+        return f"{short_value(instance)} does not match {error.validator_value!r}"
     if kind in ("maxLength", "minLength"):
         limit = error.validator_value
         if kind == "maxLength":
@@ -150,7 +151,7 @@ def _message(error: ValidationError, schema: dict[str, Any], instance: Any) -> s
     if kind == "maxProperties":
         return f"has {len(instance)} entries; at most {error.validator_value} allowed"
     if kind == "uniqueItems":
-        return f"{_short(instance)} has duplicate items; list each once"
+        return f"{short_value(instance)} has duplicate items; list each once"
     if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
         return _range_message(kind, instance, error.validator_value, schema)
     return error.message
@@ -178,7 +179,7 @@ def _type_message(instance: Any, expected: str | list[str]) -> str:
              "object": "a mapping", "array": "a list", "null": "null"}  # fmt: skip
     want = " or ".join(names.get(w, w) for w in wanted)
     got = _describe(instance)
-    message = f"{_short(instance)} is {got}; expected {want}"
+    message = f"{short_value(instance)} is {got}; expected {want}"
     if (
         "boolean" in wanted
         and isinstance(instance, str)
@@ -240,8 +241,20 @@ def _describe(instance: Any) -> str:
     return "a mapping"
 
 
-def _short(value: Any, limit: int = 60) -> str:
-    """Show a value as it was written, cut to about ``limit`` characters so huge inputs stay readable."""
+def short_value(value: Any, limit: int = 60) -> str:
+    """Show a value as it was written, cut to about ``limit`` characters so huge inputs stay readable.
+
+    Every message that echoes a user's value goes through this, so no line
+    grows with the input (a 4,000-digit quantity prints as its first
+    ``limit`` characters and its length).
+
+    Args:
+        value: any decoded YAML value.
+        limit: the most characters of the value to show.
+
+    Returns:
+        The value's ``repr`` (JSON for lists and mappings), cut to ``limit``.
+    """
     if isinstance(value, str) and len(value) > limit:
         return f"{value[:limit]!r}... ({len(value)} characters)"
     text = (

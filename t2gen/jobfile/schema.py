@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from t2gen.jobfile.loader import SourceDoc
-from t2gen.jobfile.messages import problems_for, suggest
+from t2gen.jobfile.messages import problems_for, short_value, suggest
 from t2gen.problems import Problem
 from t2gen.resources import schema_path
 
@@ -17,6 +17,7 @@ __all__ = [
     "is_valid_fast",
     "load_schema",
     "schema_problems",
+    "short_value",
     "suggest",
 ]
 

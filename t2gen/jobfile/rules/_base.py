@@ -180,9 +180,24 @@ def as_int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def as_quantity(value: Any) -> Quantity | None:
-    """Parse a quantity the schema accepted; None for anything it rejects."""
+QUANTITY_MAX_LENGTH = 64
+"""The schema's ``maxLength`` of a quantity written as a string (a test keeps them equal)."""
+
+
+def is_quantity_shaped(value: Any) -> bool:
+    """Whether the rules may read ``value`` as a quantity: a number, or a string the schema's length allows.
+
+    A longer string is the schema's to refuse ("is N characters long"); the
+    rules leave it alone rather than report it again or echo it.
+    """
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return False
+    return not (isinstance(value, str) and len(value) > QUANTITY_MAX_LENGTH)
+
+
+def as_quantity(value: Any) -> Quantity | None:
+    """Parse a quantity the schema accepted; None for anything it rejects (a wrong type, too long)."""
+    if not is_quantity_shaped(value):
         return None
     try:
         return parse_quantity(value)

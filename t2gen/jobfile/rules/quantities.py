@@ -8,13 +8,23 @@ from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 from t2gen.jobfile.loader import JsonPath, SourceDoc
-from t2gen.jobfile.rules._base import as_dict, groups, problem, rule
+from t2gen.jobfile.rules._base import (
+    as_dict,
+    groups,
+    is_quantity_shaped,
+    problem,
+    rule,
+)
+from t2gen.jobfile.schema import short_value
 from t2gen.kube.quantity import QuantityRangeError, parse_quantity
 from t2gen.problems import Problem
 from t2gen.twister2.names import JVM_MEMORY_FRACTION
 
 _MAX_QUANTITY = Decimal(2**63 - 1)
 """Quantities must stay below 8Ei: Kubernetes keeps them as int64 (2^63 - 1 at most)."""
+
+_SHOWN_MAX = 60
+"""The most characters of a value a message echoes (a longer one is cut, as the schema's messages cut it)."""
 
 _HEAP_FRACTION = Decimal(JVM_MEMORY_FRACTION)
 _HEAP_PERCENT = format((_HEAP_FRACTION * 100).normalize(), "f")
@@ -81,15 +91,16 @@ def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/``).
     """
     for path, name, raw in _quantity_fields(data):
-        if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
-            continue
+        if not is_quantity_shaped(raw):
+            continue  # a wrong type or a string too long: the schema check reports it
+        shown = raw if len(str(raw)) <= _SHOWN_MAX else short_value(raw, _SHOWN_MAX)
         try:
             quantity = parse_quantity(raw)
         except QuantityRangeError as err:
             yield problem(
                 doc,
                 path,
-                f"{raw} is out of range ({err}); use a quantity below 8Ei (2^63)",
+                f"{shown} is out of range ({err}); use a quantity below 8Ei (2^63)",
             )
             continue
         except ValueError:
@@ -102,12 +113,14 @@ def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
             yield problem(
                 doc,
                 path,
-                f"{raw} is finer than {unit}; Kubernetes keeps quantities to 1m precision, "
+                f"{shown} is finer than {unit}; Kubernetes keeps quantities to 1m precision, "
                 f"so round it (e.g. {parse_quantity(f'{rounded}m')})",
             )
         elif quantity.value >= _MAX_QUANTITY:
             yield problem(
-                doc, path, f"{raw} is too large; quantities must stay below 8Ei (2^63)"
+                doc,
+                path,
+                f"{shown} is too large; quantities must stay below 8Ei (2^63)",
             )
         elif (
             # a cpu of 0 as a number is the schema's (exclusiveMinimum)
@@ -119,6 +132,6 @@ def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
             yield problem(
                 doc,
                 path,
-                f"{raw} leaves a JVM heap of 0 MiB (the heap is {_HEAP_PERCENT}% of the memory); "
+                f"{shown} leaves a JVM heap of 0 MiB (the heap is {_HEAP_PERCENT}% of the memory); "
                 f"use at least {_SMALLEST_MEMORY_MI}Mi",
             )
