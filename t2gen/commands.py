@@ -137,7 +137,7 @@ def run(body: Callable[[list[Warning_]], None]) -> int:
 def stdout_failed(err: OSError) -> int:
     """Report a failed write to standard output (a full disk, ``> /dev/full``) in one line; return 1.
 
-    The same message as :func:`t2gen.cli.main` gives. Standard output is then
+    Both :func:`t2gen.cli.main` and the launcher's fast path call it. Standard output is then
     pointed at the null device, so the final flush of what is still buffered
     cannot fail again.
     """

@@ -13,9 +13,8 @@ Exit codes: 0 ok, 1 invalid input (or a failed check), 2 usage error.
 
 from __future__ import annotations
 
-import os
 import sys
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
@@ -78,24 +77,6 @@ def _main(
     """Render the Kubernetes manifests of a Twister2 job from one small, validated job file."""
 
 
-def _stdout_failed(err: OSError) -> NoReturn:
-    """Report a failed write to standard output (a full disk, ``> /dev/full``) in one line; exit 1.
-
-    Click ends quietly on a closed pipe (EPIPE); any other error writing
-    standard output reaches here. Standard output is then pointed at the null
-    device, so the interpreter's final flush of what is still buffered cannot
-    fail again.
-    """
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-    reason = err.strerror or str(err)
-    typer.echo(f"t2gen: cannot write to standard output: {reason}", err=True)
-    sys.exit(1)
-
-
 def main() -> None:
     """Run the command line (the ``t2gen`` script and ``python -m t2gen``).
 
@@ -127,5 +108,7 @@ def main() -> None:
     except OSError as err:
         if err.filename is not None:  # t2gen reports its own files' errors itself
             raise
-        _stdout_failed(err)
+        from t2gen.commands import stdout_failed
+
+        sys.exit(stdout_failed(err))
     sys.exit(result if isinstance(result, int) else 0)
