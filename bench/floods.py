@@ -96,6 +96,22 @@ def _tag_at_the_end() -> str:
     return _unknown_keys_at_limit() + "  y: !custom x\n"  # only ruamel.yaml says why
 
 
+def _long_integer_at_the_end() -> str:
+    return _unknown_keys_at_limit() + "  y: " + "9" * 101 + "\n"
+
+
+def _local_tag_in_a_list() -> str:
+    return _unknown_keys_at_limit() + "  y: [1, !custom x]\n"
+
+
+def _second_document() -> str:
+    return _unknown_keys_at_limit() + "---\nkind: Twister2Job\n"
+
+
+def _yaml11_line_break() -> str:
+    return _unknown_keys_at_limit() + "  y: a\u2028b\n"  # still the full reader
+
+
 def _worker_groups() -> str:
     items = "".join("    - {count: 1}\n" for _ in range(10_000))
     return _HEAD + "  workers:\n" + items
@@ -113,7 +129,11 @@ FLOODS: dict[str, Callable[[], str]] = {
     "the same with .nan values": _unusual_scalars,
     "the same, then a duplicate key": _duplicate_key_at_the_end,
     "the same, then an integer key": _integer_key_at_the_end,
-    "the same, then a tag (full reader)": _tag_at_the_end,
+    "the same, then a tag": _tag_at_the_end,
+    "the same, then a tag in a list": _local_tag_in_a_list,
+    "the same, then a 101-digit integer": _long_integer_at_the_end,
+    "the same, then a second document": _second_document,
+    "the same, then U+2028 (full reader)": _yaml11_line_break,
 }
 
 

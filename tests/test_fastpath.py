@@ -240,3 +240,49 @@ def test_keys_anchors_and_aliases_are_refused_alike_by_both_readers(text: str) -
     with pytest.raises(ConfigError) as fast:
         fast_load_doc(text, path="j")
     assert fast.value.lines() == full.value.lines()
+
+
+_LONG = "9" * 101
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a: !x 1\n", "a: [1, !custom b]\n", "a: !x {b: 1}\n", "a: !x [1]\n", "!x {a: 1}\n",
+     "a: !<!x> 1\n", "a: [!x {b: 1}, !y 2]\n", "a: !x\n  b: 1\n", "a: 1\n1: !x b\n",
+     "a: !x b\n1: 2\n", f"a: !x {_LONG}\n",
+     f"a: {_LONG}\n", f"a: [1, -{_LONG}]\n", "a: 0x" + "f" * 99 + "\n", "a: 0o" + "7" * 99 + "\n",
+     f"a: {{b: {_LONG}}}\nc: {_LONG}9\n", f"a: 1\na: {_LONG}\n", f"a: {_LONG}\na: 1\n",
+     f"a: {{b: 1, b: 2}}\nc: {_LONG}\n", f"a: {{b: {_LONG}}}\nc: 1\nc: 2\n",
+     f"a: [[{_LONG}]]\nb: {_LONG}\n", f"a: {{b: 1, b: {{c: {_LONG}}}}}\n",
+     f"a:\n  b:\n    c: {_LONG}\n  b: 2\n",
+     "a: 1\n---\nb: 2\n", "a: 1\n---\n", "a: 1\n--- x\n--- y\n", "a: 1\na: 2\n---\nb: 1\n",
+     "a: !x 1\n---\nb: 1\n", "a: 1\n---\nb: &x 1\n", "a: 1\n---\nb: 1\nb: 2\n--- ]\n",
+     f"a: 1\n---\nb: {_LONG}\n", "---\na: 1\n...\n---\nb: 1\n", "%YAML 1.2\n---\na: 1\n---\nb: 1\n",
+     "a: 1\n%YAML 1.1\n---\nb: 1\n", "- 1\n---\na: 1\n", "a: 1\n--- !x\nb: 1\n"],
+)  # fmt: skip
+def test_tags_long_integers_and_second_documents_are_refused_alike_by_both_readers(
+    text: str,
+) -> None:
+    # The fast reader refuses these itself, so that a flood ending in one is cheap.
+    with pytest.raises(ConfigError) as full:
+        parse_config(text, path="j")
+    with pytest.raises(ConfigError) as fast:
+        fast_load_doc(text, path="j")
+    assert fast.value.lines() == full.value.lines()
+
+
+@pytest.mark.parametrize(
+    "tail",
+    ["y: !custom x\n", "y: [1, !custom x]\n", f"y: {_LONG}\n", "y: 1\n---\nz: 1\n"],
+)
+def test_a_flood_ending_in_a_tag_long_integer_or_second_document_is_judged_fast(
+    tail: str,
+) -> None:
+    # 990 keys x 19 values, just under the value limit: the full reader is not needed.
+    values = "[" + ",".join(["1"] * 18) + "]"
+    text = "".join(f"x{i}: {values}\n" for i in range(990)) + tail
+    with pytest.raises(ConfigError) as fast:
+        fast_load_doc(text, path="j")
+    with pytest.raises(ConfigError) as full:
+        parse_config(text, path="j")
+    assert fast.value.lines() == full.value.lines()

@@ -7,9 +7,13 @@ parser (about 20 times faster, and already imported for rendering) and builds
 the data from its events, but only when the result is certain to equal what
 ruamel's YAML 1.2 reading gives: any plain scalar that YAML 1.2 could read as
 anything but a plain string, int, float, bool or null in spellings whose
-meaning it knows, any anchor, alias, tag, merge key, duplicate key, second document,
-deep nesting or YAML 1.1 line break makes it give up (return None), and the
-caller falls back to the full reader, which also produces the error messages.
+meaning it knows, a merge key, a tag other than a local one on a value, deep
+nesting or a YAML 1.1 line break makes it give up (return None), and the caller
+falls back to the full reader, which also produces the error messages. What
+the full reader refuses in its own words, and which a flood may end in (anchors,
+aliases, floods, a duplicate key, a non-string key, a local tag such as
+``!custom``, an integer of too many digits, a second document), this reader
+refuses itself, with the same message at the same place and in the same order.
 The tests compare both readers on generated files.
 """
 
@@ -28,9 +32,16 @@ from t2gen.jobfile.source import (
     MAX_INT_DIGITS,
     MAX_NODES,
     entries_message,
+    int_message,
     nodes_message,
 )
-from t2gen.jobfile.yaml12 import ALIAS_MESSAGE, ANCHOR_MESSAGE, yaml_error
+from t2gen.jobfile.yaml12 import (
+    ALIAS_MESSAGE,
+    ANCHOR_MESSAGE,
+    check_directives,
+    second_document_line,
+    yaml_error,
+)
 
 __all__ = ["fast_load", "fast_load_doc"]
 
@@ -65,6 +76,30 @@ class _GiveUp(Exception):
     """The fast reader cannot be sure to read the file as the full reader would."""
 
 
+class _TooLong(Exception):
+    """An integer of more than ``MAX_INT_DIGITS`` digits (the full reader refuses it where it is)."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+        super().__init__(digits)
+
+
+class _SecondDocument(Exception):
+    """The file holds a second document, and nothing before its end is refused first."""
+
+
+# A local tag (``!custom``), which both readers name as written; the full reader
+# refuses it where it is (``t2gen.jobfile.loader``), and so does this one.
+_LOCAL_TAG = re.compile(r"^![A-Za-z0-9_.-]+$")
+
+
+def _too_long(value: str) -> None:
+    """Refuse an integer as the full reader's ``construct_int`` does (sign not counted)."""
+    digits = len(value.lstrip("+-"))
+    if digits > MAX_INT_DIGITS:
+        raise _TooLong(digits)
+
+
 _DECIMAL_12 = re.compile(r"^[-+]?[0-9]+$")
 _BASED_INT_12 = re.compile(r"^([-+]?)0(?:x([0-9a-fA-F]+)|o([0-7]+)|b([01]+))$")
 _INF_12 = re.compile(r"^([-+]?)\.(?:inf|Inf|INF)$")
@@ -81,8 +116,7 @@ def _scalar(event: yaml.ScalarEvent) -> Any:
     if value in _SIMPLE:
         return _SIMPLE[value]
     if _SIMPLE_INT.match(value):
-        if len(value) > MAX_INT_DIGITS:
-            raise _GiveUp  # the full reader says where and why
+        _too_long(value)
         return int(value)
     if _SIMPLE_FLOAT.match(value):
         return float(value)
@@ -104,14 +138,13 @@ def _number(value: str) -> Any:
 
     Underscores make it the string written (see :func:`t2gen.jobfile.yaml12.construct_int`);
     ``0x``, ``0o`` and ``0b`` integers, signs, leading zeros, ``.inf`` and
-    ``.nan`` are read as ruamel.yaml reads them; long integers are left to the
-    full reader.
+    ``.nan`` are read as ruamel.yaml reads them; an integer of more than
+    ``MAX_INT_DIGITS`` digits raises :class:`_TooLong`, as the full reader refuses it.
     """
     if "_" in value:
         return value
     if _DECIMAL_12.match(value):
-        if len(value) > MAX_INT_DIGITS:
-            raise _GiveUp
+        _too_long(value)
         return int(value)
     based = _BASED_INT_12.match(value)
     if based:
@@ -121,8 +154,7 @@ def _number(value: str) -> Any:
             for part, base in ((based[2], 16), (based[3], 8), (based[4], 2))
             if part
         )
-        if len(digits) > MAX_INT_DIGITS:
-            raise _GiveUp
+        _too_long(value)
         return sign * int(digits, base)
     infinity = _INF_12.match(value)
     if infinity:
@@ -169,10 +201,13 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
     Raises:
         ConfigError: a list or mapping of more than :data:`~t2gen.jobfile.source.MAX_ENTRIES`
             entries, or more than :data:`~t2gen.jobfile.source.MAX_NODES` values (a
-            flood): reading stops there, as the full reader's does.
+            flood): reading stops there, as the full reader's does. Also what
+            the full reader refuses alike: an anchor or alias, a duplicate or
+            non-string key, a local tag, a too-long integer, a second document.
     """
     if _YAML11_BREAKS.search(text):
         return None
+    check_directives(text, path)  # as the full reader does first
     positions: dict[JsonPath, tuple[int, int]] = {(): (1, 1)}
     key_positions: dict[JsonPath, tuple[int, int]] = {}
     seen = [0]  # values read so far
@@ -183,6 +218,13 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
     except _Flood as flood:
         raise ConfigError(
             path=path, line=flood.line, col=flood.col, message=flood.message
+        ) from None
+    except _SecondDocument:
+        raise ConfigError(
+            path=path,
+            line=second_document_line(text),
+            col=1,
+            message="more than one YAML document; a job file holds exactly one job",
         ) from None
     except yaml.MarkedYAMLError as err:
         if (
@@ -226,19 +268,30 @@ def _build(
     root: Any = None
     documents = 0
     nodes = 0
-    duplicate: tuple[tuple[int, int], str] | None = None
-    not_a_string: tuple[tuple[int, int], str] | None = None
+    # Refused while the full reader constructs a document (in document order; a
+    # duplicate key once its whole value is read), then (only in the first
+    # document) while it converts it to plain data (in document order).
+    construction: list[tuple[tuple[int, int], tuple[int, int], str]] = []
+    pending: dict[int, tuple[tuple[int, int], str]] = {}  # duplicate key, by frame id
+    duplicates = 0
+    tagged_collection = False
+    conversion: tuple[tuple[int, int], str] | None = None
     for event in events:
         if isinstance(event, yaml.DocumentStartEvent):
             documents += 1
-            if documents > 1 or (
-                event.explicit and event.version not in (None, (1, 2))
-            ):
+            if event.tags or event.version not in (None, (1, 2)):
                 raise _GiveUp
             continue
-        if isinstance(
-            event, (yaml.StreamStartEvent, yaml.StreamEndEvent, yaml.DocumentEndEvent)
-        ):
+        if isinstance(event, yaml.DocumentEndEvent):
+            if construction:
+                if tagged_collection:
+                    raise _GiveUp  # constructed depth first there: another order
+                _order, (line, col), message = min(construction)
+                raise _Flood(line, col, message)
+            if documents > 1:
+                raise _SecondDocument
+            continue
+        if isinstance(event, (yaml.StreamStartEvent, yaml.StreamEndEvent)):
             continue
         if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             value = stack.pop()[0]
@@ -269,21 +322,37 @@ def _build(
                 else:
                     where = (*parent[2], parent[1])
             if isinstance(event, yaml.ScalarEvent):
-                value = _scalar(event)
+                tag = event.tag
+                if tag is not None and not is_key and _LOCAL_TAG.match(tag):
+                    if conversion is None:
+                        conversion = (here, _tag_message(tag))
+                    value = tag  # a stand-in; the job is refused
+                else:
+                    try:
+                        value = _scalar(event)
+                    except _TooLong as long:
+                        if is_key:
+                            raise _GiveUp from None
+                        construction.append(
+                            ((nodes, 0), here, int_message(long.digits))
+                        )
+                        value = 0  # a stand-in; the job is refused
                 if is_key:
                     if not isinstance(value, str):
                         # Refused after every duplicate key, as the full reader does.
-                        if not_a_string is None:
-                            not_a_string = (
+                        if conversion is None:
+                            conversion = (
                                 here,
                                 f"mapping key {value!r} is not a string; quote it",
                             )
                         value = f"\x00{nodes}"  # a stand-in; the job is refused
                     elif value in stack[-1][0]:
-                        if duplicate is not None or '"' in value:
+                        duplicates += 1
+                        if duplicates > 1 or '"' in value:
                             raise _GiveUp  # the full reader says which comes first
                         start = stack[-1][3]
-                        duplicate = (
+                        # Checked once the value is read (see the assignment below).
+                        pending[id(stack[-1])] = (
                             here,
                             f"duplicate key {value!r}; each key may appear once in a mapping "
                             f"(while constructing a mapping started at {start[0]}:{start[1]})",
@@ -295,7 +364,14 @@ def _build(
                 if where:
                     positions[where] = here
             elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                if is_key or not event.implicit or len(stack) >= MAX_DEPTH:
+                tag = event.tag
+                if tag is not None and _LOCAL_TAG.match(tag) and not is_key:
+                    tagged_collection = True
+                    if conversion is None:
+                        conversion = (here, _tag_message(tag))
+                elif is_key or not event.implicit:
+                    raise _GiveUp
+                if len(stack) >= MAX_DEPTH:
                     raise _GiveUp
                 if where:
                     positions[where] = here
@@ -307,19 +383,27 @@ def _build(
             else:  # pragma: no cover - every event type is handled above
                 raise _GiveUp
         if not stack:
-            root = value
+            if documents == 1:
+                root = value
             continue
         parent = stack[-1]
         if parent[1] is _LIST:
             parent[0].append(value)
         else:
+            if pending and id(parent) in pending:
+                where_dup, message = pending.pop(id(parent))
+                construction.append(((nodes, 1), where_dup, message))
             parent[0][parent[1]] = value
             parent[1] = _NO_KEY
-    for refused in (duplicate, not_a_string):  # the full reader's order
-        if refused is not None:
-            (line, col), message = refused
-            raise _Flood(line, col, message)
+    if conversion is not None:
+        (line, col), message = conversion
+        raise _Flood(line, col, message)
     return root if isinstance(root, dict) else None
+
+
+def _tag_message(tag: str) -> str:
+    """The full reader's message for a local tag (``!custom``) on a value."""
+    return f"YAML tag {tag} is not allowed here; remove it"
 
 
 _NO_KEY = object()
