@@ -26,10 +26,10 @@ import yaml
 
 from t2gen.errors import ConfigError
 from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.jobfile.plainscalars import GiveUp, TooLong, scalar
 from t2gen.jobfile.source import (
     MAX_DEPTH,
     MAX_ENTRIES,
-    MAX_INT_DIGITS,
     MAX_NODES,
     entries_message,
     int_message,
@@ -46,42 +46,8 @@ from t2gen.jobfile.yaml12 import (
 __all__ = ["fast_load", "fast_load_doc"]
 
 
-# ruamel.yaml's YAML 1.2 implicit resolvers (ruamel/yaml/resolver.py), for
-# plain scalars: a scalar they match is not a string there.
-_BOOL_12 = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
-_FLOAT_12 = re.compile(
-    r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
-    |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
-    |[-+]?\.[0-9_]+(?:[eE][-+][0-9]+)?
-    |[-+]?\.(?:inf|Inf|INF)
-    |\.(?:nan|NaN|NAN))$""",
-    re.X,
-)
-_INT_12 = re.compile(
-    r"^(?:[-+]?0b[0-1_]+|[-+]?0o?[0-7_]+|[-+]?[0-9_]+|[-+]?0x[0-9a-fA-F_]+)$"
-)
-_NULL_12 = re.compile(r"^(?:~|null|Null|NULL|)$")
-_OTHER_12 = re.compile(r"^(?:<<|=)$")  # merge key and value: never in a job file
-
-# The spellings both readers give the same value, by construction.
-_SIMPLE_INT = re.compile(r"^-?(?:0|[1-9][0-9]*)$")
-_SIMPLE_FLOAT = re.compile(r"^-?(?:0|[1-9][0-9]*)\.[0-9]+$")
-_SIMPLE = {"true": True, "false": False, "null": None, "~": None, "": None}
-
 # YAML 1.1 (PyYAML) breaks lines at these; YAML 1.2 (ruamel) does not.
 _YAML11_BREAKS = re.compile("[\x85\u2028\u2029]")
-
-
-class _GiveUp(Exception):
-    """The fast reader cannot be sure to read the file as the full reader would."""
-
-
-class _TooLong(Exception):
-    """An integer of more than ``MAX_INT_DIGITS`` digits (the full reader refuses it where it is)."""
-
-    def __init__(self, digits: int) -> None:
-        self.digits = digits
-        super().__init__(digits)
 
 
 class _SecondDocument(Exception):
@@ -91,77 +57,6 @@ class _SecondDocument(Exception):
 # A local tag (``!custom``), which both readers name as written; the full reader
 # refuses it where it is (``t2gen.jobfile.loader``), and so does this one.
 _LOCAL_TAG = re.compile(r"^![A-Za-z0-9_.-]+$")
-
-
-def _too_long(value: str) -> None:
-    """Refuse an integer as the full reader's ``construct_int`` does (sign not counted)."""
-    digits = len(value.lstrip("+-"))
-    if digits > MAX_INT_DIGITS:
-        raise _TooLong(digits)
-
-
-_DECIMAL_12 = re.compile(r"^[-+]?[0-9]+$")
-_BASED_INT_12 = re.compile(r"^([-+]?)0(?:x([0-9a-fA-F]+)|o([0-7]+)|b([01]+))$")
-_INF_12 = re.compile(r"^([-+]?)\.(?:inf|Inf|INF)$")
-
-
-def _scalar(event: yaml.ScalarEvent) -> Any:
-    if event.tag is not None:
-        raise _GiveUp
-    value: str = event.value
-    if (
-        event.style
-    ):  # quoted or block (plain is None or "", by parser): a string in both readers
-        return value
-    if value in _SIMPLE:
-        return _SIMPLE[value]
-    if _SIMPLE_INT.match(value):
-        _too_long(value)
-        return int(value)
-    if _SIMPLE_FLOAT.match(value):
-        return float(value)
-    if _OTHER_12.match(value):
-        raise _GiveUp
-    if _BOOL_12.match(value):
-        return value.lower() == "true"
-    if _NULL_12.match(value):
-        return None
-    if value[:1] in "-+.0123456789" and (
-        _FLOAT_12.match(value) or _INT_12.match(value)
-    ):
-        return _number(value)
-    return value  # a string, or a timestamp, which t2gen keeps as the string written
-
-
-def _number(value: str) -> Any:
-    """A plain scalar YAML 1.2 reads as a number, read as t2gen's full reader reads it.
-
-    Underscores make it the string written (see :func:`t2gen.jobfile.yaml12.construct_int`);
-    ``0x``, ``0o`` and ``0b`` integers, signs, leading zeros, ``.inf`` and
-    ``.nan`` are read as ruamel.yaml reads them; an integer of more than
-    ``MAX_INT_DIGITS`` digits raises :class:`_TooLong`, as the full reader refuses it.
-    """
-    if "_" in value:
-        return value
-    if _DECIMAL_12.match(value):
-        _too_long(value)
-        return int(value)
-    based = _BASED_INT_12.match(value)
-    if based:
-        sign = -1 if based[1] == "-" else 1
-        digits, base = next(
-            (part, base)
-            for part, base in ((based[2], 16), (based[3], 8), (based[4], 2))
-            if part
-        )
-        _too_long(value)
-        return sign * int(digits, base)
-    infinity = _INF_12.match(value)
-    if infinity:
-        return float("-inf") if infinity[1] == "-" else float("inf")
-    if _FLOAT_12.match(value):
-        return float("nan") if "nan" in value.lower() else float(value)
-    raise _GiveUp
 
 
 def fast_load(text: str) -> dict[str, Any] | None:
@@ -236,7 +131,7 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
             # libyaml's error has the same marks (its wording is libyaml's).
             raise yaml_error(path, err) from None
         return None
-    except (_GiveUp, yaml.YAMLError, ValueError, OverflowError, RecursionError):
+    except (GiveUp, yaml.YAMLError, ValueError, OverflowError, RecursionError):
         return None
     if data is None:
         return None
@@ -280,12 +175,12 @@ def _build(
         if isinstance(event, yaml.DocumentStartEvent):
             documents += 1
             if event.tags or event.version not in (None, (1, 2)):
-                raise _GiveUp
+                raise GiveUp
             continue
         if isinstance(event, yaml.DocumentEndEvent):
             if construction:
                 if tagged_collection:
-                    raise _GiveUp  # constructed depth first there: another order
+                    raise GiveUp  # constructed depth first there: another order
                 _order, (line, col), message = min(construction)
                 raise _Flood(line, col, message)
             if documents > 1:
@@ -329,10 +224,10 @@ def _build(
                     value = tag  # a stand-in; the job is refused
                 else:
                     try:
-                        value = _scalar(event)
-                    except _TooLong as long:
+                        value = scalar(event)
+                    except TooLong as long:
                         if is_key:
-                            raise _GiveUp from None
+                            raise GiveUp from None
                         construction.append(
                             ((nodes, 0), here, int_message(long.digits))
                         )
@@ -349,7 +244,7 @@ def _build(
                     elif value in stack[-1][0]:
                         duplicates += 1
                         if duplicates > 1 or '"' in value:
-                            raise _GiveUp  # the full reader says which comes first
+                            raise GiveUp  # the full reader says which comes first
                         start = stack[-1][3]
                         # Checked once the value is read (see the assignment below).
                         pending[id(stack[-1])] = (
@@ -370,9 +265,9 @@ def _build(
                     if conversion is None:
                         conversion = (here, _tag_message(tag))
                 elif is_key or not event.implicit:
-                    raise _GiveUp
+                    raise GiveUp
                 if len(stack) >= MAX_DEPTH:
-                    raise _GiveUp
+                    raise GiveUp
                 if where:
                     positions[where] = here
                 is_map = isinstance(event, yaml.MappingStartEvent)
@@ -381,7 +276,7 @@ def _build(
                 )
                 continue
             else:  # pragma: no cover - every event type is handled above
-                raise _GiveUp
+                raise GiveUp
         if not stack:
             if documents == 1:
                 root = value

@@ -1,0 +1,131 @@
+"""Plain YAML scalars read exactly as t2gen's full reader (ruamel.yaml, YAML 1.2) reads them.
+
+:mod:`t2gen.jobfile.fastload` builds a job file from PyYAML's C parser events;
+this module gives each plain scalar the value ruamel.yaml's YAML 1.2 implicit
+resolvers (ruamel/yaml/resolver.py) and t2gen's own integer rules
+(:mod:`t2gen.jobfile.yaml12`) give it, or raises :class:`GiveUp` where it
+cannot be sure, so that the caller falls back to the full reader.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+from t2gen.jobfile.source import MAX_INT_DIGITS
+
+__all__ = ["GiveUp", "TooLong", "scalar"]
+
+
+# ruamel.yaml's YAML 1.2 implicit resolvers (ruamel/yaml/resolver.py), for
+# plain scalars: a scalar they match is not a string there.
+_BOOL_12 = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_FLOAT_12 = re.compile(
+    r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+    |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+    |[-+]?\.[0-9_]+(?:[eE][-+][0-9]+)?
+    |[-+]?\.(?:inf|Inf|INF)
+    |\.(?:nan|NaN|NAN))$""",
+    re.X,
+)
+_INT_12 = re.compile(
+    r"^(?:[-+]?0b[0-1_]+|[-+]?0o?[0-7_]+|[-+]?[0-9_]+|[-+]?0x[0-9a-fA-F_]+)$"
+)
+_NULL_12 = re.compile(r"^(?:~|null|Null|NULL|)$")
+_OTHER_12 = re.compile(r"^(?:<<|=)$")  # merge key and value: never in a job file
+
+# The spellings both readers give the same value, by construction.
+_SIMPLE_INT = re.compile(r"^-?(?:0|[1-9][0-9]*)$")
+_SIMPLE_FLOAT = re.compile(r"^-?(?:0|[1-9][0-9]*)\.[0-9]+$")
+_SIMPLE = {"true": True, "false": False, "null": None, "~": None, "": None}
+
+
+class GiveUp(Exception):
+    """The fast reader cannot be sure to read the file as the full reader would."""
+
+
+class TooLong(Exception):
+    """An integer of more than ``MAX_INT_DIGITS`` digits (the full reader refuses it where it is)."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+        super().__init__(digits)
+
+
+def _too_long(value: str) -> None:
+    """Refuse an integer as the full reader's ``construct_int`` does (sign not counted)."""
+    digits = len(value.lstrip("+-"))
+    if digits > MAX_INT_DIGITS:
+        raise TooLong(digits)
+
+
+_DECIMAL_12 = re.compile(r"^[-+]?[0-9]+$")
+_BASED_INT_12 = re.compile(r"^([-+]?)0(?:x([0-9a-fA-F]+)|o([0-7]+)|b([01]+))$")
+_INF_12 = re.compile(r"^([-+]?)\.(?:inf|Inf|INF)$")
+
+
+def scalar(event: yaml.ScalarEvent) -> Any:
+    """The value of one scalar event, as the full reader gives it.
+
+    Raises:
+        GiveUp: a tag, a merge key or a spelling whose meaning is not certain.
+        TooLong: an integer of more than ``MAX_INT_DIGITS`` digits.
+    """
+    if event.tag is not None:
+        raise GiveUp
+    value: str = event.value
+    if (
+        event.style
+    ):  # quoted or block (plain is None or "", by parser): a string in both readers
+        return value
+    if value in _SIMPLE:
+        return _SIMPLE[value]
+    if _SIMPLE_INT.match(value):
+        _too_long(value)
+        return int(value)
+    if _SIMPLE_FLOAT.match(value):
+        return float(value)
+    if _OTHER_12.match(value):
+        raise GiveUp
+    if _BOOL_12.match(value):
+        return value.lower() == "true"
+    if _NULL_12.match(value):
+        return None
+    if value[:1] in "-+.0123456789" and (
+        _FLOAT_12.match(value) or _INT_12.match(value)
+    ):
+        return _number(value)
+    return value  # a string, or a timestamp, which t2gen keeps as the string written
+
+
+def _number(value: str) -> Any:
+    """A plain scalar YAML 1.2 reads as a number, read as t2gen's full reader reads it.
+
+    Underscores make it the string written (see :func:`t2gen.jobfile.yaml12.construct_int`);
+    ``0x``, ``0o`` and ``0b`` integers, signs, leading zeros, ``.inf`` and
+    ``.nan`` are read as ruamel.yaml reads them; an integer of more than
+    ``MAX_INT_DIGITS`` digits raises :class:`TooLong`, as the full reader refuses it.
+    """
+    if "_" in value:
+        return value
+    if _DECIMAL_12.match(value):
+        _too_long(value)
+        return int(value)
+    based = _BASED_INT_12.match(value)
+    if based:
+        sign = -1 if based[1] == "-" else 1
+        digits, base = next(
+            (part, base)
+            for part, base in ((based[2], 16), (based[3], 8), (based[4], 2))
+            if part
+        )
+        _too_long(value)
+        return sign * int(digits, base)
+    infinity = _INF_12.match(value)
+    if infinity:
+        return float("-inf") if infinity[1] == "-" else float("inf")
+    if _FLOAT_12.match(value):
+        return float("nan") if "nan" in value.lower() else float(value)
+    raise GiveUp
