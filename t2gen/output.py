@@ -5,16 +5,13 @@ Writers only: the objects arrive in output order (:func:`t2gen.kube.order.sort_d
 
 from __future__ import annotations
 
-import errno
-import functools
 import json
 import os
 import re
-import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 
+from t2gen.atomicdir import exchange, fsync_directory, locked, recover
 from t2gen.errors import OutputError
 from t2gen.kube.yamlio import dump_yaml
 from t2gen.render.engine import RenderedDocument
@@ -184,113 +181,6 @@ def _written_files(directory: Path) -> tuple[set[str], set[str]]:
     return unchanged, changed
 
 
-@contextmanager
-def _locked(directory: Path) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``directory`` (the output's parent) while writing.
-
-    Concurrent ``t2gen render -o`` runs into one parent are serialised, so none
-    sees another's half-finished staging or judges another's files. The lock is
-    on the directory itself, so it leaves no lock file behind, and the kernel
-    releases it when a killed process dies. No lock where ``fcntl`` is missing.
-    """
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield
-        return
-    descriptor = os.open(directory, os.O_RDONLY)
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(descriptor)
-
-
-_RENAME_EXCHANGE = 2  # linux/include/uapi/linux/fs.h
-_AT_FDCWD = -100
-
-
-@functools.cache
-def _renameat2() -> object | None:
-    """Libc's ``renameat2`` (Linux, glibc 2.28+), or None."""
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes
-    import ctypes.util
-
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        return libc.renameat2
-    except (OSError, AttributeError):
-        return None
-
-
-def _exchange(new: Path, current: Path) -> bool:
-    """Swap two directories in one atomic step (``renameat2(RENAME_EXCHANGE)``).
-
-    Returns:
-        True when swapped; False when the system or file system cannot
-        (the caller then uses two renames).
-
-    Raises:
-        OSError: the swap failed for another reason.
-    """
-    function = _renameat2()
-    if function is None:
-        return False
-    result = function(  # type: ignore[operator]
-        _AT_FDCWD, os.fsencode(new), _AT_FDCWD, os.fsencode(current), _RENAME_EXCHANGE
-    )
-    if result == 0:
-        return True
-    import ctypes
-
-    code = ctypes.get_errno()
-    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
-        return False
-    raise OSError(code, os.strerror(code))
-
-
-def _stale_pattern(name: str) -> re.Pattern[str]:
-    return re.compile(rf"^\.{re.escape(name)}\.t2gen-(old-)?[0-9a-f]{{12}}$")
-
-
-def _recover(parent: Path, name: str) -> None:
-    """Clean up after killed runs (under the lock, so none is running).
-
-    A run killed between the two renames of the fallback left ``DIR`` missing
-    and the old render as ``.DIR.t2gen-old-<hex>``: it is put back. Every other
-    ``.DIR.t2gen-<hex>`` (a staging directory, or an old render already
-    replaced) is removed.
-    """
-    pattern = _stale_pattern(name)
-    stale = sorted(
-        entry
-        for entry in parent.iterdir()
-        if pattern.match(entry.name) and entry.is_dir() and not entry.is_symlink()
-    )
-    target = parent / name
-    if not os.path.lexists(target):
-        olds = [
-            entry for entry in stale if entry.name.startswith(f".{name}.t2gen-old-")
-        ]
-        if olds:
-            olds[0].rename(target)
-            stale.remove(olds[0])
-    import shutil
-
-    for entry in stale:
-        shutil.rmtree(entry, ignore_errors=True)
-
-
-def _fsync_directory(directory: Path) -> None:
-    descriptor = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
 def write_directory(
     documents: Sequence[RenderedDocument], out_dir: Path, *, sources: Sequence[str]
 ) -> list[Path]:
@@ -347,8 +237,8 @@ def write_directory(
     if not parent.is_dir():
         raise OutputError(f"{out_dir}: parent directory {parent} does not exist")
     try:
-        with _locked(parent):
-            _recover(parent, target.name)
+        with locked(parent):
+            recover(parent, target.name)
             _replace(target, contents, out_dir)
     except OSError as err:
         raise OutputError(f"{out_dir}: cannot write: {err.strerror or err}") from None
@@ -410,15 +300,15 @@ def _replace(target: Path, contents: dict[str, str], shown: Path) -> None:
                 handle.write(text)
                 handle.flush()
                 os.fsync(handle.fileno())
-        _fsync_directory(staging)
+        fsync_directory(staging)
         if not target.is_dir():
             staging.rename(target)
-        elif _exchange(staging, target):
+        elif exchange(staging, target):
             old = staging  # the old render, now at the staging name
         else:
             target.rename(old)
             staging.rename(target)
-        _fsync_directory(parent)
+        fsync_directory(parent)
     except OSError:
         if not os.path.lexists(target) and old.is_dir():
             old.rename(target)
