@@ -25,6 +25,7 @@ __all__ = [
     "LocatedDocument",
     "dump_flow",
     "dump_yaml",
+    "is_plain",
     "load_all_yaml",
     "load_all_yaml_located",
 ]
@@ -250,6 +251,11 @@ _NOT_YAML_SAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uff
 def _plain(text: str) -> bool:
     """Whether a string may be written without quotes (see :data:`_PLAIN_SAFE`)."""
     return _PLAIN_SAFE.fullmatch(text) is not None and text not in _YAML11_WORDS
+
+
+def is_plain(text: str) -> bool:
+    """Whether :func:`dump_flow` writes ``text`` without quotes (it then reads back as itself)."""
+    return _plain(text)
 
 
 def dump_flow(obj: Any) -> str:

@@ -5,7 +5,10 @@ number, ``{key: value}``), never as raw text, so no input value can change the
 document's structure: strings with newlines, ``---``, ``: `` or ``{{`` come back
 unchanged. Build a composite string inside the braces (``{{ job.name ~ "-x" }}``).
 Rendered text is parsed again as kubectl parses it, so a template that emits
-bad YAML fails with its name instead of producing a broken manifest.
+bad YAML fails with its name instead of producing a broken manifest. With the
+built-in templates alone, each distinct document structure is parsed once and
+later jobs' objects are built from the values the templates were given
+(:mod:`t2gen.render.skeleton`); anything unusual renders and parses the text.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import yaml
 from t2gen.errors import TemplateError
 from t2gen.kube.yamlio import load_all_yaml
 from t2gen.record import Record
+from t2gen.render import skeleton
 from t2gen.render.environment import FILTERS, new_environment
 from t2gen.render.precompiled import (
     PrecompiledLoader,
@@ -187,7 +191,15 @@ def render(
         for path in directory.glob("*.j2")
     }
     documents: list[RenderedDocument] = []
+    # Overlay templates (and partials they replace) may do anything with what a
+    # `{{ }}` wrote, so with overlays every template's text is parsed.
+    fast = not template_set.overlays
     for file_name, label in template_set.templates():
+        if fast:
+            objects = skeleton.render_objects(environment, file_name, context)
+            if objects is not None:
+                documents.extend(_documents(objects, label))
+                continue
         try:
             text = environment.get_template(file_name).render(context)
         except jinja2.TemplateSyntaxError as err:
@@ -238,6 +250,11 @@ def _parse(text: str, label: str) -> list[RenderedDocument]:
             line=None,
             message=f"the rendered YAML does not parse ({problem}){detail}",
         ) from None
+    return _documents(objects, label)
+
+
+def _documents(objects: list[Any], label: str) -> list[RenderedDocument]:
+    """Check that each parsed document is a Kubernetes object; skip empty ones."""
     documents = []
     for obj in objects:
         if obj is None:

@@ -8,13 +8,18 @@ templates with the same settings.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import jinja2
 
 from t2gen.kube.yamlio import dump_flow
 
-__all__ = ["FILTERS", "new_environment"]
+__all__ = ["FILTERS", "capture", "new_environment"]
+
+capture: Callable[[Any], str] | None = None
+"""While set, every expression's value goes to this hook instead of being written
+(:mod:`t2gen.render.skeleton` records the values and writes placeholders)."""
 
 
 def _b64encode(value: str | bytes) -> str:
@@ -31,6 +36,8 @@ FILTERS: dict[str, Any] = {"b64encode": _b64encode}
 
 def _finalize(value: Any) -> str:
     """Emit an expression's value as YAML (quoted when needed), never as raw text."""
+    if capture is not None:
+        return capture(value)
     if isinstance(value, jinja2.Undefined):
         str(value)  # StrictUndefined raises UndefinedError naming the variable
     try:
