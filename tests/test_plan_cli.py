@@ -220,3 +220,13 @@ def test_a_node_list_of_megabytes_is_read(tmp_path: Path, in_root: Path) -> None
     )
     assert result.exit_code == 0, result.stderr
     assert "of 4000 nodes" in result.stdout
+
+
+def test_a_fifo_as_node_list_is_refused_not_waited_on(tmp_path: Path) -> None:
+    # The node list is read like a job file (t2gen.jobfile.source.read_source), only
+    # without the 1 MiB limit: a FIFO would block for ever, so it is refused.
+    fifo = tmp_path / "nodes"
+    os.mkfifo(fifo)
+    result = _t2gen("plan", str(ROOT / "examples/wordcount.yaml"), "--nodes", str(fifo))
+    assert result.returncode == 1 and result.stdout == ""
+    assert "not a regular file" in result.stderr

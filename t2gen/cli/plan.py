@@ -41,21 +41,11 @@ def _read_document(path: str) -> object:
         ConfigError: the file is missing, unreadable or not UTF-8.
         PlanInputError: it is neither JSON nor YAML.
     """
-    from pathlib import Path
-
     from t2gen.errors import ConfigError
+    from t2gen.jobfile.source import read_source
     from t2gen.plan import load_document
 
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise ConfigError(path=path, message="no such file") from None
-    except IsADirectoryError:
-        raise ConfigError(path=path, message="is a directory, not a file") from None
-    except OSError as err:
-        raise ConfigError(
-            path=path, message=f"cannot read: {err.strerror or err}"
-        ) from None
+    raw = read_source(path, limit=None, what="file")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:

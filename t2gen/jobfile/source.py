@@ -94,12 +94,21 @@ def line_col(text: str | bytes, offset: int) -> tuple[int, int]:
     return text.count("\n", 0, offset) + 1, offset - start + 1
 
 
-def read_source(path: str, *, stdin: IO[bytes] | None = None) -> bytes:
+def read_source(
+    path: str,
+    *,
+    stdin: IO[bytes] | None = None,
+    limit: int | None = MAX_FILE_BYTES,
+    what: str = "job file",
+) -> bytes:
     """Read a job file's bytes, at most :data:`MAX_FILE_BYTES`.
 
     Args:
         path: a file path, or ``-`` for standard input.
         stdin: the stream to read for ``-`` (default ``sys.stdin.buffer``).
+        limit: the most bytes accepted, or None for no limit (a node list of a
+            large cluster is megabytes).
+        what: what the file is, for messages (``a directory, not a job file``).
 
     Returns:
         The raw bytes.
@@ -112,7 +121,7 @@ def read_source(path: str, *, stdin: IO[bytes] | None = None) -> bytes:
     try:
         if path == "-":
             stream = stdin if stdin is not None else sys.stdin.buffer
-            raw = stream.read(MAX_FILE_BYTES + 1)
+            raw = stream.read(-1 if limit is None else limit + 1)
         else:
             # O_NONBLOCK: opening a FIFO must not wait for a writer.
             descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
@@ -127,21 +136,21 @@ def read_source(path: str, *, stdin: IO[bytes] | None = None) -> bytes:
                         "give a file, or - to read standard input",
                     )
                 os.set_blocking(handle.fileno(), True)
-                raw = handle.read(MAX_FILE_BYTES + 1)
+                raw = handle.read(-1 if limit is None else limit + 1)
     except FileNotFoundError:
         raise ConfigError(path=path, message="no such file") from None
     except IsADirectoryError:
-        raise ConfigError(path=path, message="is a directory, not a job file") from None
+        raise ConfigError(path=path, message=f"is a directory, not a {what}") from None
     except PermissionError:
         raise ConfigError(path=path, message="permission denied") from None
     except OSError as err:
         raise ConfigError(
             path=path, message=f"cannot read: {err.strerror or err}"
         ) from None
-    if len(raw) > MAX_FILE_BYTES:
+    if limit is not None and len(raw) > limit:
         raise ConfigError(
             path=path,
-            message=f"larger than {MAX_FILE_BYTES // 1024} KiB; a job file is a few hundred bytes",
+            message=f"larger than {limit // 1024} KiB; a {what} is a few hundred bytes",
         )
     return raw
 
