@@ -5,7 +5,10 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
+from t2gen.kube import yamlio
 from t2gen.kube.yamlio import dump_flow, dump_yaml, load_all_yaml
 from tests.conftest import kubectl_objects
 
@@ -99,3 +102,49 @@ def test_loader_reads_like_kubectl() -> None:
 def test_loader_rejects_duplicate_keys() -> None:
     with pytest.raises(yaml.YAMLError, match="duplicate key 'a'"):
         load_all_yaml("a: 1\na: 2\n")
+
+
+# dump_yaml writes JSON-shaped data through PyYAML's event API; everything else
+# (and the reference here) goes through PyYAML's representer. Both must agree.
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text() | st.sampled_from(TRICKY),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.text() | st.sampled_from(TRICKY), children, max_size=4)
+    ),
+    max_leaves=25,
+)
+
+
+@given(_JSON)
+def test_events_write_what_the_representer_writes(value: Any) -> None:
+    assert yamlio._emit(value) == yamlio._dump_represented(value)
+
+
+def test_events_write_every_golden_object_as_the_representer() -> None:
+    golden = Path(__file__).parent / "golden"
+    objects = []
+    for expected in sorted(golden.glob("*/expected.stdout")):
+        text = expected.read_text(encoding="utf-8")
+        if text.startswith("---\n# Source: "):  # a rendered stream (not plan or JSON)
+            objects += [obj for obj in load_all_yaml(text) if isinstance(obj, dict)]
+    assert len(objects) > 100
+    for obj in objects:
+        assert yamlio._emit(obj) == yamlio._dump_represented(obj)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{"f": 1.5}, [0.1, {"a": 2.0}], {"nested": {"x": float("inf")}}, b"bytes"],
+)
+def test_what_is_not_json_shaped_goes_through_the_representer(value: Any) -> None:
+    with pytest.raises(yamlio._NotJsonShaped):
+        yamlio._emit(value)
+    assert dump_yaml(value) == yamlio._dump_represented(value)
+
+
+def test_a_container_used_twice_keeps_pyyaml_anchors() -> None:
+    shared = {"app": "twister2"}
+    value = {"a": shared, "b": shared}
+    assert dump_yaml(value) == yamlio._dump_represented(value)
+    assert "&id001" in dump_yaml(value)
