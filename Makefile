@@ -62,10 +62,10 @@ wheel-smoke: $(STAMP) ## Build the wheel, install it in a fresh venv, run t2gen 
 
 check: lint typecheck test wheel-smoke ## Every gate CI runs
 
-bench: $(STAMP) ## Time t2gen against python -c pass (and peers), writes bench/results.md; then t2gen plan on 5,000 nodes, then the flood files
+bench: $(STAMP) $(HELM) ## Time t2gen against python -c pass (and peers: kubectl kustomize, helm template), writes bench/results.md; then t2gen plan on 5,000 nodes, then the flood files
 	$(BIN)/python bench/bench.py
-	$(BIN)/python bench/plan_bench.py
-	$(BIN)/python bench/floods.py
+	$(BIN)/python bench/plan_bench.py --append bench/results.md
+	$(BIN)/python bench/floods.py --append bench/results.md
 
 fuzz: $(STAMP) ## A long property-based run over the job schema, and -o DIR under kills and concurrency
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_properties.py tests/test_injection.py -q -s

@@ -4,8 +4,11 @@ Medians of whole-process wall times (a Python timing loop around subprocess,
 so nothing but the standard library is needed):
 
 * cold ``t2gen --version``, ``--help``, ``validate`` and ``render`` of the example;
-* ``python -c pass`` (the floor) and ``kubectl kustomize DIR`` on t2gen's own
-  ``-o DIR`` output for the same job (a Go program doing comparable work);
+* ``python -c pass`` (the floor) and two Go peers doing comparable work on the
+  same objects: ``kubectl kustomize DIR`` on t2gen's own ``-o DIR`` output, and
+  ``helm template`` of a chart whose templates are t2gen's ``--format helm``
+  output (static templates: Helm's floor for these objects; ``make tools``
+  fetches helm);
 * batch: one ``t2gen render`` of 500 generated job files, as jobs per second;
 * scale: render time for 1, 100, 10,000 and 100,000 workers in one group of one
   worker per pod, and 100,000 as 50 groups of 2,000 at 40 per pod (the cost
@@ -36,6 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "wordcount.yaml"
+HELM = ROOT / ".tools" / "helm" / "helm"
 
 
 @dataclass
@@ -190,6 +194,24 @@ def main() -> None:
                 "kubectl kustomize DIR (t2gen -o output)",
                 [kubectl, "kustomize", str(base)],
             )
+        if HELM.exists():
+            chart = work / "chart"
+            (chart / "templates").mkdir(parents=True)
+            (chart / "Chart.yaml").write_text(
+                "apiVersion: v2\nname: wordcount\nversion: 0.1.0\n", encoding="utf-8"
+            )
+            with (chart / "templates" / "job.yaml").open("w", encoding="utf-8") as out:
+                subprocess.run(
+                    [t2gen, "render", "--format", "helm", str(EXAMPLE)],
+                    check=True,
+                    stdout=out,
+                    stderr=subprocess.DEVNULL,
+                )
+            add(
+                "helm",
+                "helm template CHART (t2gen --format helm as its templates)",
+                [str(HELM), "template", "wordcount", str(chart)],
+            )
 
         batch_dir = work / "batch"
         batch_dir.mkdir()
@@ -261,6 +283,10 @@ def main() -> None:
     if "kustomize" in figures:
         lines.append(
             f"| render / kubectl kustomize | {render / figures['kustomize'].median_ms:.2f} |"
+        )
+    if "helm" in figures:
+        lines.append(
+            f"| render / helm template | {render / figures['helm'].median_ms:.2f} |"
         )
     lines += [
         f"| render / python -c pass | {render / floor:.2f} |",

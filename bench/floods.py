@@ -23,6 +23,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from report import appended_to
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "wordcount.yaml"
 MAX_BYTES = 1024 * 1024
@@ -186,7 +188,17 @@ def main(argv: list[str] | None = None) -> int:
     """Measure every flood and print a table; returns 0 (budgets are reported, not asserted)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="runs per file (median)")
+    parser.add_argument(
+        "--append", metavar="FILE", help="also append the figures to this report"
+    )
     args = parser.parse_args(argv)
+    with appended_to(args.append, "Flood files: t2gen validate (bench/floods.py)"):
+        _measure(args.runs)
+    return 0
+
+
+def _measure(runs_per_file: int) -> None:
+    """Measure every flood file and print the table and the verdict."""
     with tempfile.TemporaryDirectory(prefix="t2gen-floods-") as tmp:
         files = {
             "examples/wordcount.yaml (baseline)": EXAMPLE,
@@ -194,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         rows = []
         for label, path in files.items():
-            runs = [run_once(path) for _ in range(args.runs)]
+            runs = [run_once(path) for _ in range(runs_per_file)]
             wall = statistics.median(r[0] for r in runs)
             peak = max(r[1] for r in runs)
             rows.append(
@@ -216,7 +228,6 @@ def main(argv: list[str] | None = None) -> int:
         f"peak {largest:.0f} MB (budget {MEMORY_BUDGET_MB:.0f} MB): "
         f"{'PASS' if largest < MEMORY_BUDGET_MB else 'MISS'}"
     )
-    return 0
 
 
 if __name__ == "__main__":

@@ -227,4 +227,16 @@ def _commands(nodes_text: str, pods_text: str) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import argparse
+
+    from report import appended_to
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--append", metavar="FILE", help="also append the figures to this report"
+    )
+    with appended_to(
+        parser.parse_args().append,
+        "t2gen plan: 5,000 nodes, 100,000 workers (bench/plan_bench.py)",
+    ):
+        main()
