@@ -316,6 +316,28 @@ def test_check_counts_what_it_could_not_check(tmp_path: Path) -> None:
     )
 
 
+def test_check_names_the_line_of_a_document_that_is_not_an_object(
+    tmp_path: Path,
+) -> None:
+    build_file_tree(
+        tmp_path,
+        {
+            "m.yaml": "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"
+            "---\n- just\n- a list\n---\nhello\n"
+        },
+    )
+    path = tmp_path / "m.yaml"
+    result = runner.invoke(app, ["check", str(path)])
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [
+        f"{path}:6:1: document 2 is a list, not a Kubernetes object "
+        "(a mapping with apiVersion, kind and metadata)",
+        f"{path}:9:1: document 3 is a scalar, not a Kubernetes object "
+        "(a mapping with apiVersion, kind and metadata)",
+    ]
+
+
 def _resolve(node: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
     """A schema node with its ``$ref`` (to ``#/$defs/...``) merged in."""
     ref = node.get("$ref")

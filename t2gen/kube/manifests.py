@@ -131,9 +131,14 @@ def read_located_manifests(
             if document is None:
                 continue
             if not isinstance(document, dict):
+                what = "a list" if isinstance(document, list) else "a scalar"
                 problems.append(
                     Problem(
-                        path, 0, 0, f"document {index + 1} is not a Kubernetes object"
+                        path,
+                        located.line,
+                        1,
+                        f"document {index + 1} is {what}, not a Kubernetes object "
+                        "(a mapping with apiVersion, kind and metadata)",
                     )
                 )
             elif document.get("kind") == "List" and isinstance(
