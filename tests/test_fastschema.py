@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 import yaml
 
+from t2gen import usercache
 from t2gen.kube import fastschema
 from t2gen.kube.openapi import KubeSchemas
 from tests.conftest import EXAMPLES, GOLDEN, KUBE_VERSIONS, ROOT
@@ -367,18 +368,18 @@ def test_the_cache_directory_is_found_and_created_0700(
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.delenv("T2GEN_CACHE_DIR")
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
-    assert fastschema.cache_dir() == tmp_path / "home" / ".cache" / "t2gen"
+    assert usercache.cache_dir() == tmp_path / "home" / ".cache" / "t2gen"
     monkeypatch.setenv("XDG_CACHE_HOME", "relative")  # not absolute: ignored
-    assert fastschema.cache_dir() == tmp_path / "home" / ".cache" / "t2gen"
+    assert usercache.cache_dir() == tmp_path / "home" / ".cache" / "t2gen"
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert fastschema.cache_dir() == tmp_path / "xdg" / "t2gen"
+    assert usercache.cache_dir() == tmp_path / "xdg" / "t2gen"
     monkeypatch.setenv("T2GEN_CACHE_DIR", str(tmp_path / "own" / "dir"))
-    assert fastschema.cache_dir() == tmp_path / "own" / "dir"
+    assert usercache.cache_dir() == tmp_path / "own" / "dir"
     for path in ("home/.cache/t2gen", "xdg/t2gen", "own/dir"):
         assert oct((tmp_path / path).stat().st_mode & 0o777) == "0o700"
     (tmp_path / "file").write_text("", encoding="utf-8")
     monkeypatch.setenv("T2GEN_CACHE_DIR", str(tmp_path / "file"))
-    assert fastschema.cache_dir() is None
+    assert usercache.cache_dir() is None
 
 
 def test_concurrent_first_uses_both_succeed(

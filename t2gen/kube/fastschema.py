@@ -35,21 +35,20 @@ mode checks are what keeps others out. Deleting the directory is always safe.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
-import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from t2gen import usercache
+
 __all__ = [
     "CACHE_PREFIX",
     "Unsupported",
-    "cache_dir",
     "cache_key",
     "load_or_generate",
+    "ref_resolver",
     "self_contained",
 ]
 
@@ -64,54 +63,6 @@ Validator = Callable[[Any], bool]
 
 class Unsupported(Exception):
     """The schema uses something the fast validator would not check exactly as jsonschema does."""
-
-
-def cache_dir() -> Path | None:
-    """The user's t2gen cache directory, created 0700 if missing; None when it cannot be trusted.
-
-    ``$T2GEN_CACHE_DIR``, else ``$XDG_CACHE_HOME/t2gen`` (an absolute
-    ``XDG_CACHE_HOME`` only, as the XDG Base Directory specification says),
-    else ``~/.cache/t2gen``.
-
-    Returns:
-        The directory, or None if it cannot be created, or is not a directory
-        owned by the user (the effective user ID) with no write permission for
-        group or others.
-    """
-    configured = os.environ.get("T2GEN_CACHE_DIR")
-    memo = (configured, os.environ.get("XDG_CACHE_HOME"), os.environ.get("HOME"))
-    if memo not in _CACHE_DIRS:
-        _CACHE_DIRS[memo] = _cache_dir(configured)
-    return _CACHE_DIRS[memo]
-
-
-_CACHE_DIRS: dict[tuple[str | None, ...], Path | None] = {}
-
-
-def _cache_dir(configured: str | None) -> Path | None:
-    try:
-        if configured:
-            directory = Path(configured)
-        else:
-            xdg = os.environ.get("XDG_CACHE_HOME", "")
-            base = (
-                Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
-            )
-            directory = base / "t2gen"
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        status = directory.stat()
-    except (OSError, RuntimeError, ValueError):
-        return None
-    return directory if _trusted(status, stat.S_ISDIR) else None
-
-
-def _trusted(status: os.stat_result, is_type: Callable[[int], bool]) -> bool:
-    """Whether a file or directory is of the right type, ours, and not writable by group or others."""
-    return (
-        is_type(status.st_mode)
-        and status.st_uid == os.geteuid()
-        and not status.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-    )
 
 
 def _package_version(package: str, pattern: str) -> str | None:
@@ -175,6 +126,36 @@ def cache_key(*parts: str) -> str | None:
     if versions is None:
         return None
     return hashlib.sha256("\n".join((*versions, *parts)).encode("utf-8")).hexdigest()
+
+
+def ref_resolver(
+    document: dict[str, Any], file: str
+) -> Callable[[str], tuple[str, dict[str, Any]]]:
+    """Follow a ``$ref`` to one of ``document``'s ``$defs``, for :func:`self_contained`.
+
+    Args:
+        document: the schema (or definitions file) holding ``$defs``.
+        file: the name a ``$ref`` may give ``document`` before ``#``
+            (``/api/_definitions.json`` in kubernetes-validate's bundled
+            schemas; empty for a schema's references to itself).
+
+    Returns:
+        A function from ``$ref`` (``FILE#/$defs/NAME`` or ``#/$defs/NAME``) to
+        ``(NAME, definition)``, raising :class:`Unsupported` for anything else.
+    """
+    import re
+
+    table = document.get("$defs", {})
+    prefix = f"(?:{re.escape(file)})?" if file else ""
+    pattern = re.compile(prefix + r"#/\$defs/([^/~]+)")
+
+    def resolve(ref: str) -> tuple[str, dict[str, Any]]:
+        match = pattern.fullmatch(ref)
+        if not match or match[1] not in table:
+            raise Unsupported(f"$ref {ref!r}")
+        return match[1], table[match[1]]
+
+    return resolve
 
 
 _ANNOTATIONS = frozenset(
@@ -325,56 +306,6 @@ def _generate(
     return marshal.dumps(compile(source, "<t2gen kubernetes schema>", "exec"))
 
 
-def _listing(directory: Path) -> list[str]:
-    """The cache's file names (read once per process)."""
-    if directory not in _LISTINGS:
-        try:
-            _LISTINGS[directory] = sorted(path.name for path in directory.iterdir())
-        except OSError:
-            _LISTINGS[directory] = []
-    return _LISTINGS[directory]
-
-
-_LISTINGS: dict[Path, list[str]] = {}
-
-
-def _read_verified(path: Path, digest: str) -> bytes | None:
-    """A cache file's bytes if it is a regular file of ours, not writable by others, with this SHA-256."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        if not _trusted(os.fstat(descriptor), stat.S_ISREG):
-            return None
-        with os.fdopen(descriptor, "rb", closefd=False) as stream:
-            data = stream.read()
-    except OSError:
-        return None
-    finally:
-        os.close(descriptor)
-    return data if hashlib.sha256(data).hexdigest() == digest else None
-
-
-def _write(directory: Path, key: str, data: bytes) -> None:
-    """Store generated code as ``<prefix><key>-<sha256 of data>.marshal``, atomically; errors are ignored."""
-    import tempfile
-
-    name = f"{CACHE_PREFIX}{key}-{hashlib.sha256(data).hexdigest()}{_SUFFIX}"
-    try:
-        descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-")
-    except OSError:
-        return
-    try:
-        with os.fdopen(descriptor, "wb") as stream:
-            stream.write(data)
-        Path(temporary).replace(directory / name)
-        _listing(directory).append(name)
-    except OSError:
-        with contextlib.suppress(OSError):
-            Path(temporary).unlink()
-
-
 def _from_code(data: bytes, formats: dict[str, Callable[[Any], bool]]) -> Validator:
     """A validator from marshalled generated code."""
     import marshal
@@ -414,12 +345,12 @@ def load_or_generate(
     """
     if key is None:
         return None
-    directory = cache_dir()
+    directory = usercache.cache_dir()
     if directory is not None:
         prefix = f"{CACHE_PREFIX}{key}-"
-        for name in _listing(directory):
+        for name in usercache.listing(directory):
             if name.startswith(prefix) and name.endswith(_SUFFIX):
-                data = _read_verified(
+                data = usercache.read_verified(
                     directory / name, name[len(prefix) : -len(_SUFFIX)]
                 )
                 if data is not None:
@@ -429,5 +360,5 @@ def load_or_generate(
     except Exception:  # Unsupported, no fastjsonschema, or a schema it cannot compile
         return None
     if directory is not None:
-        _write(directory, key, data)
+        usercache.write_verified(directory, f"{CACHE_PREFIX}{key}-", _SUFFIX, data)
     return _from_code(data, formats)

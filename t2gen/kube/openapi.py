@@ -118,38 +118,6 @@ def _is_base64(value: object) -> bool:
     return True
 
 
-def _bundled_resolver(
-    definitions: dict[str, Any],
-) -> Any:
-    """Follow a bundled schema's ``$ref`` (``/api/_definitions.json#/$defs/NAME``) into ``_definitions.json``."""
-    from t2gen.kube.fastschema import Unsupported
-
-    table = definitions.get("$defs", {})
-
-    def resolve(ref: str) -> tuple[str, dict[str, Any]]:
-        match = re.fullmatch(r"(?:/api/_definitions\.json)?#/\$defs/([^/~]+)", ref)
-        if not match or match[1] not in table:
-            raise Unsupported(f"$ref {ref!r}")
-        return match[1], table[match[1]]
-
-    return resolve
-
-
-def _own_resolver(schema: dict[str, Any]) -> Any:
-    """Follow a ``$ref`` of one of t2gen's own schemas (``#/$defs/NAME``) inside it."""
-    from t2gen.kube.fastschema import Unsupported
-
-    table = schema.get("$defs", {})
-
-    def resolve(ref: str) -> tuple[str, dict[str, Any]]:
-        match = re.fullmatch(r"#/\$defs/([^/~]+)", ref)
-        if not match or match[1] not in table:
-            raise Unsupported(f"$ref {ref!r}")
-        return match[1], table[match[1]]
-
-    return resolve
-
-
 class _Finding(Record):
     path: str
     message: str
@@ -281,10 +249,14 @@ class KubeSchemas:
 
             def build() -> dict[str, Any]:
                 if own:
-                    return fastschema.self_contained(schema, _own_resolver(schema))
+                    return fastschema.self_contained(
+                        schema, fastschema.ref_resolver(schema, "")
+                    )
                 return fastschema.self_contained(
                     schema,
-                    _bundled_resolver(self._definitions),
+                    fastschema.ref_resolver(
+                        self._definitions, "/api/_definitions.json"
+                    ),
                     formats=frozenset({"byte"}),
                 )
 
