@@ -27,6 +27,17 @@ INPUT_CASES = sorted(
 )
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Give the run (and every t2gen it starts) its own cache directory, never the user's."""
+    import tempfile
+
+    os.environ["T2GEN_CACHE_DIR"] = tempfile.mkdtemp(prefix="t2gen-test-cache-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(os.environ.get("T2GEN_CACHE_DIR", ""), ignore_errors=True)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--update-golden",

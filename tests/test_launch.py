@@ -2,7 +2,8 @@
 
 Every input case and golden command line runs through both; stdout, stderr and
 the exit code must be the same bytes. Command lines outside the narrow fast
-shape (``render|validate|check FILE...``) must go to Typer.
+shape (``render|validate|check FILE...``, ``render`` also with ``--validate``)
+must go to Typer.
 """
 
 from __future__ import annotations
@@ -57,6 +58,15 @@ def _command_lines() -> list[list[str]]:
         if not p.parent.name.startswith("invalid-")
     )
     lines += [["validate", *examples], ["render", *examples], ["check", "-"]]
+    # render --validate, the flag anywhere: every example (valid) and every job-file
+    # input case (invalid jobs: the same messages), through both paths
+    lines += [["render", "--validate", *examples], ["render", *examples, "--validate"]]
+    lines += [
+        [*line[:2], "--validate", *line[2:]]
+        for line in lines
+        if line[0] == "render" and len(line) == 2
+    ]
+    lines += [["render", example, "--validate", example] for example in examples[:3]]
     lines += [["check", path] for path in rendered] + [["check", *rendered]]
     return lines
 
@@ -98,6 +108,14 @@ def test_both_paths_give_the_same_bytes(argv: list[str], in_root: Path) -> None:
         ["render", "--", "job.yaml"],
         ["render", "job.yaml", "-o", "out"],
         ["render", "job.yaml", "--validate"],
+        ["render", "--validate", "-"],
+        ["render", "--validate"],
+        ["render", "--validate", "--validate"],
+        ["render", "job.yaml", "--validate=true"],
+        ["render", "job.yaml", "--Validate"],
+        ["render", "job.yaml", "--validate", "-o", "out"],
+        ["validate", "--validate", "job.yaml"],
+        ["check", "--validate", "job.yaml"],
         ["render", "-h"],
         ["validate", "--namespace=x", "job.yaml"],
         ["init"],
@@ -108,7 +126,11 @@ def test_both_paths_give_the_same_bytes(argv: list[str], in_root: Path) -> None:
     ids=lambda argv: " ".join(argv) or "(none)",
 )
 def test_only_plain_file_lists_are_fast(argv: list[str]) -> None:
-    expected = argv == ["render", "-"]
+    expected = argv in (
+        ["render", "-"],
+        ["render", "job.yaml", "--validate"],
+        ["render", "--validate", "-"],
+    )
     assert (fast_command(argv) is not None) == expected
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import hashlib
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -31,14 +32,18 @@ _INSTALL_HINT = (
 
 
 def _schema_root() -> Path:
-    """The directory of kubernetes-validate's bundled schemas."""
+    """The directory of kubernetes-validate's bundled schemas (found without importing the package)."""
+    import importlib.util
+
     try:
-        import kubernetes_validate
-    except ImportError:
+        spec = importlib.util.find_spec("kubernetes_validate")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
         raise T2genError(
             f"Kubernetes schema validation needs kubernetes-validate; {_INSTALL_HINT}"
-        ) from None
-    return Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "kubernetes-json-schema"
 
 
 def schema_versions() -> list[str]:
@@ -139,20 +144,29 @@ class KubeSchemas:
             )
         self.version = wanted
         self._directory = _schema_root() / f"v{wanted}.0-local-strict"
+        self._schemas: dict[tuple[str, str], tuple[Path, dict[str, Any]] | None] = {}
         self._validators: dict[tuple[str, str], Any] = {}
+        self._fast: dict[tuple[str, str], Any] = {}
         self._own: set[tuple[str, str]] = set()
+
+    @functools.cached_property
+    def _definitions(self) -> dict[str, Any]:
+        """The version's ``_definitions.json`` (1.8 MB), read when a validator is built."""
+        loaded: dict[str, Any] = json.loads(
+            (self._directory / "_definitions.json").read_text(encoding="utf-8")
+        )
+        return loaded
 
     @functools.cached_property
     def _registry(self) -> Any:
         from referencing import Registry, Resource
 
-        definitions = json.loads(
-            (self._directory / "_definitions.json").read_text(encoding="utf-8")
-        )
-        return Resource.from_contents(definitions) @ Registry()
+        return Resource.from_contents(self._definitions) @ Registry()
 
-    def _validator(self, kind: str, api_version: str) -> Any | None:
-        """The validator of one kind (None if no schema: a custom resource t2gen knows nothing of).
+    def _schema(
+        self, kind: str, api_version: str
+    ) -> tuple[Path, dict[str, Any]] | None:
+        """The schema file and schema of one kind (None if none: a custom resource t2gen knows nothing of).
 
         Kubernetes' own groups are checked against the bundled schemas of this
         version; a kind they lack, and every other group, against the schema
@@ -160,10 +174,7 @@ class KubeSchemas:
         if any.
         """
         key = (kind, api_version)
-        if key not in self._validators:
-            from jsonschema import Draft202012Validator, FormatChecker
-            from referencing import Resource
-
+        if key not in self._schemas:
             from t2gen.resources import custom_resource_schema_path
 
             group = api_version.rpartition("/")[0]
@@ -176,20 +187,83 @@ class KubeSchemas:
             own = custom_resource_schema_path(api_version, kind)
             if (schema is None or not _is_group_of(schema, api_version)) and own:
                 self._own.add(key)
-                self._validators[key] = Draft202012Validator(
-                    json.loads(own.read_text(encoding="utf-8")),
-                    format_checker=FormatChecker(formats=()),
-                )
+                self._schemas[key] = (own, json.loads(own.read_text(encoding="utf-8")))
             elif schema is None or not _is_group_of(schema, api_version):
-                self._validators[key] = None
+                self._schemas[key] = None
             else:
-                registry = Resource.from_contents(schema) @ self._registry
+                self._schemas[key] = (path, schema)
+        return self._schemas[key]
+
+    def _validator(self, kind: str, api_version: str) -> Any | None:
+        """The jsonschema validator of one kind (None if no schema); it writes the messages."""
+        key = (kind, api_version)
+        if key not in self._validators:
+            from jsonschema import Draft202012Validator, FormatChecker
+            from referencing import Resource
+
+            found = self._schema(kind, api_version)
+            if found is None:
+                self._validators[key] = None
+            elif key in self._own:
+                self._validators[key] = Draft202012Validator(
+                    found[1], format_checker=FormatChecker(formats=())
+                )
+            else:
+                registry = Resource.from_contents(found[1]) @ self._registry
                 checker = FormatChecker(formats=())
                 checker.checks("byte")(_is_base64)
                 self._validators[key] = Draft202012Validator(
-                    schema, registry=registry, format_checker=checker
+                    found[1], registry=registry, format_checker=checker
                 )
         return self._validators[key]
+
+    def _fast_validator(self, kind: str, api_version: str) -> Any | None:
+        """The kind's schema compiled by fastjsonschema (:mod:`t2gen.kube.fastschema`), or None.
+
+        Used only to pass objects quickly: what it rejects is checked again by
+        :meth:`_validator`.
+        """
+        key = (kind, api_version)
+        if key not in self._fast:
+            from t2gen.kube import fastschema
+
+            found = self._schema(kind, api_version)
+            if found is None:
+                self._fast[key] = None
+                return None
+            path, schema = found
+            own = key in self._own
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            if own:
+                cache_key = fastschema.cache_key("own", path.name, digest)
+            else:
+                definitions = self._directory / "_definitions.json"
+                status = definitions.stat()
+                cache_key = fastschema.cache_key(
+                    "kubernetes",
+                    self.version,
+                    path.name,
+                    digest,
+                    f"_definitions.json={status.st_size}:{status.st_mtime_ns}",
+                )
+
+            def build() -> dict[str, Any]:
+                if own:
+                    return fastschema.self_contained(
+                        schema, fastschema.ref_resolver(schema, "")
+                    )
+                return fastschema.self_contained(
+                    schema,
+                    fastschema.ref_resolver(
+                        self._definitions, "/api/_definitions.json"
+                    ),
+                    formats=frozenset({"byte"}),
+                )
+
+            self._fast[key] = fastschema.load_or_generate(
+                cache_key, build, {} if own else {"byte": _is_base64}
+            )
+        return self._fast[key]
 
     def errors(self, obj: dict[str, Any]) -> tuple[list[str], bool]:
         """Validate one object against its kind's schema.
@@ -205,9 +279,13 @@ class KubeSchemas:
         kind, api_version = obj.get("kind"), obj.get("apiVersion")
         if not isinstance(kind, str) or not isinstance(api_version, str):
             return ["apiVersion and kind are required (strings)"], True
-        validator = self._validator(kind, api_version)
-        if validator is None:
+        if self._schema(kind, api_version) is None:
             return [], False
+        fast = self._fast_validator(kind, api_version)
+        if fast is not None and fast(obj):
+            return [], True
+        validator = self._validator(kind, api_version)
+        assert validator is not None  # the kind has a schema
         findings = [_describe(error) for error in validator.iter_errors(obj)]
         return [
             f"{f.path}: {f.message}"
