@@ -19,6 +19,7 @@ The tests compare both readers on generated files.
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
@@ -26,7 +27,14 @@ import yaml
 
 from t2gen.errors import ConfigError
 from t2gen.jobfile.loader import JsonPath, SourceDoc
-from t2gen.jobfile.plainscalars import GiveUp, TooLong, scalar
+from t2gen.jobfile.plainscalars import (
+    CORE_TAG,
+    GiveUp,
+    NotAllowed,
+    TooLong,
+    scalar,
+    tagged_scalar,
+)
 from t2gen.jobfile.source import (
     MAX_DEPTH,
     MAX_ENTRIES,
@@ -39,6 +47,8 @@ from t2gen.jobfile.yaml12 import (
     ALIAS_MESSAGE,
     ANCHOR_MESSAGE,
     check_directives,
+    key_tag_message,
+    kind_message,
     second_document_line,
     yaml_error,
 )
@@ -46,8 +56,89 @@ from t2gen.jobfile.yaml12 import (
 __all__ = ["fast_load", "fast_load_doc"]
 
 
-# YAML 1.1 (PyYAML) breaks lines at these; YAML 1.2 (ruamel) does not.
+# YAML 1.1 (libyaml) breaks lines at these; YAML 1.2 (ruamel.yaml) counts no line
+# there, but its scanner still ends a scalar's line at them (see _Masks).
 _YAML11_BREAKS = re.compile("[\x85\u2028\u2029]")
+# What a YAML 1.1 line break must sit between for the full reader to read it as
+# part of a flow scalar: characters that are no space, break, indicator, escape or dot.
+_BREAK_NEIGHBOUR = re.compile(
+    "[^\\s\x85\u2028\u2029\ufeff\\-?:,\\[\\]{}#&*!|>'\"%@`\\\\.]"
+)
+# What the full reader makes of each, between two such characters in a plain or
+# quoted scalar: U+0085 folds like a line feed, into a space; the others stay.
+_BREAK_VALUE = {"\x85": " ", "\u2028": "\u2028", "\u2029": "\u2029"}
+
+
+class _Masks:
+    """YAML 1.1 line breaks in a flow scalar, each stood in for by a private-use character.
+
+    libyaml (YAML 1.1) starts a new line at U+0085, U+2028 and U+2029; ruamel.yaml
+    (YAML 1.2) does not count a line there, and reads one between two ordinary
+    characters of a plain or quoted scalar as the character itself (U+0085 as
+    a space). Where each sits between two ordinary characters, this reader
+    parses the text with a stand-in character that libyaml reads as an
+    ordinary one, puts the full reader's reading back into each scalar, and
+    gives up unless every stand-in it passed was in such a scalar (not in a
+    key, a comment, a tag or a block scalar).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.offsets: list[int] = []
+        self.stand_ins: dict[str, str] = {}
+        self.restore: dict[int, str] = {}
+        self.restored = 0
+        free = (chr(code) for code in range(0xE000, 0xF900) if chr(code) not in text)
+        for match in _YAML11_BREAKS.finditer(text):
+            start = match.start()
+            if not (
+                0 < start < len(text) - 1
+                and _BREAK_NEIGHBOUR.match(text, start - 1)
+                and _BREAK_NEIGHBOUR.match(text, start + 1)
+            ):
+                raise GiveUp  # next to a space, a break or an indicator: left to the full reader
+            self.offsets.append(start)
+            if match[0] not in self.stand_ins:
+                stand_in = next(free, None)
+                if (
+                    stand_in is None
+                ):  # pragma: no cover - 6,400 private-use characters in a job file
+                    raise GiveUp
+                self.stand_ins[match[0]] = stand_in
+                self.restore[ord(stand_in)] = _BREAK_VALUE[match[0]]
+        self.pattern = re.compile("[" + "".join(self.stand_ins.values()) + "]")
+
+    def mask(self, text: str) -> str:
+        """The text with each break replaced by its stand-in (one character for one)."""
+        return text.translate({ord(k): v for k, v in self.stand_ins.items()})
+
+    def unmask(self, event: yaml.ScalarEvent, is_key: bool) -> yaml.ScalarEvent:
+        """The scalar as the full reader reads it; GiveUp where that is not certain."""
+        if event.tag is not None and self.pattern.search(event.tag):
+            raise GiveUp
+        count = len(self.pattern.findall(event.value))
+        if not count:
+            return event
+        if is_key or event.style not in (None, "", "'", '"'):
+            raise GiveUp
+        self.restored += count
+        return yaml.ScalarEvent(
+            event.anchor,
+            event.tag,
+            event.implicit,
+            event.value.translate(self.restore),
+            event.start_mark,
+            event.end_mark,
+            event.style,
+        )
+
+    def read_before(self, index: int) -> bool:
+        """Whether every break before ``index`` (0-based) was in a scalar read so far."""
+        return self.restored == bisect.bisect_left(self.offsets, index)
+
+    def check_before(self, index: int) -> None:
+        """Give up unless every break before ``index`` was in a scalar read so far."""
+        if not self.read_before(index):
+            raise GiveUp
 
 
 class _SecondDocument(Exception):
@@ -100,21 +191,36 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
             the full reader refuses alike: an anchor or alias, a duplicate or
             non-string key, a local tag, a too-long integer, a second document.
     """
+    masks = None
     if _YAML11_BREAKS.search(text):
-        return None
+        try:
+            masks = _Masks(text)
+        except GiveUp:
+            return None
     check_directives(text, path)  # as the full reader does first
     positions: dict[JsonPath, tuple[int, int]] = {(): (1, 1)}
     key_positions: dict[JsonPath, tuple[int, int]] = {}
     seen = [0]  # values read so far
+    reached = [0]  # where the last event read starts (0-based), when masked
     try:
-        data = _build(
-            yaml.parse(text, Loader=yaml.CSafeLoader), positions, key_positions, seen
-        )
+        if masks is None:
+            events = yaml.parse(text, Loader=yaml.CSafeLoader)
+        else:
+            events = _noting(
+                yaml.parse(masks.mask(text), Loader=yaml.CSafeLoader), reached
+            )
+        data = _build(events, positions, key_positions, seen, masks)
+        if masks is not None:
+            masks.check_before(len(text))
     except _Flood as flood:
+        if masks is not None and not masks.read_before(reached[0] + 1):
+            return None
         raise ConfigError(
             path=path, line=flood.line, col=flood.col, message=flood.message
         ) from None
     except _SecondDocument:
+        if masks is not None and not masks.read_before(reached[0] + 1):
+            return None
         raise ConfigError(
             path=path,
             line=second_document_line(text),
@@ -126,6 +232,7 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
             seen[0] > _REREAD_NODES
             and err.problem_mark is not None
             and "escape" not in str(err.problem)  # "\ud83d\ude00": ruamel.yaml reads it
+            and (masks is None or masks.read_before(err.problem_mark.index + 1))
         ):
             # ruamel.yaml would read every value before the error again, slowly;
             # libyaml's error has the same marks (its wording is libyaml's).
@@ -138,6 +245,13 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
     return SourceDoc(
         path=path, data=data, positions=positions, key_positions=key_positions
     )
+
+
+def _noting(events: Any, reached: list[int]) -> Any:
+    """Yield the events, noting in ``reached[0]`` where the last one starts (0-based)."""
+    for event in events:
+        reached[0] = event.start_mark.index
+        yield event
 
 
 _REREAD_NODES = 2000
@@ -157,6 +271,7 @@ def _build(
     positions: dict[JsonPath, tuple[int, int]],
     key_positions: dict[JsonPath, tuple[int, int]],
     seen: list[int],
+    masks: _Masks | None = None,
 ) -> dict[str, Any] | None:
     # Open containers: [dict or list, pending key (_NO_KEY) or _LIST, path, (line, col)].
     stack: list[list[Any]] = []
@@ -199,6 +314,8 @@ def _build(
             if isinstance(event, yaml.AliasEvent):
                 raise _Flood(here[0], here[1], ALIAS_MESSAGE)
             if event.anchor is not None:
+                if getattr(event, "tag", None) is not None:
+                    raise GiveUp  # the full reader locates the anchor, which may come second
                 raise _Flood(here[0], here[1], ANCHOR_MESSAGE)
             if nodes > MAX_NODES:
                 raise _Flood(here[0], here[1], nodes_message())
@@ -218,13 +335,25 @@ def _build(
                     where = (*parent[2], parent[1])
             if isinstance(event, yaml.ScalarEvent):
                 tag = event.tag
-                if tag is not None and not is_key and _LOCAL_TAG.match(tag):
+                if masks is not None:
+                    event = masks.unmask(event, is_key)
+                if tag is not None and is_key and _KEY_TAG.match(tag):
+                    # The full reader reads the key as a tagged scalar, not a
+                    # string, and refuses it after every duplicate key.
+                    if conversion is None:
+                        conversion = (here, _key_tag_message(tag))
+                    value = None  # a stand-in; the job is refused
+                elif tag is not None and not is_key and _LOCAL_TAG.match(tag):
                     if conversion is None:
                         conversion = (here, _tag_message(tag))
                     value = tag  # a stand-in; the job is refused
                 else:
                     try:
-                        value = scalar(event)
+                        value = (
+                            scalar(event)
+                            if tag is None or is_key
+                            else tagged_scalar(event)
+                        )
                     except TooLong as long:
                         if is_key:
                             raise GiveUp from None
@@ -232,8 +361,14 @@ def _build(
                             ((nodes, 0), here, int_message(long.digits))
                         )
                         value = 0  # a stand-in; the job is refused
+                    except NotAllowed as refused:
+                        if conversion is None:
+                            conversion = (here, _kind_message(refused.kind))
+                        value = None  # a stand-in; the job is refused
                 if is_key:
-                    if not isinstance(value, str):
+                    if tag is not None:
+                        value = f"\x00{nodes}"  # a stand-in, equal to no other key
+                    elif not isinstance(value, str):
                         # Refused after every duplicate key, as the full reader does.
                         if conversion is None:
                             conversion = (
@@ -260,17 +395,19 @@ def _build(
                     positions[where] = here
             elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 tag = event.tag
+                is_map = isinstance(event, yaml.MappingStartEvent)
                 if tag is not None and _LOCAL_TAG.match(tag) and not is_key:
                     tagged_collection = True
                     if conversion is None:
                         conversion = (here, _tag_message(tag))
-                elif is_key or not event.implicit:
-                    raise GiveUp
+                elif is_key or not (
+                    event.implicit or tag == (_MAP_TAG if is_map else _SEQ_TAG)
+                ):
+                    raise GiveUp  # !!map and !!seq, where they are, change nothing
                 if len(stack) >= MAX_DEPTH:
                     raise GiveUp
                 if where:
                     positions[where] = here
-                is_map = isinstance(event, yaml.MappingStartEvent)
                 stack.append(
                     [{}, _NO_KEY, where, here] if is_map else [[], _LIST, where, here]
                 )
@@ -290,7 +427,8 @@ def _build(
                 construction.append(((nodes, 1), where_dup, message))
             parent[0][parent[1]] = value
             parent[1] = _NO_KEY
-    if conversion is not None:
+    if conversion is not None and isinstance(root, dict):
+        # (The full reader says first that a list or scalar is not a job.)
         (line, col), message = conversion
         raise _Flood(line, col, message)
     return root if isinstance(root, dict) else None
@@ -299,6 +437,25 @@ def _build(
 def _tag_message(tag: str) -> str:
     """The full reader's message for a local tag (``!custom``) on a value."""
     return f"YAML tag {tag} is not allowed here; remove it"
+
+
+def _key_tag_message(tag: str) -> str:
+    """The full reader's message for a tag on a mapping key (``!!str a: 1``)."""
+    return key_tag_message(
+        "!!" + tag.removeprefix(CORE_TAG) if tag.startswith(CORE_TAG) else tag
+    )
+
+
+def _kind_message(kind: str) -> str:
+    """The full reader's message for a value of a YAML type a job file cannot hold."""
+    return kind_message(kind)
+
+
+_MAP_TAG = CORE_TAG + "map"
+_SEQ_TAG = CORE_TAG + "seq"
+# Tags a mapping key may carry that the full reader reads as a tagged scalar
+# (not a string) and refuses with :func:`t2gen.jobfile.yaml12.key_tag_message`.
+_KEY_TAG = re.compile(r"^(?:![A-Za-z0-9_.-]+|tag:yaml\.org,2002:str)$")
 
 
 _NO_KEY = object()

@@ -38,6 +38,8 @@ from t2gen.jobfile.yaml12 import (
     directive_position,
     error_at,
     join_surrogates,
+    key_tag_message,
+    kind_message,
     second_document_line,
     yaml_error,
 )
@@ -294,11 +296,14 @@ def _plain(
                     if line_data
                     else positions.get(where, (1, 1))
                 )
+                tag = _tag_of(key)
                 raise ConfigError(
                     path=path,
                     line=line,
                     col=col,
-                    message=f"mapping key {key!r} is not a string; quote it",
+                    message=key_tag_message(tag)
+                    if isinstance(key, ruamel.TaggedScalar) and tag
+                    else f"mapping key {key!r} is not a string; quote it",
                 )
             written: JsonPath = (*where, key)
             if line_data:
@@ -340,13 +345,7 @@ def _plain(
         ruamel.CommentedOrderedMap: "!!omap",
         bytes: "!!binary",
     }
-    kind = kinds.get(type(node), "this")
-    raise error_at(
-        path,
-        positions,
-        where,
-        f"YAML {kind} values are not allowed in a job file; use a mapping, list, string, number or boolean",
-    )
+    raise error_at(path, positions, where, kind_message(kinds.get(type(node), "this")))
 
 
 def _tag_of(node: Any) -> str | None:

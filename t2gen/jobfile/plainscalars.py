@@ -9,6 +9,8 @@ cannot be sure, so that the caller falls back to the full reader.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from typing import Any
 
@@ -16,7 +18,17 @@ import yaml
 
 from t2gen.jobfile.source import MAX_INT_DIGITS
 
-__all__ = ["GiveUp", "TooLong", "scalar"]
+__all__ = [
+    "CORE_TAG",
+    "GiveUp",
+    "NotAllowed",
+    "TooLong",
+    "scalar",
+    "tagged_scalar",
+]
+
+CORE_TAG = "tag:yaml.org,2002:"
+"""The prefix of YAML's own tags: ``!!str`` is ``tag:yaml.org,2002:str``."""
 
 
 # ruamel.yaml's YAML 1.2 implicit resolvers (ruamel/yaml/resolver.py), for
@@ -52,6 +64,14 @@ class TooLong(Exception):
     def __init__(self, digits: int) -> None:
         self.digits = digits
         super().__init__(digits)
+
+
+class NotAllowed(Exception):
+    """A value of a YAML type a job file cannot hold (``!!binary``); the full reader refuses it where it is."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        super().__init__(kind)
 
 
 def _too_long(value: str) -> None:
@@ -98,6 +118,43 @@ def scalar(event: yaml.ScalarEvent) -> Any:
     ):
         return _number(value)
     return value  # a string, or a timestamp, which t2gen keeps as the string written
+
+
+def tagged_scalar(event: yaml.ScalarEvent) -> Any:
+    """The value of a scalar with one of YAML's own tags (``!!str 5``), as the full reader gives it.
+
+    ``!!str`` is the text as written (any style); ``!!int``, ``!!float``,
+    ``!!bool`` and ``!!null`` are read only in the spellings whose value both
+    readers agree on (``!!int "5"`` is 5, ``!!float 1`` is 1.0); a ``!!binary``
+    value that is valid base64 is refused (:class:`NotAllowed`), as the full
+    reader refuses the bytes it reads.
+
+    Raises:
+        GiveUp: any other tag or spelling (``!!int 0x1F``, ``!!timestamp``, ``!!set``).
+        TooLong: an ``!!int`` of more than ``MAX_INT_DIGITS`` digits.
+        NotAllowed: a ``!!binary`` value.
+    """
+    tag: str = event.tag or ""
+    value: str = event.value
+    kind = tag.removeprefix(CORE_TAG) if tag.startswith(CORE_TAG) else ""
+    if kind == "str":
+        return value
+    if kind == "int" and _SIMPLE_INT.match(value):
+        _too_long(value)
+        return int(value)
+    if kind == "float" and (_SIMPLE_INT.match(value) or _SIMPLE_FLOAT.match(value)):
+        return float(value)
+    if kind == "bool" and value in ("true", "false"):
+        return value == "true"
+    if kind == "null" and value in ("", "null", "~"):
+        return None
+    if kind == "binary":
+        try:
+            base64.decodebytes(value.encode("ascii"))
+        except (UnicodeEncodeError, binascii.Error):
+            raise GiveUp from None  # the full reader says why, in its own words
+        raise NotAllowed("!!binary")
+    raise GiveUp
 
 
 def _number(value: str) -> Any:

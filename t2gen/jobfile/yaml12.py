@@ -31,6 +31,8 @@ __all__ = [
     "directive_position",
     "error_at",
     "join_surrogates",
+    "key_tag_message",
+    "kind_message",
     "second_document_line",
     "yaml_error",
 ]
@@ -52,6 +54,19 @@ def directive_message(version: str) -> str:
     """The message for a ``%YAML`` directive naming ``version`` (empty: none named)."""
     shown = f"%YAML {version}" if version else "%YAML"
     return f"{shown}: job files are YAML 1.2; remove the directive (or write %YAML 1.2)"
+
+
+def key_tag_message(tag: str) -> str:
+    """The message for a tag (``!!str``, ``!custom``, as written in short form) on a mapping key."""
+    return f"YAML tag {tag} is not allowed on a mapping key; remove it"
+
+
+def kind_message(kind: str) -> str:
+    """The message for a value of a YAML type a job file cannot hold (``!!binary``, ``!!set``)."""
+    return (
+        f"YAML {kind} values are not allowed in a job file; "
+        "use a mapping, list, string, number or boolean"
+    )
 
 
 class Refused(Exception):
