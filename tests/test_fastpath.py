@@ -376,7 +376,7 @@ _BREAKING = st.sampled_from(["\x85", "\u2028", "\u2029", "x", "1", " ", ":", "#"
 
 @given(
     parts=st.lists(_BREAKING, min_size=1, max_size=8),
-    shape=st.sampled_from(["a: {}\n", "a: [b{}]\n", "a: \"{}\"\n", "a: b{}\nc: 1\n"]),
+    shape=st.sampled_from(["a: {}\n", "a: [b{}]\n", 'a: "{}"\n', "a: b{}\nc: 1\n"]),
 )
 def test_fast_reader_agrees_on_yaml11_line_breaks_and_tags(
     parts: list[str], shape: str
@@ -405,3 +405,40 @@ def test_a_flood_holding_a_core_tag_tagged_key_or_yaml11_break_is_judged_fast(
     fast, full = _both(text)
     assert fast is not None
     assert fast == full
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"a": 1, "' + "k" * 1100 + '": 1}\n', "{\n  \"a\": {\n    \"" + "k" * 1030 + '": 1}}\n',
+     "a:\n  " + "k" * 1100 + ": 1\n", "a: {b: 1, " + "k" * 1100 + ": 1}\n",
+     "a: {'" + "k" * 1100 + "': 1}\n", '{"a": 1, "k\\"' + "k" * 1100 + '": 1}\n'],
+)  # fmt: skip
+@pytest.mark.parametrize("flood", [False, True])
+def test_a_key_over_yamls_1024_characters_is_named_at_the_key(
+    text: str, flood: bool
+) -> None:
+    # Not "expected ',' or '}', but got ':'" at the colon. In a flood, the fast
+    # reader reports libyaml's error itself; both say the same.
+    if flood:
+        text = "".join(f"x{i}: [1, 2, 3]\n" for i in range(600)) + (
+            "z: " + text if text.startswith("{") else text
+        )
+    fast, full = _both(text)
+    assert fast == full or (fast is None and not flood)
+    (line,) = full
+    assert re.search(
+        r"^j:\d+:\d+: a mapping key of 1,\d{3} characters; YAML reads a key of at most 1024 characters: shorten it$",
+        line,
+    )
+    key = "k\\" if '"k\\"' in text else "k" * 1030
+    start = (
+        text.index(key) - 1 if "'" in text or '"' in text else text.index("k" * 1030)
+    )
+    assert line.split(":")[1:3] == [
+        str(text.count("\n", 0, start) + 1),
+        str(start - text.rfind("\n", 0, start)),
+    ]
+
+
+def test_a_key_of_1024_characters_is_read() -> None:
+    assert parse_config("a: {" + "k" * 1022 + ": 1}\n", path="j").data["a"]

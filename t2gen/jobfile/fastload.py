@@ -236,7 +236,7 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
         ):
             # ruamel.yaml would read every value before the error again, slowly;
             # libyaml's error has the same marks (its wording is libyaml's).
-            raise yaml_error(path, err) from None
+            raise yaml_error(path, err, text) from None
         return None
     except (GiveUp, yaml.YAMLError, ValueError, OverflowError, RecursionError):
         return None

@@ -203,7 +203,7 @@ def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
             line, col = directive_position(text)
         raise ConfigError(path=path, line=line, col=col, message=str(err)) from None
     except ruamel.MarkedYAMLError as err:
-        raise yaml_error(path, err) from None
+        raise yaml_error(path, err, text) from None
     except ruamel.ReaderError as err:
         line, col = line_col(text, err.position)
         character = (

@@ -161,17 +161,63 @@ def second_document_line(text: str) -> int:
     return 1
 
 
-def yaml_error(path: str, err: Any) -> ConfigError:
+MAX_KEY_CHARS = 1024
+"""YAML's limit on an implicit mapping key (https://yaml.org/spec/1.2.2/#rule-ns-s-implicit-yaml-key)."""
+
+
+def _long_key(text: str, index: int) -> tuple[int, int] | None:
+    """The start and length of an over-long key that ends just before ``index`` (a ``:``), or None.
+
+    Both readers stop looking for a key's ``:`` after 1024 characters and then
+    fail with an error about the ``:`` (``expected ',' or '}'``, ``mapping
+    values are not allowed here``) that does not say why.
+    """
+    if not 0 <= index < len(text) or text[index] != ":":
+        return None
+    end = index
+    while end > 0 and text[end - 1] in " \t":
+        end -= 1
+    if end and text[end - 1] in "\"'":
+        quote = text[end - 1]
+        start = end - 2
+        while start >= 0 and not (
+            text[start] == quote and (quote == "'" or text[start - 1 : start] != "\\")
+        ):
+            start -= 1
+    else:
+        start = end - 1
+        while start >= 0 and text[start] not in "\n{[, \t":
+            start -= 1
+        start += 1
+    if start < 0 or index - start <= MAX_KEY_CHARS:
+        return None
+    return start, end - start
+
+
+def yaml_error(path: str, err: Any, text: str | None = None) -> ConfigError:
     """Turn a YAML syntax error (ruamel.yaml's or PyYAML's) into a ConfigError at its mark.
 
     Args:
         path: the file as the user named it.
         err: a ``MarkedYAMLError`` with 0-based ``problem_mark``/``context_mark``.
+        text: the text parsed; with it, an error at the ``:`` after a key of
+            more than 1024 characters (YAML's limit) is reported at the key, saying so.
 
     Returns:
         The error, its message with a hint for the usual indentation and tab mistakes.
     """
     mark = err.problem_mark or err.context_mark
+    if text is not None and err.problem_mark is not None:
+        long_key = _long_key(text, err.problem_mark.index)
+        if long_key is not None:
+            line, col = line_col(text, long_key[0])
+            return ConfigError(
+                path=path,
+                line=line,
+                col=col,
+                message=f"a mapping key of {long_key[1]:,} characters; YAML reads a key "
+                f"of at most {MAX_KEY_CHARS} characters: shorten it",
+            )
     problem = err.problem or err.context or "not valid YAML"
     if "found character '\\t'" in problem or "found a tab character" in problem:
         problem += " (indent with spaces, not tabs)"
