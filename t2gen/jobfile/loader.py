@@ -278,6 +278,13 @@ def _plain(
 ) -> Any:
     """Convert ruamel's round-trip nodes to plain data, recording positions."""
     ruamel = _ruamel()
+    kinds: dict[type, str] = {
+        ruamel.CommentedSet: "!!set",
+        ruamel.CommentedOrderedMap: "!!omap",  # a CommentedMap, without key positions
+        bytes: "!!binary",
+    }
+    if type(node) in kinds:
+        raise error_at(path, positions, where, kind_message(kinds[type(node)]))
     if isinstance(node, ruamel.CommentedMap):
         _reject_tag(node, where, positions, path)
         if getattr(node, "merge", None):
@@ -340,12 +347,8 @@ def _plain(
         return float(node)
     if isinstance(node, str):
         return join_surrogates(str(node), path, positions, where)
-    kinds: dict[type, str] = {
-        ruamel.CommentedSet: "!!set",
-        ruamel.CommentedOrderedMap: "!!omap",
-        bytes: "!!binary",
-    }
-    raise error_at(path, positions, where, kind_message(kinds.get(type(node), "this")))
+    kind = "!!pairs" if isinstance(node, list) else (_tag_of(node) or "these")
+    raise error_at(path, positions, where, kind_message(kind))
 
 
 def _tag_of(node: Any) -> str | None:
