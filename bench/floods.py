@@ -169,6 +169,8 @@ FLOODS: dict[str, Callable[[], str]] = {
     ),
     "the same, then !!map and !!seq": _core_tag("!!map {a: !!seq [1]}"),
     "the same, then !!binary": _core_tag("!!binary aGVsbG8="),
+    "the same, then !!int x (not an integer)": _core_tag("!!int x"),
+    "the same, then !!set and !!foo": _core_tag("[!!set {a}, !!foo x]"),
     "the same, then a !!str-tagged key": _tagged_key,
     "the same, then a !custom-tagged key": _local_tagged_key,
 }

@@ -311,7 +311,11 @@ def _both(text: str) -> tuple[Any, Any]:
      "a: !!bool true\n", 'a: !!bool "false"\n', "a: !!null\n", "a: !!null ~\n",
      "a: !!map {b: 1}\n", "a: !!seq [1, 2]\n", "a: !!map\n  b: !!seq\n    - 1\n",
      "a: !!binary aGVsbG8=\n", "a: [1, !!binary aGVsbG8=]\nb: !x 1\n", "a: !!int " + _LONG + "\n",
-     "b: !x 1\na: !!int " + _LONG + "\n"],
+     "b: !x 1\na: !!int " + _LONG + "\n",
+     "a: !!int x\n", "a: !!int\n", "a: [1, !!float yes]\n", "a: !!float e\n", "a: !!bool x\n",
+     "a: !!bool\n", "a: !!int x\nb: !x 1\n", "a: !x 1\nb: !!int x\n", "a: {b: 1, b: !!int x}\n",
+     "a: !!foo x\n", "a: !!foo [1]\n", "a: !!python/object:os.system x\n", "a: !!set {b, c}\n",
+     "a: !!set {b: 1}\nc: !x 1\n"],
 )  # fmt: skip
 def test_core_tags_on_values_are_read_alike_by_both_readers(text: str) -> None:
     # !!str, !!int, !!float, !!bool, !!null, !!map, !!seq and !!binary: the fast
@@ -325,12 +329,30 @@ def test_core_tags_on_values_are_read_alike_by_both_readers(text: str) -> None:
     "text",
     ["!!str a: 1\n", "!x a: 1\n", "b: {!!str a: 1}\n", "b: 1\n!!str a: 1\na: 2\nc: !x 1\n",
      "b: 1\nc: !x 1\n!!str a: 1\n", "!!str a: 1\n!!str a: 2\n", "b: 1\nb: 2\n!x a: 1\n",
-     "b:\n- !<!x> a: 1\n"],
+     "b:\n- !<!x> a: 1\n", "!!foo a: 1\n"],
 )  # fmt: skip
 def test_tagged_keys_are_refused_alike_by_both_readers(text: str) -> None:
     fast, full = _both(text)
     assert fast == full
     assert isinstance(fast, list)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("a: !!int x\n", "j:1:4: YAML tag !!int on 'x', which is not an integer; remove the tag or write an integer"),
+     ("a: [!!int '1.5']\n", "j:1:5: YAML tag !!int on '1.5', which is not an integer; remove the tag or write an integer"),
+     ("a: !!int\n", "j:1:4: YAML tag !!int on '', which is not an integer; remove the tag or write an integer"),
+     ("a: !!float\n", "j:1:4: YAML tag !!float on '', which is not a number; remove the tag or write a number"),
+     ("a: !!bool x\n", "j:1:4: YAML tag !!bool on 'x', which is not true or false; remove the tag or write true or false")],
+)  # fmt: skip
+def test_a_core_tag_on_a_scalar_it_cannot_read_is_located(
+    text: str, message: str
+) -> None:
+    # Not "an escape in a double-quoted string names no Unicode character" at
+    # 1:1, nor a traceback (IndexError, KeyError from ruamel.yaml's constructors).
+    with pytest.raises(ConfigError) as full:
+        parse_config(text, path="j")
+    assert full.value.lines() == [message]
 
 
 def test_a_tagged_key_is_named_by_its_tag() -> None:
@@ -391,7 +413,8 @@ def test_fast_reader_agrees_on_yaml11_line_breaks_and_tags(
     "shape",
     ["y: a\u2028b\n", "y: a\x85b\n", 'y: "a\u2029b"\n', "y: !!str x\n", "y: !!int 5\n",
      "y: [!!float 1, !!bool true, !!null ]\n", "y: !!map {a: !!seq [1]}\n",
-     "y: !!binary aGVsbG8=\n", "!!str y: 1\n", "!custom y: 1\n", "z: x\u2028y\ny: !x 1\n"],
+     "y: !!binary aGVsbG8=\n", "!!str y: 1\n", "!custom y: 1\n", "z: x\u2028y\ny: !x 1\n",
+     "y: !!int x\n", "y: !!foo x\n", "y: !!set {a}\n", "!!foo y: 1\n"],
 )  # fmt: skip
 @pytest.mark.parametrize("where", ["end", "start"])
 def test_a_flood_holding_a_core_tag_tagged_key_or_yaml11_break_is_judged_fast(

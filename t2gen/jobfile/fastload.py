@@ -30,6 +30,7 @@ from t2gen.jobfile.loader import JsonPath, SourceDoc
 from t2gen.jobfile.plainscalars import (
     CORE_TAG,
     GiveUp,
+    Mismatch,
     NotAllowed,
     TooLong,
     scalar,
@@ -145,9 +146,14 @@ class _SecondDocument(Exception):
     """The file holds a second document, and nothing before its end is refused first."""
 
 
-# A local tag (``!custom``), which both readers name as written; the full reader
-# refuses it where it is (``t2gen.jobfile.loader``), and so does this one.
-_LOCAL_TAG = re.compile(r"^![A-Za-z0-9_.-]+$")
+# A local tag (``!custom``), which both readers name as written, or one of YAML's
+# own the full reader has no constructor for (``!!foo``, ``!!python/object:x``),
+# which it names in short form; it refuses either where it is
+# (``t2gen.jobfile.loader``), and so does this reader.
+_LOCAL_TAG = re.compile(
+    r"^(?:![A-Za-z0-9_.-]+|tag:yaml\.org,2002:(?!(?:binary|bool|float|int|map|null|omap|pairs"
+    r"|seq|set|str|timestamp)$)[A-Za-z0-9_./:-]+)$"
+)
 
 
 def fast_load(text: str) -> dict[str, Any] | None:
@@ -337,7 +343,7 @@ def _build(
                 tag = event.tag
                 if masks is not None:
                     event = masks.unmask(event, is_key)
-                if tag is not None and is_key and _KEY_TAG.match(tag):
+                if tag is not None and is_key and _is_key_tag(tag):
                     # The full reader reads the key as a tagged scalar, not a
                     # string, and refuses it after every duplicate key.
                     if conversion is None:
@@ -361,6 +367,9 @@ def _build(
                             ((nodes, 0), here, int_message(long.digits))
                         )
                         value = 0  # a stand-in; the job is refused
+                    except Mismatch as mismatch:
+                        construction.append(((nodes, 0), here, str(mismatch)))
+                        value = None  # a stand-in; the job is refused
                     except NotAllowed as refused:
                         if conversion is None:
                             conversion = (here, _kind_message(refused.kind))
@@ -400,6 +409,10 @@ def _build(
                     tagged_collection = True
                     if conversion is None:
                         conversion = (here, _tag_message(tag))
+                elif tag == _SET_TAG and is_map and not is_key:
+                    tagged_collection = True
+                    if conversion is None:
+                        conversion = (here, _kind_message("!!set"))
                 elif is_key or not (
                     event.implicit or tag == (_MAP_TAG if is_map else _SEQ_TAG)
                 ):
@@ -435,15 +448,18 @@ def _build(
 
 
 def _tag_message(tag: str) -> str:
-    """The full reader's message for a local tag (``!custom``) on a value."""
-    return f"YAML tag {tag} is not allowed here; remove it"
+    """The full reader's message for a local tag (``!custom``) or an unknown ``!!`` tag on a value."""
+    return f"YAML tag {_short(tag)} is not allowed here; remove it"
+
+
+def _short(tag: str) -> str:
+    """A tag as the full reader names it: ``!!str`` for ``tag:yaml.org,2002:str``."""
+    return "!!" + tag.removeprefix(CORE_TAG) if tag.startswith(CORE_TAG) else tag
 
 
 def _key_tag_message(tag: str) -> str:
     """The full reader's message for a tag on a mapping key (``!!str a: 1``)."""
-    return key_tag_message(
-        "!!" + tag.removeprefix(CORE_TAG) if tag.startswith(CORE_TAG) else tag
-    )
+    return key_tag_message(_short(tag))
 
 
 def _kind_message(kind: str) -> str:
@@ -453,9 +469,15 @@ def _kind_message(kind: str) -> str:
 
 _MAP_TAG = CORE_TAG + "map"
 _SEQ_TAG = CORE_TAG + "seq"
-# Tags a mapping key may carry that the full reader reads as a tagged scalar
-# (not a string) and refuses with :func:`t2gen.jobfile.yaml12.key_tag_message`.
-_KEY_TAG = re.compile(r"^(?:![A-Za-z0-9_.-]+|tag:yaml\.org,2002:str)$")
+_SET_TAG = CORE_TAG + "set"
+
+
+def _is_key_tag(tag: str) -> bool:
+    """Whether the full reader reads a key with this tag as a tagged scalar (not a string).
+
+    It refuses such a key with :func:`t2gen.jobfile.yaml12.key_tag_message`.
+    """
+    return tag == CORE_TAG + "str" or _LOCAL_TAG.match(tag) is not None
 
 
 _NO_KEY = object()

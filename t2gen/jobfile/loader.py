@@ -31,6 +31,7 @@ from t2gen.jobfile.yaml12 import (
     Refused,
     bad_escape_position,
     check_directives,
+    construct_bool,
     construct_float,
     construct_int,
     depth_message,
@@ -170,6 +171,7 @@ def _make_yaml() -> Any:
     )
     yaml_reader.constructor.add_constructor("tag:yaml.org,2002:int", construct_int)
     yaml_reader.constructor.add_constructor("tag:yaml.org,2002:float", construct_float)
+    yaml_reader.constructor.add_constructor("tag:yaml.org,2002:bool", construct_bool)
     return yaml_reader
 
 

@@ -17,10 +17,12 @@ from typing import Any
 import yaml
 
 from t2gen.jobfile.source import MAX_INT_DIGITS
+from t2gen.jobfile.yaml12 import tag_mismatch_message
 
 __all__ = [
     "CORE_TAG",
     "GiveUp",
+    "Mismatch",
     "NotAllowed",
     "TooLong",
     "scalar",
@@ -64,6 +66,10 @@ class TooLong(Exception):
     def __init__(self, digits: int) -> None:
         self.digits = digits
         super().__init__(digits)
+
+
+class Mismatch(Exception):
+    """A core-schema tag on a scalar it cannot read (``!!int x``); the full reader refuses it where it is."""
 
 
 class NotAllowed(Exception):
@@ -120,6 +126,19 @@ def scalar(event: yaml.ScalarEvent) -> Any:
     return value  # a string, or a timestamp, which t2gen keeps as the string written
 
 
+# Scalars of ASCII letters only (or none) that a core tag cannot read, but for
+# these spellings (ruamel/yaml/constructor.py: construct_yaml_int, _float, _bool).
+_LETTERS = re.compile(r"^[A-Za-z]*$")
+_MISMATCH = {
+    "int": ("an integer", frozenset()),
+    "float": ("a number", frozenset({"nan", "inf", "infinity"})),
+    "bool": (
+        "true or false",
+        frozenset({"yes", "no", "y", "n", "true", "false", "on", "off"}),
+    ),
+}
+
+
 def tagged_scalar(event: yaml.ScalarEvent) -> Any:
     """The value of a scalar with one of YAML's own tags (``!!str 5``), as the full reader gives it.
 
@@ -133,6 +152,7 @@ def tagged_scalar(event: yaml.ScalarEvent) -> Any:
         GiveUp: any other tag or spelling (``!!int 0x1F``, ``!!timestamp``, ``!!set``).
         TooLong: an ``!!int`` of more than ``MAX_INT_DIGITS`` digits.
         NotAllowed: a ``!!binary`` value.
+        Mismatch: ``!!int``, ``!!float`` or ``!!bool`` on letters that are no such value (``!!int x``).
     """
     tag: str = event.tag or ""
     value: str = event.value
@@ -148,6 +168,10 @@ def tagged_scalar(event: yaml.ScalarEvent) -> Any:
         return value == "true"
     if kind == "null" and value in ("", "null", "~"):
         return None
+    if kind in _MISMATCH and _LETTERS.match(value):
+        expected, readable = _MISMATCH[kind]
+        if value.lower() not in readable:
+            raise Mismatch(tag_mismatch_message("!!" + kind, value, expected))
     if kind == "binary":
         try:
             base64.decodebytes(value.encode("ascii"))

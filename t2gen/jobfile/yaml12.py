@@ -24,6 +24,7 @@ __all__ = [
     "Refused",
     "bad_escape_position",
     "check_directives",
+    "construct_bool",
     "construct_float",
     "construct_int",
     "depth_message",
@@ -34,6 +35,7 @@ __all__ = [
     "key_tag_message",
     "kind_message",
     "second_document_line",
+    "tag_mismatch_message",
     "yaml_error",
 ]
 
@@ -100,15 +102,50 @@ def construct_int(loader: Any, node: Any) -> Any:
     digits = len(text.lstrip("+-"))
     if digits > MAX_INT_DIGITS:
         raise Refused(node.start_mark, int_message(digits))
-    return type(loader).construct_yaml_int(loader, node)
+    try:
+        return type(loader).construct_yaml_int(loader, node)
+    except (ValueError, IndexError):
+        # Only a tagged scalar (!!int x, !!int ""): a plain one was resolved as an integer.
+        raise Refused(
+            node.start_mark, tag_mismatch_message("!!int", text, "an integer")
+        ) from None
 
 
 def construct_float(loader: Any, node: Any) -> Any:
-    """A float as YAML 1.2's core schema reads it: ``1_0.5`` is a string."""
+    """A float as YAML 1.2's core schema reads it: ``1_0.5`` is a string.
+
+    Raises:
+        Refused: a tagged scalar that is no number (``!!float x``).
+    """
     text = str(node.value)
     if "_" in text and node.style is None:
         return text
-    return type(loader).construct_yaml_float(loader, node)
+    try:
+        return type(loader).construct_yaml_float(loader, node)
+    except (ValueError, IndexError):
+        raise Refused(
+            node.start_mark, tag_mismatch_message("!!float", text, "a number")
+        ) from None
+
+
+def construct_bool(loader: Any, node: Any) -> Any:
+    """A boolean as ruamel.yaml reads it, refusing a tagged scalar that is none (``!!bool x``).
+
+    Raises:
+        Refused: ``!!bool`` on a scalar that is no boolean.
+    """
+    try:
+        return type(loader).construct_yaml_sbool(loader, node)
+    except KeyError:
+        raise Refused(
+            node.start_mark,
+            tag_mismatch_message("!!bool", str(node.value), "true or false"),
+        ) from None
+
+
+def tag_mismatch_message(tag: str, text: str, expected: str) -> str:
+    """The message for a core-schema tag on a scalar it cannot read (``!!int x``)."""
+    return f"YAML tag {tag} on {text!r}, which is not {expected}; remove the tag or write {expected}"
 
 
 _YAML_DIRECTIVE = re.compile(r"^%YAML(?:[ \t]+([^ \t\r\n#]*))?", re.M)
