@@ -355,6 +355,21 @@ def test_a_core_tag_on_a_scalar_it_cannot_read_is_located(
     assert full.value.lines() == [message]
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["a: =\n", "a: [=, <<]\n", "a: <<\nb: !!str <<\n", "=: 1\n", "a: {b: =, c: x}\n"],
+)
+def test_equals_and_double_less_than_values_are_strings_in_both_readers(
+    text: str,
+) -> None:
+    # YAML 1.2's core schema has no !!value or !!merge: `a: =` is the string "=",
+    # not "YAML tag !!value is not allowed here". A `<<` key is still refused.
+    fast, full = _both(text)
+    assert fast is not None
+    assert fast == full
+    assert isinstance(full, tuple)
+
+
 def test_a_tagged_key_is_named_by_its_tag() -> None:
     # Not "mapping key TaggedScalar(value='a', ...) is not a string; quote it".
     with pytest.raises(ConfigError) as full:

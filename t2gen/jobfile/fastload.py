@@ -353,6 +353,13 @@ def _build(
                     if conversion is None:
                         conversion = (here, _tag_message(tag))
                     value = tag  # a stand-in; the job is refused
+                elif (
+                    not is_key
+                    and tag is None
+                    and not event.style
+                    and event.value == "<<"
+                ):
+                    value = "<<"  # a string as a value (a merge key only as a key)
                 else:
                     try:
                         value = (

@@ -172,6 +172,13 @@ def _make_yaml() -> Any:
     yaml_reader.constructor.add_constructor("tag:yaml.org,2002:int", construct_int)
     yaml_reader.constructor.add_constructor("tag:yaml.org,2002:float", construct_float)
     yaml_reader.constructor.add_constructor("tag:yaml.org,2002:bool", construct_bool)
+    # A plain `=` or `<<` value is the string it looks like in YAML 1.2's core
+    # schema; ruamel.yaml resolves them to YAML 1.1's !!value and !!merge.
+    # (A `<<` key is still a merge key, refused in _plain.)
+    for tag in ("tag:yaml.org,2002:value", "tag:yaml.org,2002:merge"):
+        yaml_reader.constructor.add_constructor(
+            tag, lambda loader, node: loader.construct_scalar(node)
+        )
     return yaml_reader
 
 

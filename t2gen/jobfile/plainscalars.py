@@ -113,8 +113,10 @@ def scalar(event: yaml.ScalarEvent) -> Any:
         return int(value)
     if _SIMPLE_FLOAT.match(value):
         return float(value)
+    if value == "=":
+        return value  # YAML 1.2: a string (the full reader reads it so too)
     if _OTHER_12.match(value):
-        raise GiveUp
+        raise GiveUp  # "<<": a merge key where it is a key
     if _BOOL_12.match(value):
         return value.lower() == "true"
     if _NULL_12.match(value):
