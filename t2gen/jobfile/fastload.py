@@ -7,13 +7,21 @@ parser (about 20 times faster, and already imported for rendering) and builds
 the data from its events, but only when the result is certain to equal what
 ruamel's YAML 1.2 reading gives: any plain scalar that YAML 1.2 could read as
 anything but a plain string, int, float, bool or null in spellings whose
-meaning it knows, a merge key, a tag other than a local one on a value, deep
-nesting or a YAML 1.1 line break makes it give up (return None), and the caller
-falls back to the full reader, which also produces the error messages. What
-the full reader refuses in its own words, and which a flood may end in (anchors,
-aliases, floods, a duplicate key, a non-string key, a local tag such as
-``!custom``, an integer of too many digits, a second document), this reader
-refuses itself, with the same message at the same place and in the same order.
+meaning it knows, a merge key, a tag it does not know the full reader's
+reading of (``!!timestamp``, ``!!omap``, ``!!int 0x1F``), a tag and an anchor
+on one node, deep nesting, or a YAML 1.1 line break (U+0085, U+2028, U+2029)
+anywhere but between two ordinary characters of a plain or quoted value makes
+it give up (return None), and the caller falls back to the full reader, which
+also produces the error messages. YAML's own tags it reads as the full reader
+does (``!!str 5`` is "5", ``!!int "5"`` is 5, ``!!map`` and ``!!seq`` change
+nothing), and such a line break too (see :class:`_Masks`). What the full
+reader refuses in its own words, and which a flood may end in or hold
+(anchors, aliases, floods, a duplicate key, a non-string or tagged key, a local
+tag such as ``!custom`` or an unknown one such as ``!!foo``, ``!!binary`` and
+``!!set`` values, ``!!int x``, an integer of too many digits, a second
+document), this reader refuses itself, with the same message at the same
+place and in the same order, so that a large file holding one is judged as
+fast as one without (``bench/floods.py``).
 The tests compare both readers on generated files.
 """
 
