@@ -14,7 +14,7 @@ anywhere but between two ordinary characters of a plain or quoted value makes
 it give up (return None), and the caller falls back to the full reader, which
 also produces the error messages. YAML's own tags it reads as the full reader
 does (``!!str 5`` is "5", ``!!int "5"`` is 5, ``!!map`` and ``!!seq`` change
-nothing), and such a line break too (see :class:`_Masks`). What the full
+nothing), and such a line break too (see :class:`t2gen.jobfile.linebreaks.LineBreakMasks`). What the full
 reader refuses in its own words, and which a flood may end in or hold
 (anchors, aliases, floods, a duplicate key, a non-string or tagged key, a local
 tag such as ``!custom`` or an unknown one such as ``!!foo``, ``!!binary`` and
@@ -27,21 +27,26 @@ The tests compare both readers on generated files.
 
 from __future__ import annotations
 
-import bisect
-import re
 from typing import Any
 
 import yaml
 
 from t2gen.errors import ConfigError
+from t2gen.jobfile.linebreaks import YAML11_BREAKS, LineBreakMasks
 from t2gen.jobfile.loader import JsonPath, SourceDoc
 from t2gen.jobfile.plainscalars import (
-    CORE_TAG,
+    LOCAL_TAG,
+    MAP_TAG,
+    SEQ_TAG,
+    SET_TAG,
     GiveUp,
     Mismatch,
     NotAllowed,
     TooLong,
+    is_key_tag,
     scalar,
+    tag_message,
+    tagged_key_message,
     tagged_scalar,
 )
 from t2gen.jobfile.source import (
@@ -56,7 +61,6 @@ from t2gen.jobfile.yaml12 import (
     ALIAS_MESSAGE,
     ANCHOR_MESSAGE,
     check_directives,
-    key_tag_message,
     kind_message,
     second_document_line,
     yaml_error,
@@ -65,103 +69,8 @@ from t2gen.jobfile.yaml12 import (
 __all__ = ["fast_load", "fast_load_doc"]
 
 
-# YAML 1.1 (libyaml) breaks lines at these; YAML 1.2 (ruamel.yaml) counts no line
-# there, but its scanner still ends a scalar's line at them (see _Masks).
-_YAML11_BREAKS = re.compile("[\x85\u2028\u2029]")
-# What a YAML 1.1 line break must sit between for the full reader to read it as
-# part of a flow scalar: characters that are no space, break, indicator, escape or dot.
-_BREAK_NEIGHBOUR = re.compile(
-    "[^\\s\x85\u2028\u2029\ufeff\\-?:,\\[\\]{}#&*!|>'\"%@`\\\\.]"
-)
-# What the full reader makes of each, between two such characters in a plain or
-# quoted scalar: U+0085 folds like a line feed, into a space; the others stay.
-_BREAK_VALUE = {"\x85": " ", "\u2028": "\u2028", "\u2029": "\u2029"}
-
-
-class _Masks:
-    """YAML 1.1 line breaks in a flow scalar, each stood in for by a private-use character.
-
-    libyaml (YAML 1.1) starts a new line at U+0085, U+2028 and U+2029; ruamel.yaml
-    (YAML 1.2) does not count a line there, and reads one between two ordinary
-    characters of a plain or quoted scalar as the character itself (U+0085 as
-    a space). Where each sits between two ordinary characters, this reader
-    parses the text with a stand-in character that libyaml reads as an
-    ordinary one, puts the full reader's reading back into each scalar, and
-    gives up unless every stand-in it passed was in such a scalar (not in a
-    key, a comment, a tag or a block scalar).
-    """
-
-    def __init__(self, text: str) -> None:
-        self.offsets: list[int] = []
-        self.stand_ins: dict[str, str] = {}
-        self.restore: dict[int, str] = {}
-        self.restored = 0
-        free = (chr(code) for code in range(0xE000, 0xF900) if chr(code) not in text)
-        for match in _YAML11_BREAKS.finditer(text):
-            start = match.start()
-            if not (
-                0 < start < len(text) - 1
-                and _BREAK_NEIGHBOUR.match(text, start - 1)
-                and _BREAK_NEIGHBOUR.match(text, start + 1)
-            ):
-                raise GiveUp  # next to a space, a break or an indicator: left to the full reader
-            self.offsets.append(start)
-            if match[0] not in self.stand_ins:
-                stand_in = next(free, None)
-                if (
-                    stand_in is None
-                ):  # pragma: no cover - 6,400 private-use characters in a job file
-                    raise GiveUp
-                self.stand_ins[match[0]] = stand_in
-                self.restore[ord(stand_in)] = _BREAK_VALUE[match[0]]
-        self.pattern = re.compile("[" + "".join(self.stand_ins.values()) + "]")
-
-    def mask(self, text: str) -> str:
-        """The text with each break replaced by its stand-in (one character for one)."""
-        return text.translate({ord(k): v for k, v in self.stand_ins.items()})
-
-    def unmask(self, event: yaml.ScalarEvent, is_key: bool) -> yaml.ScalarEvent:
-        """The scalar as the full reader reads it; GiveUp where that is not certain."""
-        if event.tag is not None and self.pattern.search(event.tag):
-            raise GiveUp
-        count = len(self.pattern.findall(event.value))
-        if not count:
-            return event
-        if is_key or event.style not in (None, "", "'", '"'):
-            raise GiveUp
-        self.restored += count
-        return yaml.ScalarEvent(
-            event.anchor,
-            event.tag,
-            event.implicit,
-            event.value.translate(self.restore),
-            event.start_mark,
-            event.end_mark,
-            event.style,
-        )
-
-    def read_before(self, index: int) -> bool:
-        """Whether every break before ``index`` (0-based) was in a scalar read so far."""
-        return self.restored == bisect.bisect_left(self.offsets, index)
-
-    def check_before(self, index: int) -> None:
-        """Give up unless every break before ``index`` was in a scalar read so far."""
-        if not self.read_before(index):
-            raise GiveUp
-
-
 class _SecondDocument(Exception):
     """The file holds a second document, and nothing before its end is refused first."""
-
-
-# A local tag (``!custom``), which both readers name as written, or one of YAML's
-# own the full reader has no constructor for (``!!foo``, ``!!python/object:x``),
-# which it names in short form; it refuses either where it is
-# (``t2gen.jobfile.loader``), and so does this reader.
-_LOCAL_TAG = re.compile(
-    r"^(?:![A-Za-z0-9_.-]+|tag:yaml\.org,2002:(?!(?:binary|bool|float|int|map|null|omap|pairs"
-    r"|seq|set|str|timestamp)$)[A-Za-z0-9_./:-]+)$"
-)
 
 
 def fast_load(text: str) -> dict[str, Any] | None:
@@ -206,9 +115,9 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
             non-string key, a local tag, a too-long integer, a second document.
     """
     masks = None
-    if _YAML11_BREAKS.search(text):
+    if YAML11_BREAKS.search(text):
         try:
-            masks = _Masks(text)
+            masks = LineBreakMasks(text)
         except GiveUp:
             return None
     check_directives(text, path)  # as the full reader does first
@@ -285,7 +194,7 @@ def _build(
     positions: dict[JsonPath, tuple[int, int]],
     key_positions: dict[JsonPath, tuple[int, int]],
     seen: list[int],
-    masks: _Masks | None = None,
+    masks: LineBreakMasks | None = None,
 ) -> dict[str, Any] | None:
     # Open containers: [dict or list, pending key (_NO_KEY) or _LIST, path, (line, col)].
     stack: list[list[Any]] = []
@@ -351,15 +260,15 @@ def _build(
                 tag = event.tag
                 if masks is not None:
                     event = masks.unmask(event, is_key)
-                if tag is not None and is_key and _is_key_tag(tag):
+                if tag is not None and is_key and is_key_tag(tag):
                     # The full reader reads the key as a tagged scalar, not a
                     # string, and refuses it after every duplicate key.
                     if conversion is None:
-                        conversion = (here, _key_tag_message(tag))
+                        conversion = (here, tagged_key_message(tag))
                     value = None  # a stand-in; the job is refused
-                elif tag is not None and not is_key and _LOCAL_TAG.match(tag):
+                elif tag is not None and not is_key and LOCAL_TAG.match(tag):
                     if conversion is None:
-                        conversion = (here, _tag_message(tag))
+                        conversion = (here, tag_message(tag))
                     value = tag  # a stand-in; the job is refused
                 elif (
                     not is_key
@@ -387,7 +296,7 @@ def _build(
                         value = None  # a stand-in; the job is refused
                     except NotAllowed as refused:
                         if conversion is None:
-                            conversion = (here, _kind_message(refused.kind))
+                            conversion = (here, kind_message(refused.kind))
                         value = None  # a stand-in; the job is refused
                 if is_key:
                     if tag is not None:
@@ -420,16 +329,16 @@ def _build(
             elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 tag = event.tag
                 is_map = isinstance(event, yaml.MappingStartEvent)
-                if tag is not None and _LOCAL_TAG.match(tag) and not is_key:
+                if tag is not None and LOCAL_TAG.match(tag) and not is_key:
                     tagged_collection = True
                     if conversion is None:
-                        conversion = (here, _tag_message(tag))
-                elif tag == _SET_TAG and is_map and not is_key:
+                        conversion = (here, tag_message(tag))
+                elif tag == SET_TAG and is_map and not is_key:
                     tagged_collection = True
                     if conversion is None:
-                        conversion = (here, _kind_message("!!set"))
+                        conversion = (here, kind_message("!!set"))
                 elif is_key or not (
-                    event.implicit or tag == (_MAP_TAG if is_map else _SEQ_TAG)
+                    event.implicit or tag == (MAP_TAG if is_map else SEQ_TAG)
                 ):
                     raise GiveUp  # !!map and !!seq, where they are, change nothing
                 if len(stack) >= MAX_DEPTH:
@@ -460,39 +369,6 @@ def _build(
         (line, col), message = conversion
         raise _Flood(line, col, message)
     return root if isinstance(root, dict) else None
-
-
-def _tag_message(tag: str) -> str:
-    """The full reader's message for a local tag (``!custom``) or an unknown ``!!`` tag on a value."""
-    return f"YAML tag {_short(tag)} is not allowed here; remove it"
-
-
-def _short(tag: str) -> str:
-    """A tag as the full reader names it: ``!!str`` for ``tag:yaml.org,2002:str``."""
-    return "!!" + tag.removeprefix(CORE_TAG) if tag.startswith(CORE_TAG) else tag
-
-
-def _key_tag_message(tag: str) -> str:
-    """The full reader's message for a tag on a mapping key (``!!str a: 1``)."""
-    return key_tag_message(_short(tag))
-
-
-def _kind_message(kind: str) -> str:
-    """The full reader's message for a value of a YAML type a job file cannot hold."""
-    return kind_message(kind)
-
-
-_MAP_TAG = CORE_TAG + "map"
-_SEQ_TAG = CORE_TAG + "seq"
-_SET_TAG = CORE_TAG + "set"
-
-
-def _is_key_tag(tag: str) -> bool:
-    """Whether the full reader reads a key with this tag as a tagged scalar (not a string).
-
-    It refuses such a key with :func:`t2gen.jobfile.yaml12.key_tag_message`.
-    """
-    return tag == CORE_TAG + "str" or _LOCAL_TAG.match(tag) is not None
 
 
 _NO_KEY = object()

@@ -17,15 +17,23 @@ from typing import Any
 import yaml
 
 from t2gen.jobfile.source import MAX_INT_DIGITS
-from t2gen.jobfile.yaml12 import tag_mismatch_message
+from t2gen.jobfile.yaml12 import key_tag_message, tag_mismatch_message
 
 __all__ = [
     "CORE_TAG",
+    "LOCAL_TAG",
+    "MAP_TAG",
+    "SEQ_TAG",
+    "SET_TAG",
     "GiveUp",
     "Mismatch",
     "NotAllowed",
     "TooLong",
+    "is_key_tag",
     "scalar",
+    "short_tag",
+    "tag_message",
+    "tagged_key_message",
     "tagged_scalar",
 ]
 
@@ -212,3 +220,41 @@ def _number(value: str) -> Any:
     if _FLOAT_12.match(value):
         return float("nan") if "nan" in value.lower() else float(value)
     raise GiveUp
+
+
+# A local tag (``!custom``), which both readers name as written, or one of YAML's
+# own the full reader has no constructor for (``!!foo``, ``!!python/object:x``),
+# which it names in short form; it refuses either where it is
+# (``t2gen.jobfile.loader``), and so does this reader.
+LOCAL_TAG = re.compile(
+    r"^(?:![A-Za-z0-9_.-]+|tag:yaml\.org,2002:(?!(?:binary|bool|float|int|map|null|omap|pairs"
+    r"|seq|set|str|timestamp)$)[A-Za-z0-9_./:-]+)$"
+)
+
+
+def tag_message(tag: str) -> str:
+    """The full reader's message for a local tag (``!custom``) or an unknown ``!!`` tag on a value."""
+    return f"YAML tag {short_tag(tag)} is not allowed here; remove it"
+
+
+def short_tag(tag: str) -> str:
+    """A tag as the full reader names it: ``!!str`` for ``tag:yaml.org,2002:str``."""
+    return "!!" + tag.removeprefix(CORE_TAG) if tag.startswith(CORE_TAG) else tag
+
+
+def tagged_key_message(tag: str) -> str:
+    """The full reader's message for a tag on a mapping key (``!!str a: 1``)."""
+    return key_tag_message(short_tag(tag))
+
+
+MAP_TAG = CORE_TAG + "map"
+SEQ_TAG = CORE_TAG + "seq"
+SET_TAG = CORE_TAG + "set"
+
+
+def is_key_tag(tag: str) -> bool:
+    """Whether the full reader reads a key with this tag as a tagged scalar (not a string).
+
+    It refuses such a key with :func:`t2gen.jobfile.yaml12.key_tag_message`.
+    """
+    return tag == CORE_TAG + "str" or LOCAL_TAG.match(tag) is not None
