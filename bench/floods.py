@@ -111,7 +111,31 @@ def _second_document() -> str:
 
 
 def _yaml11_line_break() -> str:
-    return _unknown_keys_at_limit() + "  y: a\u2028b\n"  # still the full reader
+    return _unknown_keys_at_limit() + "  y: a\u2028b\n"
+
+
+def _next_line_first() -> str:
+    # U+0085 (NEL) early in the file: YAML 1.1 breaks the line there, YAML 1.2 does not.
+    return _HEAD + "  y: a\x85b\n" + _unknown_keys_at_limit()[len(_HEAD) :]
+
+
+def _paragraph_separator() -> str:
+    return _unknown_keys_at_limit() + '  y: "a\u2029b"\n'
+
+
+def _core_tag(tag: str) -> Callable[[], str]:
+    def make() -> str:
+        return _unknown_keys_at_limit() + f"  y: {tag}\n"
+
+    return make
+
+
+def _tagged_key() -> str:
+    return _unknown_keys_at_limit() + "  !!str y: 1\n"
+
+
+def _local_tagged_key() -> str:
+    return _unknown_keys_at_limit() + "  !custom y: 1\n"
 
 
 def _worker_groups() -> str:
@@ -135,7 +159,20 @@ FLOODS: dict[str, Callable[[], str]] = {
     "the same, then a tag in a list": _local_tag_in_a_list,
     "the same, then a 101-digit integer": _long_integer_at_the_end,
     "the same, then a second document": _second_document,
-    "the same, then U+2028 (full reader)": _yaml11_line_break,
+    "the same, then U+2028 in a value": _yaml11_line_break,
+    "the same, U+0085 (NEL) in the first value": _next_line_first,
+    "the same, then U+2029 in a quoted value": _paragraph_separator,
+    "the same, then !!str": _core_tag("!!str x"),
+    "the same, then !!int": _core_tag("!!int 5"),
+    "the same, then !!float, !!bool, !!null": _core_tag(
+        "[!!float 1, !!bool true, !!null ]"
+    ),
+    "the same, then !!map and !!seq": _core_tag("!!map {a: !!seq [1]}"),
+    "the same, then !!binary": _core_tag("!!binary aGVsbG8="),
+    "the same, then !!int x (not an integer)": _core_tag("!!int x"),
+    "the same, then !!set and !!foo": _core_tag("[!!set {a}, !!foo x]"),
+    "the same, then a !!str-tagged key": _tagged_key,
+    "the same, then a !custom-tagged key": _local_tagged_key,
 }
 
 
@@ -191,18 +228,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--append", metavar="FILE", help="also append the figures to this report"
     )
+    parser.add_argument(
+        "--only", default="", help="measure only the floods whose label holds this text"
+    )
     args = parser.parse_args(argv)
     with appended_to(args.append, "Flood files: t2gen validate (bench/floods.py)"):
-        _measure(args.runs)
+        _measure(args.runs, args.only)
     return 0
 
 
-def _measure(runs_per_file: int) -> None:
-    """Measure every flood file and print the table and the verdict."""
+def _measure(runs_per_file: int, only: str = "") -> None:
+    """Measure every flood file (or those whose label holds ``only``) and print the table and the verdict."""
     with tempfile.TemporaryDirectory(prefix="t2gen-floods-") as tmp:
         files = {
             "examples/wordcount.yaml (baseline)": EXAMPLE,
             **flood_files(Path(tmp)),
+        }
+        files = {
+            label: path
+            for index, (label, path) in enumerate(files.items())
+            if index == 0 or only in label
         }
         rows = []
         for label, path in files.items():

@@ -286,3 +286,197 @@ def test_a_flood_ending_in_a_tag_long_integer_or_second_document_is_judged_fast(
     with pytest.raises(ConfigError) as full:
         parse_config(text, path="j")
     assert fast.value.lines() == full.value.lines()
+
+
+def _both(text: str) -> tuple[Any, Any]:
+    """Each reader's reading of ``text``: (data, positions, key positions), or its error lines."""
+    readings = []
+    for read in (fast_load_doc, parse_config):
+        try:
+            doc = read(text, path="j")
+        except ConfigError as err:
+            readings.append(err.lines())
+        else:
+            readings.append(
+                None if doc is None else (doc.data, doc.positions, doc.key_positions)
+            )
+    return readings[0], readings[1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a: !!str x\n", "a: !!str 5\n", 'a: !!str "5"\n', "a: !!str\n", "a: !!str |\n  x\n",
+     "a: [!!str true, !!str null]\n", "a: !<tag:yaml.org,2002:str> x\n",
+     "a: !!int 5\n", 'a: !!int "-5"\n', "a: !!float 5\n", "a: !!float '1.5'\n",
+     "a: !!bool true\n", 'a: !!bool "false"\n', "a: !!null\n", "a: !!null ~\n",
+     "a: !!map {b: 1}\n", "a: !!seq [1, 2]\n", "a: !!map\n  b: !!seq\n    - 1\n",
+     "a: !!binary aGVsbG8=\n", "a: [1, !!binary aGVsbG8=]\nb: !x 1\n", "a: !!int " + _LONG + "\n",
+     "b: !x 1\na: !!int " + _LONG + "\n",
+     "a: !!int x\n", "a: !!int\n", "a: [1, !!float yes]\n", "a: !!float e\n", "a: !!bool x\n",
+     "a: !!bool\n", "a: !!int x\nb: !x 1\n", "a: !x 1\nb: !!int x\n", "a: {b: 1, b: !!int x}\n",
+     "a: !!foo x\n", "a: !!foo [1]\n", "a: !!python/object:os.system x\n", "a: !!set {b, c}\n",
+     "a: !!set {b: 1}\nc: !x 1\n"],
+)  # fmt: skip
+def test_core_tags_on_values_are_read_alike_by_both_readers(text: str) -> None:
+    # !!str, !!int, !!float, !!bool, !!null, !!map, !!seq and !!binary: the fast
+    # reader reads (or refuses) them itself, so that a flood holding one is cheap.
+    fast, full = _both(text)
+    assert fast is not None
+    assert fast == full
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["!!str a: 1\n", "!x a: 1\n", "b: {!!str a: 1}\n", "b: 1\n!!str a: 1\na: 2\nc: !x 1\n",
+     "b: 1\nc: !x 1\n!!str a: 1\n", "!!str a: 1\n!!str a: 2\n", "b: 1\nb: 2\n!x a: 1\n",
+     "b:\n- !<!x> a: 1\n", "!!foo a: 1\n"],
+)  # fmt: skip
+def test_tagged_keys_are_refused_alike_by_both_readers(text: str) -> None:
+    fast, full = _both(text)
+    assert fast == full
+    assert isinstance(fast, list)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("a: !!int x\n", "j:1:4: YAML tag !!int on 'x', which is not an integer; remove the tag or write an integer"),
+     ("a: [!!int '1.5']\n", "j:1:5: YAML tag !!int on '1.5', which is not an integer; remove the tag or write an integer"),
+     ("a: !!int\n", "j:1:4: YAML tag !!int on '', which is not an integer; remove the tag or write an integer"),
+     ("a: !!float\n", "j:1:4: YAML tag !!float on '', which is not a number; remove the tag or write a number"),
+     ("a: !!bool x\n", "j:1:4: YAML tag !!bool on 'x', which is not true or false; remove the tag or write true or false")],
+)  # fmt: skip
+def test_a_core_tag_on_a_scalar_it_cannot_read_is_located(
+    text: str, message: str
+) -> None:
+    # Not "an escape in a double-quoted string names no Unicode character" at
+    # 1:1, nor a traceback (IndexError, KeyError from ruamel.yaml's constructors).
+    with pytest.raises(ConfigError) as full:
+        parse_config(text, path="j")
+    assert full.value.lines() == [message]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a: =\n", "a: [=, <<]\n", "a: <<\nb: !!str <<\n", "=: 1\n", "a: {b: =, c: x}\n"],
+)
+def test_equals_and_double_less_than_values_are_strings_in_both_readers(
+    text: str,
+) -> None:
+    # YAML 1.2's core schema has no !!value or !!merge: `a: =` is the string "=",
+    # not "YAML tag !!value is not allowed here". A `<<` key is still refused.
+    fast, full = _both(text)
+    assert fast is not None
+    assert fast == full
+    assert isinstance(full, tuple)
+
+
+def test_a_tagged_key_is_named_by_its_tag() -> None:
+    # Not "mapping key TaggedScalar(value='a', ...) is not a string; quote it".
+    with pytest.raises(ConfigError) as full:
+        parse_config("b: 1\n!!str a: 1\n", path="j")
+    assert full.value.lines() == [
+        "j:2:1: YAML tag !!str is not allowed on a mapping key; remove it"
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a: x\u2028y\n", "a: x\u2029y\n", "a: x\x85y\nb: 1\n", 'a: "x\u2028y"\n', "a: 'x\x85y'\n",
+     "a: [x\u2028y, 'p\u2029q', r\x85s]\nb: 1\n", "a: 1\x852\n", "a: 2001-12-14\x8521:59:43\n",
+     "a: x\u2028y\u2029z\x85w\n", "a: {b: x\u2028y}\nc: [1, 2]\n",
+     "a: x\u2028y\nb: &z 1\n", "a: x\u2028y\nb: 1\nb: 2\n", "a: x\u2028y\n---\nb: 1\n",
+     "a: [x\u2028y, " + _LONG + "]\n"],
+)  # fmt: skip
+def test_yaml11_line_breaks_inside_a_scalar_are_read_alike_by_both_readers(
+    text: str,
+) -> None:
+    # YAML 1.2 counts no line at U+0085, U+2028 or U+2029; between two ordinary
+    # characters of a plain or quoted scalar the full reader keeps U+2028 and
+    # U+2029 and folds U+0085 into a space, and so does the fast reader.
+    fast, full = _both(text)
+    assert fast is not None
+    assert fast == full
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a: # c\u2028b\n", "a: # c\u2028b: 1\n", "a: x \u2028y\n", "a: x\u2028 y\n", "a: [x,\u2028y]\n",
+     "x\u2028y: 1\n", "a: |\n  x\u2028y\n", "a: x\u2028\n", "# c\x85a: 1\nb: 1\n", "a: !x\u2028y 1\n"],
+)  # fmt: skip
+def test_yaml11_line_breaks_elsewhere_are_left_to_the_full_reader(text: str) -> None:
+    fast, full = _both(text)
+    assert fast is None or fast == full
+
+
+_BREAKING = st.sampled_from(["\x85", "\u2028", "\u2029", "x", "1", " ", ":", "#", ",", "'", '"', "[", "]", "-", "\n", "!!str ", "!x "])  # fmt: skip
+
+
+@given(
+    parts=st.lists(_BREAKING, min_size=1, max_size=8),
+    shape=st.sampled_from(["a: {}\n", "a: [b{}]\n", 'a: "{}"\n', "a: b{}\nc: 1\n"]),
+)
+def test_fast_reader_agrees_on_yaml11_line_breaks_and_tags(
+    parts: list[str], shape: str
+) -> None:
+    text = shape.format("".join(parts))
+    fast, full = _both(text)
+    if fast is not None:
+        assert repr(fast) == repr(full)
+
+
+@pytest.mark.parametrize(
+    "shape",
+    ["y: a\u2028b\n", "y: a\x85b\n", 'y: "a\u2029b"\n', "y: !!str x\n", "y: !!int 5\n",
+     "y: [!!float 1, !!bool true, !!null ]\n", "y: !!map {a: !!seq [1]}\n",
+     "y: !!binary aGVsbG8=\n", "!!str y: 1\n", "!custom y: 1\n", "z: x\u2028y\ny: !x 1\n",
+     "y: !!int x\n", "y: !!foo x\n", "y: !!set {a}\n", "!!foo y: 1\n"],
+)  # fmt: skip
+@pytest.mark.parametrize("where", ["end", "start"])
+def test_a_flood_holding_a_core_tag_tagged_key_or_yaml11_break_is_judged_fast(
+    shape: str, where: str
+) -> None:
+    # 990 keys x 19 values, just under the value limit (as in bench/floods.py):
+    # the fast reader reads or refuses the file itself, exactly as the full reader.
+    values = "[" + ",".join(["1"] * 18) + "]"
+    flood = "".join(f"x{i}: {values}\n" for i in range(990))
+    text = flood + shape if where == "end" else shape + flood
+    fast, full = _both(text)
+    assert fast is not None
+    assert fast == full
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"a": 1, "' + "k" * 1100 + '": 1}\n', "{\n  \"a\": {\n    \"" + "k" * 1030 + '": 1}}\n',
+     "a:\n  " + "k" * 1100 + ": 1\n", "a: {b: 1, " + "k" * 1100 + ": 1}\n",
+     "a: {'" + "k" * 1100 + "': 1}\n", '{"a": 1, "k\\"' + "k" * 1100 + '": 1}\n'],
+)  # fmt: skip
+@pytest.mark.parametrize("flood", [False, True])
+def test_a_key_over_yamls_1024_characters_is_named_at_the_key(
+    text: str, flood: bool
+) -> None:
+    # Not "expected ',' or '}', but got ':'" at the colon. In a flood, the fast
+    # reader reports libyaml's error itself; both say the same.
+    if flood:
+        text = "".join(f"x{i}: [1, 2, 3]\n" for i in range(600)) + (
+            "z: " + text if text.startswith("{") else text
+        )
+    fast, full = _both(text)
+    assert fast == full or (fast is None and not flood)
+    (line,) = full
+    assert re.search(
+        r"^j:\d+:\d+: a mapping key of 1,\d{3} characters; YAML reads a key of at most 1024 characters: shorten it$",
+        line,
+    )
+    key = "k\\" if '"k\\"' in text else "k" * 1030
+    start = (
+        text.index(key) - 1 if "'" in text or '"' in text else text.index("k" * 1030)
+    )
+    assert line.split(":")[1:3] == [
+        str(text.count("\n", 0, start) + 1),
+        str(start - text.rfind("\n", 0, start)),
+    ]
+
+
+def test_a_key_of_1024_characters_is_read() -> None:
+    assert parse_config("a: {" + "k" * 1022 + ": 1}\n", path="j").data["a"]

@@ -7,26 +7,48 @@ parser (about 20 times faster, and already imported for rendering) and builds
 the data from its events, but only when the result is certain to equal what
 ruamel's YAML 1.2 reading gives: any plain scalar that YAML 1.2 could read as
 anything but a plain string, int, float, bool or null in spellings whose
-meaning it knows, a merge key, a tag other than a local one on a value, deep
-nesting or a YAML 1.1 line break makes it give up (return None), and the caller
-falls back to the full reader, which also produces the error messages. What
-the full reader refuses in its own words, and which a flood may end in (anchors,
-aliases, floods, a duplicate key, a non-string key, a local tag such as
-``!custom``, an integer of too many digits, a second document), this reader
-refuses itself, with the same message at the same place and in the same order.
+meaning it knows, a merge key, a tag it does not know the full reader's
+reading of (``!!timestamp``, ``!!omap``, ``!!int 0x1F``), a tag and an anchor
+on one node, deep nesting, or a YAML 1.1 line break (U+0085, U+2028, U+2029)
+anywhere but between two ordinary characters of a plain or quoted value makes
+it give up (return None), and the caller falls back to the full reader, which
+also produces the error messages. YAML's own tags it reads as the full reader
+does (``!!str 5`` is "5", ``!!int "5"`` is 5, ``!!map`` and ``!!seq`` change
+nothing), and such a line break too (see :class:`t2gen.jobfile.linebreaks.LineBreakMasks`). What the full
+reader refuses in its own words, and which a flood may end in or hold
+(anchors, aliases, floods, a duplicate key, a non-string or tagged key, a local
+tag such as ``!custom`` or an unknown one such as ``!!foo``, ``!!binary`` and
+``!!set`` values, ``!!int x``, an integer of too many digits, a second
+document), this reader refuses itself, with the same message at the same
+place and in the same order, so that a large file holding one is judged as
+fast as one without (``bench/floods.py``).
 The tests compare both readers on generated files.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import yaml
 
 from t2gen.errors import ConfigError
+from t2gen.jobfile.linebreaks import YAML11_BREAKS, LineBreakMasks
 from t2gen.jobfile.loader import JsonPath, SourceDoc
-from t2gen.jobfile.plainscalars import GiveUp, TooLong, scalar
+from t2gen.jobfile.plainscalars import (
+    LOCAL_TAG,
+    MAP_TAG,
+    SEQ_TAG,
+    SET_TAG,
+    GiveUp,
+    Mismatch,
+    NotAllowed,
+    TooLong,
+    is_key_tag,
+    scalar,
+    tag_message,
+    tagged_key_message,
+    tagged_scalar,
+)
 from t2gen.jobfile.source import (
     MAX_DEPTH,
     MAX_ENTRIES,
@@ -39,6 +61,7 @@ from t2gen.jobfile.yaml12 import (
     ALIAS_MESSAGE,
     ANCHOR_MESSAGE,
     check_directives,
+    kind_message,
     second_document_line,
     yaml_error,
 )
@@ -46,17 +69,8 @@ from t2gen.jobfile.yaml12 import (
 __all__ = ["fast_load", "fast_load_doc"]
 
 
-# YAML 1.1 (PyYAML) breaks lines at these; YAML 1.2 (ruamel) does not.
-_YAML11_BREAKS = re.compile("[\x85\u2028\u2029]")
-
-
 class _SecondDocument(Exception):
     """The file holds a second document, and nothing before its end is refused first."""
-
-
-# A local tag (``!custom``), which both readers name as written; the full reader
-# refuses it where it is (``t2gen.jobfile.loader``), and so does this one.
-_LOCAL_TAG = re.compile(r"^![A-Za-z0-9_.-]+$")
 
 
 def fast_load(text: str) -> dict[str, Any] | None:
@@ -100,21 +114,36 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
             the full reader refuses alike: an anchor or alias, a duplicate or
             non-string key, a local tag, a too-long integer, a second document.
     """
-    if _YAML11_BREAKS.search(text):
-        return None
+    masks = None
+    if YAML11_BREAKS.search(text):
+        try:
+            masks = LineBreakMasks(text)
+        except GiveUp:
+            return None
     check_directives(text, path)  # as the full reader does first
     positions: dict[JsonPath, tuple[int, int]] = {(): (1, 1)}
     key_positions: dict[JsonPath, tuple[int, int]] = {}
     seen = [0]  # values read so far
+    reached = [0]  # where the last event read starts (0-based), when masked
     try:
-        data = _build(
-            yaml.parse(text, Loader=yaml.CSafeLoader), positions, key_positions, seen
-        )
+        if masks is None:
+            events = yaml.parse(text, Loader=yaml.CSafeLoader)
+        else:
+            events = _noting(
+                yaml.parse(masks.mask(text), Loader=yaml.CSafeLoader), reached
+            )
+        data = _build(events, positions, key_positions, seen, masks)
+        if masks is not None:
+            masks.check_before(len(text))
     except _Flood as flood:
+        if masks is not None and not masks.read_before(reached[0] + 1):
+            return None
         raise ConfigError(
             path=path, line=flood.line, col=flood.col, message=flood.message
         ) from None
     except _SecondDocument:
+        if masks is not None and not masks.read_before(reached[0] + 1):
+            return None
         raise ConfigError(
             path=path,
             line=second_document_line(text),
@@ -126,10 +155,11 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
             seen[0] > _REREAD_NODES
             and err.problem_mark is not None
             and "escape" not in str(err.problem)  # "\ud83d\ude00": ruamel.yaml reads it
+            and (masks is None or masks.read_before(err.problem_mark.index + 1))
         ):
             # ruamel.yaml would read every value before the error again, slowly;
             # libyaml's error has the same marks (its wording is libyaml's).
-            raise yaml_error(path, err) from None
+            raise yaml_error(path, err, text) from None
         return None
     except (GiveUp, yaml.YAMLError, ValueError, OverflowError, RecursionError):
         return None
@@ -138,6 +168,13 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
     return SourceDoc(
         path=path, data=data, positions=positions, key_positions=key_positions
     )
+
+
+def _noting(events: Any, reached: list[int]) -> Any:
+    """Yield the events, noting in ``reached[0]`` where the last one starts (0-based)."""
+    for event in events:
+        reached[0] = event.start_mark.index
+        yield event
 
 
 _REREAD_NODES = 2000
@@ -157,6 +194,7 @@ def _build(
     positions: dict[JsonPath, tuple[int, int]],
     key_positions: dict[JsonPath, tuple[int, int]],
     seen: list[int],
+    masks: LineBreakMasks | None = None,
 ) -> dict[str, Any] | None:
     # Open containers: [dict or list, pending key (_NO_KEY) or _LIST, path, (line, col)].
     stack: list[list[Any]] = []
@@ -199,6 +237,8 @@ def _build(
             if isinstance(event, yaml.AliasEvent):
                 raise _Flood(here[0], here[1], ALIAS_MESSAGE)
             if event.anchor is not None:
+                if getattr(event, "tag", None) is not None:
+                    raise GiveUp  # the full reader locates the anchor, which may come second
                 raise _Flood(here[0], here[1], ANCHOR_MESSAGE)
             if nodes > MAX_NODES:
                 raise _Flood(here[0], here[1], nodes_message())
@@ -218,13 +258,32 @@ def _build(
                     where = (*parent[2], parent[1])
             if isinstance(event, yaml.ScalarEvent):
                 tag = event.tag
-                if tag is not None and not is_key and _LOCAL_TAG.match(tag):
+                if masks is not None:
+                    event = masks.unmask(event, is_key)
+                if tag is not None and is_key and is_key_tag(tag):
+                    # The full reader reads the key as a tagged scalar, not a
+                    # string, and refuses it after every duplicate key.
                     if conversion is None:
-                        conversion = (here, _tag_message(tag))
+                        conversion = (here, tagged_key_message(tag))
+                    value = None  # a stand-in; the job is refused
+                elif tag is not None and not is_key and LOCAL_TAG.match(tag):
+                    if conversion is None:
+                        conversion = (here, tag_message(tag))
                     value = tag  # a stand-in; the job is refused
+                elif (
+                    not is_key
+                    and tag is None
+                    and not event.style
+                    and event.value == "<<"
+                ):
+                    value = "<<"  # a string as a value (a merge key only as a key)
                 else:
                     try:
-                        value = scalar(event)
+                        value = (
+                            scalar(event)
+                            if tag is None or is_key
+                            else tagged_scalar(event)
+                        )
                     except TooLong as long:
                         if is_key:
                             raise GiveUp from None
@@ -232,8 +291,17 @@ def _build(
                             ((nodes, 0), here, int_message(long.digits))
                         )
                         value = 0  # a stand-in; the job is refused
+                    except Mismatch as mismatch:
+                        construction.append(((nodes, 0), here, str(mismatch)))
+                        value = None  # a stand-in; the job is refused
+                    except NotAllowed as refused:
+                        if conversion is None:
+                            conversion = (here, kind_message(refused.kind))
+                        value = None  # a stand-in; the job is refused
                 if is_key:
-                    if not isinstance(value, str):
+                    if tag is not None:
+                        value = f"\x00{nodes}"  # a stand-in, equal to no other key
+                    elif not isinstance(value, str):
                         # Refused after every duplicate key, as the full reader does.
                         if conversion is None:
                             conversion = (
@@ -260,17 +328,23 @@ def _build(
                     positions[where] = here
             elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 tag = event.tag
-                if tag is not None and _LOCAL_TAG.match(tag) and not is_key:
+                is_map = isinstance(event, yaml.MappingStartEvent)
+                if tag is not None and LOCAL_TAG.match(tag) and not is_key:
                     tagged_collection = True
                     if conversion is None:
-                        conversion = (here, _tag_message(tag))
-                elif is_key or not event.implicit:
-                    raise GiveUp
+                        conversion = (here, tag_message(tag))
+                elif tag == SET_TAG and is_map and not is_key:
+                    tagged_collection = True
+                    if conversion is None:
+                        conversion = (here, kind_message("!!set"))
+                elif is_key or not (
+                    event.implicit or tag == (MAP_TAG if is_map else SEQ_TAG)
+                ):
+                    raise GiveUp  # !!map and !!seq, where they are, change nothing
                 if len(stack) >= MAX_DEPTH:
                     raise GiveUp
                 if where:
                     positions[where] = here
-                is_map = isinstance(event, yaml.MappingStartEvent)
                 stack.append(
                     [{}, _NO_KEY, where, here] if is_map else [[], _LIST, where, here]
                 )
@@ -290,15 +364,11 @@ def _build(
                 construction.append(((nodes, 1), where_dup, message))
             parent[0][parent[1]] = value
             parent[1] = _NO_KEY
-    if conversion is not None:
+    if conversion is not None and isinstance(root, dict):
+        # (The full reader says first that a list or scalar is not a job.)
         (line, col), message = conversion
         raise _Flood(line, col, message)
     return root if isinstance(root, dict) else None
-
-
-def _tag_message(tag: str) -> str:
-    """The full reader's message for a local tag (``!custom``) on a value."""
-    return f"YAML tag {tag} is not allowed here; remove it"
 
 
 _NO_KEY = object()

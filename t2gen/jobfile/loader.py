@@ -31,6 +31,7 @@ from t2gen.jobfile.yaml12 import (
     Refused,
     bad_escape_position,
     check_directives,
+    construct_bool,
     construct_float,
     construct_int,
     depth_message,
@@ -38,6 +39,8 @@ from t2gen.jobfile.yaml12 import (
     directive_position,
     error_at,
     join_surrogates,
+    key_tag_message,
+    kind_message,
     second_document_line,
     yaml_error,
 )
@@ -168,6 +171,14 @@ def _make_yaml() -> Any:
     )
     yaml_reader.constructor.add_constructor("tag:yaml.org,2002:int", construct_int)
     yaml_reader.constructor.add_constructor("tag:yaml.org,2002:float", construct_float)
+    yaml_reader.constructor.add_constructor("tag:yaml.org,2002:bool", construct_bool)
+    # A plain `=` or `<<` value is the string it looks like in YAML 1.2's core
+    # schema; ruamel.yaml resolves them to YAML 1.1's !!value and !!merge.
+    # (A `<<` key is still a merge key, refused in _plain.)
+    for tag in ("tag:yaml.org,2002:value", "tag:yaml.org,2002:merge"):
+        yaml_reader.constructor.add_constructor(
+            tag, lambda loader, node: loader.construct_scalar(node)
+        )
     return yaml_reader
 
 
@@ -201,7 +212,7 @@ def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
             line, col = directive_position(text)
         raise ConfigError(path=path, line=line, col=col, message=str(err)) from None
     except ruamel.MarkedYAMLError as err:
-        raise yaml_error(path, err) from None
+        raise yaml_error(path, err, text) from None
     except ruamel.ReaderError as err:
         line, col = line_col(text, err.position)
         character = (
@@ -276,6 +287,13 @@ def _plain(
 ) -> Any:
     """Convert ruamel's round-trip nodes to plain data, recording positions."""
     ruamel = _ruamel()
+    kinds: dict[type, str] = {
+        ruamel.CommentedSet: "!!set",
+        ruamel.CommentedOrderedMap: "!!omap",  # a CommentedMap, without key positions
+        bytes: "!!binary",
+    }
+    if type(node) in kinds:
+        raise error_at(path, positions, where, kind_message(kinds[type(node)]))
     if isinstance(node, ruamel.CommentedMap):
         _reject_tag(node, where, positions, path)
         if getattr(node, "merge", None):
@@ -294,11 +312,14 @@ def _plain(
                     if line_data
                     else positions.get(where, (1, 1))
                 )
+                tag = _tag_of(key)
                 raise ConfigError(
                     path=path,
                     line=line,
                     col=col,
-                    message=f"mapping key {key!r} is not a string; quote it",
+                    message=key_tag_message(tag)
+                    if isinstance(key, ruamel.TaggedScalar) and tag
+                    else f"mapping key {key!r} is not a string; quote it",
                 )
             written: JsonPath = (*where, key)
             if line_data:
@@ -335,18 +356,8 @@ def _plain(
         return float(node)
     if isinstance(node, str):
         return join_surrogates(str(node), path, positions, where)
-    kinds: dict[type, str] = {
-        ruamel.CommentedSet: "!!set",
-        ruamel.CommentedOrderedMap: "!!omap",
-        bytes: "!!binary",
-    }
-    kind = kinds.get(type(node), "this")
-    raise error_at(
-        path,
-        positions,
-        where,
-        f"YAML {kind} values are not allowed in a job file; use a mapping, list, string, number or boolean",
-    )
+    kind = "!!pairs" if isinstance(node, list) else (_tag_of(node) or "these")
+    raise error_at(path, positions, where, kind_message(kind))
 
 
 def _tag_of(node: Any) -> str | None:

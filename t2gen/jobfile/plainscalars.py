@@ -9,14 +9,36 @@ cannot be sure, so that the caller falls back to the full reader.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from typing import Any
 
 import yaml
 
 from t2gen.jobfile.source import MAX_INT_DIGITS
+from t2gen.jobfile.yaml12 import key_tag_message, tag_mismatch_message
 
-__all__ = ["GiveUp", "TooLong", "scalar"]
+__all__ = [
+    "CORE_TAG",
+    "LOCAL_TAG",
+    "MAP_TAG",
+    "SEQ_TAG",
+    "SET_TAG",
+    "GiveUp",
+    "Mismatch",
+    "NotAllowed",
+    "TooLong",
+    "is_key_tag",
+    "scalar",
+    "short_tag",
+    "tag_message",
+    "tagged_key_message",
+    "tagged_scalar",
+]
+
+CORE_TAG = "tag:yaml.org,2002:"
+"""The prefix of YAML's own tags: ``!!str`` is ``tag:yaml.org,2002:str``."""
 
 
 # ruamel.yaml's YAML 1.2 implicit resolvers (ruamel/yaml/resolver.py), for
@@ -54,6 +76,18 @@ class TooLong(Exception):
         super().__init__(digits)
 
 
+class Mismatch(Exception):
+    """A core-schema tag on a scalar it cannot read (``!!int x``); the full reader refuses it where it is."""
+
+
+class NotAllowed(Exception):
+    """A value of a YAML type a job file cannot hold (``!!binary``); the full reader refuses it where it is."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        super().__init__(kind)
+
+
 def _too_long(value: str) -> None:
     """Refuse an integer as the full reader's ``construct_int`` does (sign not counted)."""
     digits = len(value.lstrip("+-"))
@@ -87,8 +121,10 @@ def scalar(event: yaml.ScalarEvent) -> Any:
         return int(value)
     if _SIMPLE_FLOAT.match(value):
         return float(value)
+    if value == "=":
+        return value  # YAML 1.2: a string (the full reader reads it so too)
     if _OTHER_12.match(value):
-        raise GiveUp
+        raise GiveUp  # "<<": a merge key where it is a key
     if _BOOL_12.match(value):
         return value.lower() == "true"
     if _NULL_12.match(value):
@@ -98,6 +134,61 @@ def scalar(event: yaml.ScalarEvent) -> Any:
     ):
         return _number(value)
     return value  # a string, or a timestamp, which t2gen keeps as the string written
+
+
+# Scalars of ASCII letters only (or none) that a core tag cannot read, but for
+# these spellings (ruamel/yaml/constructor.py: construct_yaml_int, _float, _bool).
+_LETTERS = re.compile(r"^[A-Za-z]*$")
+_MISMATCH = {
+    "int": ("an integer", frozenset()),
+    "float": ("a number", frozenset({"nan", "inf", "infinity"})),
+    "bool": (
+        "true or false",
+        frozenset({"yes", "no", "y", "n", "true", "false", "on", "off"}),
+    ),
+}
+
+
+def tagged_scalar(event: yaml.ScalarEvent) -> Any:
+    """The value of a scalar with one of YAML's own tags (``!!str 5``), as the full reader gives it.
+
+    ``!!str`` is the text as written (any style); ``!!int``, ``!!float``,
+    ``!!bool`` and ``!!null`` are read only in the spellings whose value both
+    readers agree on (``!!int "5"`` is 5, ``!!float 1`` is 1.0); a ``!!binary``
+    value that is valid base64 is refused (:class:`NotAllowed`), as the full
+    reader refuses the bytes it reads.
+
+    Raises:
+        GiveUp: any other tag or spelling (``!!int 0x1F``, ``!!timestamp``, ``!!set``).
+        TooLong: an ``!!int`` of more than ``MAX_INT_DIGITS`` digits.
+        NotAllowed: a ``!!binary`` value.
+        Mismatch: ``!!int``, ``!!float`` or ``!!bool`` on letters that are no such value (``!!int x``).
+    """
+    tag: str = event.tag or ""
+    value: str = event.value
+    kind = tag.removeprefix(CORE_TAG) if tag.startswith(CORE_TAG) else ""
+    if kind == "str":
+        return value
+    if kind == "int" and _SIMPLE_INT.match(value):
+        _too_long(value)
+        return int(value)
+    if kind == "float" and (_SIMPLE_INT.match(value) or _SIMPLE_FLOAT.match(value)):
+        return float(value)
+    if kind == "bool" and value in ("true", "false"):
+        return value == "true"
+    if kind == "null" and value in ("", "null", "~"):
+        return None
+    if kind in _MISMATCH and _LETTERS.match(value):
+        expected, readable = _MISMATCH[kind]
+        if value.lower() not in readable:
+            raise Mismatch(tag_mismatch_message("!!" + kind, value, expected))
+    if kind == "binary":
+        try:
+            base64.decodebytes(value.encode("ascii"))
+        except (UnicodeEncodeError, binascii.Error):
+            raise GiveUp from None  # the full reader says why, in its own words
+        raise NotAllowed("!!binary")
+    raise GiveUp
 
 
 def _number(value: str) -> Any:
@@ -129,3 +220,41 @@ def _number(value: str) -> Any:
     if _FLOAT_12.match(value):
         return float("nan") if "nan" in value.lower() else float(value)
     raise GiveUp
+
+
+# A local tag (``!custom``), which both readers name as written, or one of YAML's
+# own the full reader has no constructor for (``!!foo``, ``!!python/object:x``),
+# which it names in short form; it refuses either where it is
+# (``t2gen.jobfile.loader``), and so does this reader.
+LOCAL_TAG = re.compile(
+    r"^(?:![A-Za-z0-9_.-]+|tag:yaml\.org,2002:(?!(?:binary|bool|float|int|map|null|omap|pairs"
+    r"|seq|set|str|timestamp)$)[A-Za-z0-9_./:-]+)$"
+)
+
+
+def tag_message(tag: str) -> str:
+    """The full reader's message for a local tag (``!custom``) or an unknown ``!!`` tag on a value."""
+    return f"YAML tag {short_tag(tag)} is not allowed here; remove it"
+
+
+def short_tag(tag: str) -> str:
+    """A tag as the full reader names it: ``!!str`` for ``tag:yaml.org,2002:str``."""
+    return "!!" + tag.removeprefix(CORE_TAG) if tag.startswith(CORE_TAG) else tag
+
+
+def tagged_key_message(tag: str) -> str:
+    """The full reader's message for a tag on a mapping key (``!!str a: 1``)."""
+    return key_tag_message(short_tag(tag))
+
+
+MAP_TAG = CORE_TAG + "map"
+SEQ_TAG = CORE_TAG + "seq"
+SET_TAG = CORE_TAG + "set"
+
+
+def is_key_tag(tag: str) -> bool:
+    """Whether the full reader reads a key with this tag as a tagged scalar (not a string).
+
+    It refuses such a key with :func:`t2gen.jobfile.yaml12.key_tag_message`.
+    """
+    return tag == CORE_TAG + "str" or LOCAL_TAG.match(tag) is not None

@@ -24,6 +24,7 @@ __all__ = [
     "Refused",
     "bad_escape_position",
     "check_directives",
+    "construct_bool",
     "construct_float",
     "construct_int",
     "depth_message",
@@ -31,7 +32,10 @@ __all__ = [
     "directive_position",
     "error_at",
     "join_surrogates",
+    "key_tag_message",
+    "kind_message",
     "second_document_line",
+    "tag_mismatch_message",
     "yaml_error",
 ]
 
@@ -52,6 +56,19 @@ def directive_message(version: str) -> str:
     """The message for a ``%YAML`` directive naming ``version`` (empty: none named)."""
     shown = f"%YAML {version}" if version else "%YAML"
     return f"{shown}: job files are YAML 1.2; remove the directive (or write %YAML 1.2)"
+
+
+def key_tag_message(tag: str) -> str:
+    """The message for a tag (``!!str``, ``!custom``, as written in short form) on a mapping key."""
+    return f"YAML tag {tag} is not allowed on a mapping key; remove it"
+
+
+def kind_message(kind: str) -> str:
+    """The message for a value of a YAML type a job file cannot hold (``!!binary``, ``!!set``)."""
+    return (
+        f"YAML {kind} values are not allowed in a job file; "
+        "use a mapping, list, string, number or boolean"
+    )
 
 
 class Refused(Exception):
@@ -85,15 +102,50 @@ def construct_int(loader: Any, node: Any) -> Any:
     digits = len(text.lstrip("+-"))
     if digits > MAX_INT_DIGITS:
         raise Refused(node.start_mark, int_message(digits))
-    return type(loader).construct_yaml_int(loader, node)
+    try:
+        return type(loader).construct_yaml_int(loader, node)
+    except (ValueError, IndexError):
+        # Only a tagged scalar (!!int x, !!int ""): a plain one was resolved as an integer.
+        raise Refused(
+            node.start_mark, tag_mismatch_message("!!int", text, "an integer")
+        ) from None
 
 
 def construct_float(loader: Any, node: Any) -> Any:
-    """A float as YAML 1.2's core schema reads it: ``1_0.5`` is a string."""
+    """A float as YAML 1.2's core schema reads it: ``1_0.5`` is a string.
+
+    Raises:
+        Refused: a tagged scalar that is no number (``!!float x``).
+    """
     text = str(node.value)
     if "_" in text and node.style is None:
         return text
-    return type(loader).construct_yaml_float(loader, node)
+    try:
+        return type(loader).construct_yaml_float(loader, node)
+    except (ValueError, IndexError):
+        raise Refused(
+            node.start_mark, tag_mismatch_message("!!float", text, "a number")
+        ) from None
+
+
+def construct_bool(loader: Any, node: Any) -> Any:
+    """A boolean as ruamel.yaml reads it, refusing a tagged scalar that is none (``!!bool x``).
+
+    Raises:
+        Refused: ``!!bool`` on a scalar that is no boolean.
+    """
+    try:
+        return type(loader).construct_yaml_sbool(loader, node)
+    except KeyError:
+        raise Refused(
+            node.start_mark,
+            tag_mismatch_message("!!bool", str(node.value), "true or false"),
+        ) from None
+
+
+def tag_mismatch_message(tag: str, text: str, expected: str) -> str:
+    """The message for a core-schema tag on a scalar it cannot read (``!!int x``)."""
+    return f"YAML tag {tag} on {text!r}, which is not {expected}; remove the tag or write {expected}"
 
 
 _YAML_DIRECTIVE = re.compile(r"^%YAML(?:[ \t]+([^ \t\r\n#]*))?", re.M)
@@ -146,17 +198,63 @@ def second_document_line(text: str) -> int:
     return 1
 
 
-def yaml_error(path: str, err: Any) -> ConfigError:
+MAX_KEY_CHARS = 1024
+"""YAML's limit on an implicit mapping key (https://yaml.org/spec/1.2.2/#rule-ns-s-implicit-yaml-key)."""
+
+
+def _long_key(text: str, index: int) -> tuple[int, int] | None:
+    """The start and length of an over-long key that ends just before ``index`` (a ``:``), or None.
+
+    Both readers stop looking for a key's ``:`` after 1024 characters and then
+    fail with an error about the ``:`` (``expected ',' or '}'``, ``mapping
+    values are not allowed here``) that does not say why.
+    """
+    if not 0 <= index < len(text) or text[index] != ":":
+        return None
+    end = index
+    while end > 0 and text[end - 1] in " \t":
+        end -= 1
+    if end and text[end - 1] in "\"'":
+        quote = text[end - 1]
+        start = end - 2
+        while start >= 0 and not (
+            text[start] == quote and (quote == "'" or text[start - 1 : start] != "\\")
+        ):
+            start -= 1
+    else:
+        start = end - 1
+        while start >= 0 and text[start] not in "\n{[, \t":
+            start -= 1
+        start += 1
+    if start < 0 or index - start <= MAX_KEY_CHARS:
+        return None
+    return start, end - start
+
+
+def yaml_error(path: str, err: Any, text: str | None = None) -> ConfigError:
     """Turn a YAML syntax error (ruamel.yaml's or PyYAML's) into a ConfigError at its mark.
 
     Args:
         path: the file as the user named it.
         err: a ``MarkedYAMLError`` with 0-based ``problem_mark``/``context_mark``.
+        text: the text parsed; with it, an error at the ``:`` after a key of
+            more than 1024 characters (YAML's limit) is reported at the key, saying so.
 
     Returns:
         The error, its message with a hint for the usual indentation and tab mistakes.
     """
     mark = err.problem_mark or err.context_mark
+    if text is not None and err.problem_mark is not None:
+        long_key = _long_key(text, err.problem_mark.index)
+        if long_key is not None:
+            line, col = line_col(text, long_key[0])
+            return ConfigError(
+                path=path,
+                line=line,
+                col=col,
+                message=f"a mapping key of {long_key[1]:,} characters; YAML reads a key "
+                f"of at most {MAX_KEY_CHARS} characters: shorten it",
+            )
     problem = err.problem or err.context or "not valid YAML"
     if "found character '\\t'" in problem or "found a tab character" in problem:
         problem += " (indent with spaces, not tabs)"
