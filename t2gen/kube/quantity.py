@@ -144,6 +144,11 @@ def _integer_mantissa(value: Decimal) -> tuple[int, int]:
     return (-mantissa if sign else mantissa), exponent
 
 
+_PARSED: dict[tuple[type, str | int], Quantity] = {}
+"""Quantities already parsed, by type and text: a render repeats a few of them
+thousands of times, and a :class:`Quantity` is immutable."""
+
+
 def parse_quantity(text: str | int | float) -> Quantity:
     """Parse a Kubernetes quantity exactly (``resource.ParseQuantity``).
 
@@ -161,6 +166,20 @@ def parse_quantity(text: str | int | float) -> Quantity:
             suffix such as ``GB``, or a bool).
         QuantityRangeError: the amount is 10^40 or more, or not finite (YAML ``.inf``).
     """
+    key = (type(text), repr(text) if isinstance(text, float) else text)  # -0.0 != 0.0
+    try:
+        return _PARSED[key]
+    except (KeyError, TypeError):  # not parsed yet, or not hashable (not a quantity)
+        pass
+    quantity = _parse(text)
+    if len(_PARSED) >= 4096:  # bounded, whatever the input
+        _PARSED.clear()
+    _PARSED[key] = quantity
+    return quantity
+
+
+def _parse(text: str | int | float) -> Quantity:
+    """:func:`parse_quantity` without the memo."""
     if isinstance(text, bool):
         raise ValueError(f"{text!r} is not a quantity")
     if isinstance(text, int):

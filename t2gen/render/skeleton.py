@@ -65,7 +65,7 @@ def _read_back(value: Any, depth: int = 0) -> Any:
     """
     kind = type(value)
     if kind is str:
-        if _ODD.search(value):
+        if not (value.isascii() and value.isprintable()) and _ODD.search(value):
             raise _Unusual
         return value
     if kind is int or kind is bool or value is None:
@@ -79,12 +79,17 @@ def _read_back(value: Any, depth: int = 0) -> Any:
     if kind is dict:
         result = {}
         for key, item in value.items():
-            if type(key) is not str or _ODD.search(key):
+            if type(key) is not str or (
+                not (key.isascii() and key.isprintable()) and _ODD.search(key)
+            ):
                 raise _Unusual
             # JSON writes a key in at most twice its UTF-8 bytes plus quotes.
             if len(key) > 110 and len(key.encode("utf-8")) * 2 + 2 > _MAX_KEY:
                 raise _Unusual
-            result[key] = _read_back(item, depth + 1)
+            if type(item) is str and item.isascii() and item.isprintable():
+                result[key] = item  # the common case, without a call
+            else:
+                result[key] = _read_back(item, depth + 1)
         return result
     if kind is list or kind is tuple:
         return [_read_back(item, depth + 1) for item in value]
