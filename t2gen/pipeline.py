@@ -39,6 +39,7 @@ __all__ = [
     "generate",
     "generate_ssh_secret",
     "make_template_set",
+    "render_jobs",
     "validate",
     "validate_files",
     "validate_manifests",
@@ -207,7 +208,7 @@ def _load_all(
     return loaded
 
 
-def generate(
+def render_jobs(
     paths: Sequence[str],
     *,
     namespace: str | None = None,
@@ -218,39 +219,19 @@ def generate(
     warnings: list[Warning_] | None = None,
     kube_version: str | None = None,
 ) -> list[RenderedDocument]:
-    """Validate job files and render every object they need, in install order.
+    """Validate job files and render their objects, checking each object's size only.
 
-    All or nothing: every job is validated and rendered in memory, and the
-    output is checked (:func:`t2gen.checks.object_problems`), before anything is
-    returned.
-
-    Args:
-        paths: job files; ``-`` reads standard input.
-        namespace: overrides every job's ``metadata.namespace``.
-        template_set: templates to render (default: the built-in ``k8s`` set with
-            ``template_dirs`` laid over it).
-        stdin: the stream read for ``-``.
-        job_object: a file holding the job's serialised Twister2 Job object
-            (``TWISTER2_JOB_OBJECT`` in the ConfigMap); only with one job file.
-        template_dirs: user template directories (``--templates``).
-        warnings: when given, every job file's located warnings are appended to it.
-        kube_version: the Kubernetes version rendered for (``--kube-version``,
-            e.g. ``1.36``); None: :data:`t2gen.kube.versions.DEFAULT_KUBE_VERSION`.
-            It chooses the Workload API's shape (``gang: kubernetes``).
+    The first half of :func:`generate` (same arguments and errors, except
+    that the objects are neither checked against each other nor sorted).
 
     Returns:
-        The objects of every job, sorted by :func:`t2gen.kube.order.sort_documents`.
+        The objects, job by job in argument order, each job's in render order.
 
     Raises:
-        T2genError: ``kube_version`` is not a supported version such as ``1.36``
-            (the command line checks it first: :func:`t2gen.cli._options.check_kube_version`).
-        SchemaError: a job file is unreadable or invalid (every problem of every
-            file, including the rules that read ``kube_version``, such as
-            ``workload-api-version``), or renders an object too large for
-            ``kubectl apply`` (:data:`t2gen.kube.limits.APPLY_LIMIT_BYTES`).
+        T2genError: ``kube_version`` is not a supported version.
+        SchemaError: a job file is unreadable or invalid, or renders an object
+            too large for ``kubectl apply``.
         TemplateError: a template fails.
-        ValidationError: the rendered objects fail a semantic check, or two
-            jobs render the same object.
     """
     templates = template_set or make_template_set(template_dirs)
     try:
@@ -280,6 +261,65 @@ def generate(
         documents.extend(rendered)
     if problems:
         raise SchemaError(problems=problems)
+    return documents
+
+
+def generate(
+    paths: Sequence[str],
+    *,
+    namespace: str | None = None,
+    template_set: TemplateSet | None = None,
+    stdin: IO[bytes] | None = None,
+    job_object: str | None = None,
+    template_dirs: Sequence[str] = (),
+    warnings: list[Warning_] | None = None,
+    kube_version: str | None = None,
+) -> list[RenderedDocument]:
+    """Validate job files and render every object they need, in install order.
+
+    All or nothing: every job is validated and rendered in memory, and the
+    output is checked (:func:`t2gen.checks.object_problems`), before anything is
+    returned. :func:`t2gen.parallel.generate_batch` gives the same result
+    over several processes.
+
+    Args:
+        paths: job files; ``-`` reads standard input.
+        namespace: overrides every job's ``metadata.namespace``.
+        template_set: templates to render (default: the built-in ``k8s`` set with
+            ``template_dirs`` laid over it).
+        stdin: the stream read for ``-``.
+        job_object: a file holding the job's serialised Twister2 Job object
+            (``TWISTER2_JOB_OBJECT`` in the ConfigMap); only with one job file.
+        template_dirs: user template directories (``--templates``).
+        warnings: when given, every job file's located warnings are appended to it.
+        kube_version: the Kubernetes version rendered for (``--kube-version``,
+            e.g. ``1.36``); None: :data:`t2gen.kube.versions.DEFAULT_KUBE_VERSION`.
+            It chooses the Workload API's shape (``gang: kubernetes``).
+
+    Returns:
+        The objects of every job, sorted by :func:`t2gen.kube.order.sort_documents`.
+
+    Raises:
+        T2genError: ``kube_version`` is not a supported version such as ``1.36``
+            (the command line checks it first: :func:`t2gen.cli._options.check_kube_version`).
+        SchemaError: a job file is unreadable or invalid (every problem of every
+            file, including the rules that read ``kube_version``, such as
+            ``workload-api-version``), or renders an object too large for
+            ``kubectl apply`` (:data:`t2gen.kube.limits.APPLY_LIMIT_BYTES`).
+        TemplateError: a template fails.
+        ValidationError: the rendered objects fail a semantic check, or two
+            jobs render the same object.
+    """
+    documents = render_jobs(
+        paths,
+        namespace=namespace,
+        template_set=template_set,
+        stdin=stdin,
+        job_object=job_object,
+        template_dirs=template_dirs,
+        warnings=warnings,
+        kube_version=kube_version,
+    )
     duplicates = duplicate_findings(documents)
     if duplicates:  # checking the rest would only repeat it
         raise ValidationError(findings=duplicates)
