@@ -110,6 +110,16 @@ class Quantity(Record):
         as an integer mantissa with an exponent that is a multiple of 3
         (``AsCanonicalBytes``); exponents outside n..E use ``e`` notation.
         """
+        key = (self.value, self.format)  # the text depends on the amount, not its digits
+        text = _TEXTS.get(key)
+        if text is None:
+            text = self._canonical()
+            if len(_TEXTS) >= 4096:  # bounded, whatever the input
+                _TEXTS.clear()
+            _TEXTS[key] = text
+        return text
+
+    def _canonical(self) -> str:
         value = self.value
         if value == 0:
             return "0"
@@ -143,6 +153,9 @@ def _integer_mantissa(value: Decimal) -> tuple[int, int]:
         exponent += 1
     return (-mantissa if sign else mantissa), exponent
 
+
+_TEXTS: dict[tuple[Decimal, QuantityFormat], str] = {}
+"""Canonical texts of quantities already printed (see :meth:`Quantity.__str__`)."""
 
 _PARSED: dict[tuple[type, str | int], Quantity] = {}
 """Quantities already parsed, by type and text: a render repeats a few of them

@@ -86,13 +86,21 @@ def _read_back(value: Any, depth: int = 0) -> Any:
             # JSON writes a key in at most twice its UTF-8 bytes plus quotes.
             if len(key) > 110 and len(key.encode("utf-8")) * 2 + 2 > _MAX_KEY:
                 raise _Unusual
-            if type(item) is str and item.isascii() and item.isprintable():
-                result[key] = item  # the common case, without a call
+            simple = type(item)  # the common cases, without a call
+            if (simple is str and item.isascii() and item.isprintable()) or (
+                simple is int or simple is bool or item is None
+            ):
+                result[key] = item
             else:
                 result[key] = _read_back(item, depth + 1)
         return result
     if kind is list or kind is tuple:
-        return [_read_back(item, depth + 1) for item in value]
+        return [
+            item
+            if type(item) is str and item.isascii() and item.isprintable()
+            else _read_back(item, depth + 1)
+            for item in value
+        ]
     raise _Unusual
 
 
