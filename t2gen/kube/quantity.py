@@ -110,7 +110,8 @@ class Quantity(Record):
         as an integer mantissa with an exponent that is a multiple of 3
         (``AsCanonicalBytes``); exponents outside n..E use ``e`` notation.
         """
-        key = (self.value, self.format)  # the text depends on the amount, not its digits
+        # The text depends on the amount and format, not on how the amount is written.
+        key = (self.value, self.format)
         text = _TEXTS.get(key)
         if text is None:
             text = self._canonical()
