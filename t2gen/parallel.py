@@ -65,7 +65,7 @@ collecting cost about 25 ms; a job of the benchmark's batch about 3.5 ms, so
 from some 20 jobs two processes win; below this, one process keeps small
 batches as cheap and simple as before (measured with ``bench/bench.py``)."""
 
-PARENT_SHARE = 0.9
+PARENT_SHARE = 0.85
 """The parent's chunk, relative to a worker's: it also gathers, checks across
 jobs, sorts and writes (set by measurement on 2 CPUs)."""
 
