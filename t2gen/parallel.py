@@ -59,11 +59,13 @@ if TYPE_CHECKING:
 
 __all__ = ["MIN_JOBS", "Emit", "generate_batch", "plan_processes", "usable_cpus"]
 
-MIN_JOBS = 48
-"""The fewest job files rendered over several processes. Forking and
-collecting cost about 25 ms; a job of the benchmark's batch about 3.5 ms, so
-from some 20 jobs two processes win; below this, one process keeps small
-batches as cheap and simple as before (measured with ``bench/bench.py``)."""
+MIN_JOBS = 32
+"""The fewest job files rendered over several processes. Measured on an idle
+2-CPU machine (``bench/bench.py``'s job files, ``-j 1`` against ``-j 2``, medians
+of 5 interleaved runs): 8 files 180 / 181 ms, 16 files 200 / 194, 32 files 248 /
+226 (-9%), 48 files 291 / 250 (-14%), 96 files 420 / 328 (-22%). Below 32 the
+gain is within the noise, and on a machine busy with other work the pool is
+slower than one process, so small batches stay in one process."""
 
 PARENT_SHARE = 0.85
 """The parent's chunk, relative to a worker's: it also gathers, checks across

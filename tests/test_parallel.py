@@ -128,7 +128,9 @@ def test_below_the_threshold_there_is_no_pool(tmp_path: Path) -> None:
     files = _batch(tmp_path, count=3)
     code, _, _, pool = _run(["render", "--jobs", "3", *files], tmp_path)
     assert code == 0 and pool == []
-    assert parallel.plan_processes(files, None, job_object=None) == 1  # MIN_JOBS is 48
+    assert (
+        parallel.plan_processes(files, None, job_object=None) == 1
+    )  # below MIN_JOBS (32)
     many = [f"{index}.yaml" for index in range(parallel.MIN_JOBS)]
     assert parallel.plan_processes(many, 1) == 1
     assert parallel.plan_processes(many, 3) == 3
