@@ -198,9 +198,9 @@ def run_render(
     """
 
     def body(warnings: list[Warning_]) -> None:
+        from t2gen.manifestcheck import validate_manifests
         from t2gen.output import to_helm_templates, to_json, to_yaml_stream
         from t2gen.parallel import generate_batch
-        from t2gen.pipeline import validate_manifests
 
         emit = None
         if output is None and output_format != "json":
@@ -249,7 +249,7 @@ def run_check(manifests: Sequence[str], kube_version: str | None = None) -> int:
 
     def body(_: list[Warning_]) -> None:
         from t2gen.kube.versions import DEFAULT_KUBE_VERSION
-        from t2gen.pipeline import check_manifests
+        from t2gen.manifestcheck import check_manifests
 
         count, warnings = check_manifests(manifests, kube_version)
         version = kube_version or DEFAULT_KUBE_VERSION

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from t2gen.checks import object_problems
 from t2gen.errors import ConfigError, SchemaError, T2genError, ValidationError
@@ -22,11 +22,7 @@ from t2gen.jobfile.schema import apply_defaults, schema_problems
 from t2gen.kube.limits import may_be_too_large, size_problems
 from t2gen.kube.objects import duplicate_findings
 from t2gen.kube.order import sort_documents
-from t2gen.kube.versions import (
-    DEFAULT_KUBE_VERSION,
-    KubeVersionError,
-    require_kube_version,
-)
+from t2gen.kube.versions import KubeVersionError, require_kube_version
 from t2gen.problems import Problem, Warning_
 from t2gen.render.context import build_context
 from t2gen.render.engine import RenderedDocument, TemplateSet, render
@@ -35,14 +31,12 @@ from t2gen.twister2.jobobject import read_job_object
 
 __all__ = [
     "builtin_template_set",
-    "check_manifests",
     "generate",
     "generate_ssh_secret",
     "make_template_set",
     "render_jobs",
     "validate",
     "validate_files",
-    "validate_manifests",
 ]
 
 
@@ -372,68 +366,3 @@ def generate_ssh_secret(
     if findings:
         raise ValidationError(findings=findings)
     return documents
-
-
-def validate_manifests(
-    objects: Sequence[dict[str, Any]],
-    kube_version: str | None = None,
-    *,
-    origins: Sequence[str] | None = None,
-) -> list[str]:
-    """Check objects against Kubernetes' OpenAPI schemas (strict) and t2gen's semantic checks.
-
-    Args:
-        objects: parsed manifests.
-        kube_version: the Kubernetes minor version, e.g. ``1.37``; None:
-            :data:`t2gen.kube.versions.DEFAULT_KUBE_VERSION`.
-        origins: one per object, where it was read (``a.yaml:12``); findings
-            and warnings then start with it. None (a render): ``Kind/name`` only.
-
-    Returns:
-        Warnings: objects whose kind has no schema (custom resources), unchecked.
-
-    Raises:
-        ValidationError: every schema and semantic finding, ``[file:line: ]Kind/name: field: message``.
-        T2genError: kubernetes-validate is not installed, or the version is not bundled.
-    """
-    from t2gen.kube.openapi import KubeSchemas
-
-    schemas = KubeSchemas(kube_version or DEFAULT_KUBE_VERSION)
-    findings, warnings = schemas.check(objects, origins)
-    findings += [str(problem) for problem in object_problems(objects, origins)]
-    if findings:
-        raise ValidationError(findings=findings, warnings=warnings)
-    return warnings
-
-
-def check_manifests(
-    paths: Sequence[str],
-    kube_version: str | None = None,
-    *,
-    stdin: IO[bytes] | None = None,
-) -> tuple[int, list[str]]:
-    """Read manifest streams (YAML or JSON, ``List`` kinds unwrapped) and validate them.
-
-    Every finding names the file and the line where its object starts
-    (``a.yaml:12: PodGroup/x: spec: ...``).
-
-    Args:
-        paths: files, ``-`` for standard input.
-        kube_version: the Kubernetes minor version; None: the newest bundled.
-        stdin: the stream read for ``-``.
-
-    Returns:
-        ``(number of objects, warnings)``.
-
-    Raises:
-        SchemaError: a file is unreadable or not YAML (located).
-        ValidationError: any object fails a check.
-    """
-    from t2gen.kube.manifests import read_located_manifests
-
-    manifests = read_located_manifests(paths, stdin=stdin)
-    return len(manifests), validate_manifests(
-        [manifest.obj for manifest in manifests],
-        kube_version,
-        origins=[manifest.origin for manifest in manifests],
-    )

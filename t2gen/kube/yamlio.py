@@ -314,26 +314,16 @@ def _events(obj: Any, out: list[yaml.Event], seen: set[int]) -> None:
         if id(obj) in seen:  # PyYAML would write an anchor and an alias
             raise _NotJsonShaped
         seen.add(id(obj))
-        known = _STRING_EVENTS.get  # strings inline: most keys and values are
         if kind is dict:
             out.append(_MAP_START)
             for key, value in obj.items():
-                if type(key) is str:
-                    out.append(known(key) or _string_event(key))
-                else:
-                    _events(key, out, seen)
-                if type(value) is str:
-                    out.append(known(value) or _string_event(value))
-                else:
-                    _events(value, out, seen)
+                _events(key, out, seen)
+                _events(value, out, seen)
             out.append(_MAP_END)
         else:
             out.append(_SEQ_START)
             for item in obj:
-                if type(item) is str:
-                    out.append(known(item) or _string_event(item))
-                else:
-                    _events(item, out, seen)
+                _events(item, out, seen)
             out.append(_SEQ_END)
     elif kind is bool:
         out.append(_TRUE if obj else _FALSE)
