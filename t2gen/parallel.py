@@ -28,9 +28,10 @@ What runs where, and why:
   batch below 500 jobs/s on two CPUs.
 * Each worker sends its objects (pickled) as soon as they are checked, then
   emits them as text (:func:`t2gen.output.to_yaml_stream` one object at a time,
-  which joined is the stream of all of them) and sends the text; the parent
-  runs the cross-object checks while the workers emit. The parent sorts the
-  objects (:func:`t2gen.kube.order.sort_documents`) and joins their texts.
+  which joined is the stream of all of them) and sends the text. The parent
+  emits its own chunk while the workers render, then runs the cross-object
+  checks and sorts the objects (:func:`t2gen.kube.order.sort_documents`) while
+  they emit, and joins the texts in that order.
 
 All or nothing, and the same report: only a batch where everything is right
 takes this path to the end. When anything at all is wrong (a file unreadable or
@@ -49,7 +50,9 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Callable, Sequence
+from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
 from t2gen.problems import Warning_
@@ -69,7 +72,7 @@ of 5 interleaved runs): 8 files 180 / 181 ms, 16 files 200 / 194, 32 files 248 /
 gain is within the noise, and on a machine busy with other work the pool is
 slower than one process, so small batches stay in one process."""
 
-PARENT_SHARE = 0.85
+PARENT_SHARE = 0.9
 """The parent's chunk, relative to a worker's: it also gathers, checks across
 jobs, sorts and writes (set by measurement on 2 CPUs)."""
 
@@ -164,11 +167,30 @@ def _work(
         send.close()
 
 
-def _receive(receive: Connection) -> Any:
+def _widen(pipe: Connection) -> None:
+    """Let a pipe hold 1 MiB (Linux; else as it is), so a worker's objects rarely wait on the parent."""
     try:
-        return receive.recv()
-    except (EOFError, OSError):
-        return None
+        import fcntl
+
+        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
+    except (ImportError, AttributeError, OSError):
+        pass
+
+
+def _read(receive: Connection, inbox: SimpleQueue[Any]) -> None:
+    """Put a worker's two messages (or None: it failed) in ``inbox``, as they come.
+
+    A thread of the parent runs it, so that a worker never waits on a full pipe
+    while the parent renders or emits.
+    """
+    for _ in range(2):
+        try:
+            message = receive.recv()
+        except (EOFError, OSError):
+            message = None
+        inbox.put(message)
+        if message is None:
+            return
 
 
 def _parallel(
@@ -189,21 +211,30 @@ def _parallel(
     sys.stdout.flush()  # nothing buffered may be written twice
     sys.stderr.flush()
     workers = []
+    readers: list[threading.Thread] = []
     try:
         for chunk in chunks[1:]:
             receive, send = context.Pipe(duplex=False)
+            _widen(receive)
             process = context.Process(
                 target=_work, args=(send, chunk, settings, emit), daemon=True
             )
             process.start()
             send.close()
-            workers.append((process, receive))
+            inbox: SimpleQueue[Any] = SimpleQueue()
+            workers.append((process, receive, inbox))
+        for _, receive, inbox in workers:  # once every worker is forked: no thread is
+            readers.append(
+                threading.Thread(target=_read, args=(receive, inbox), daemon=True)
+            )
+            readers[-1].start()
         own = _render_part(chunks[0], settings)
         if own is None:
             return None
+        texts = _emit(own[0], emit)  # while the workers still render
         parts = [own]
-        for _, receive in workers:
-            part = _receive(receive)
+        for _, _, inbox in workers:
+            part = inbox.get()
             if part is None:
                 return None
             parts.append(part)
@@ -212,20 +243,22 @@ def _parallel(
             [document.obj for document in documents], part="stream"
         ):
             return None
-        texts = _emit(own[0], emit)
-        for _, receive in workers:
-            more = _receive(receive)
+        ordered = sort_documents(documents)  # while the workers emit
+        for _, _, inbox in workers:
+            more = inbox.get()
             if more is None:
                 return None
             texts += more
     finally:
-        for process, receive in workers:
-            receive.close()
+        for process, _, _ in workers:
             if process.is_alive():
                 process.kill()
             process.join()
+        for reader in readers:
+            reader.join()  # the workers are gone: their pipes are at their end
+        for _, receive, _ in workers:
+            receive.close()
     warnings = [warning for part in parts for warning in part[1]]
-    ordered = sort_documents(documents)
     if emit is None:
         return ordered, None, warnings
     text_of = {
