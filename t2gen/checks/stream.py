@@ -78,7 +78,7 @@ class Stream:
     def __init__(
         self, objects: Sequence[dict[str, Any]], *, part: Part = "all"
     ) -> None:
-        self.objects = objects
+        self._objects = objects
         self.part = part
         self._indexed = part != "object"
         self._names: dict[tuple[str, Any], set[Any]] = {}
@@ -110,6 +110,12 @@ class Stream:
             raise RuntimeError(
                 "a check marked reads='object' looked at other objects of the stream"
             )
+
+    @property
+    def objects(self) -> Sequence[dict[str, Any]]:
+        """Every object of the stream, in order."""
+        self._read()
+        return self._objects
 
     @property
     def templates(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
