@@ -179,6 +179,7 @@ def run_render(
     templates: Sequence[str] = (),
     kube_validate: bool = False,
     kube_version: str | None = None,
+    processes: int | None = None,
 ) -> int:
     """``t2gen render`` once its options are checked; see :func:`run`.
 
@@ -192,19 +193,27 @@ def run_render(
         kube_validate: ``--validate``.
         kube_version: ``--kube-version``: the Kubernetes version to render for
             and, with ``kube_validate``, to check against.
+        processes: ``--jobs``: at most this many processes for many job files
+            (:mod:`t2gen.parallel`); None: one per usable CPU.
     """
 
     def body(warnings: list[Warning_]) -> None:
+        from t2gen.manifestcheck import validate_manifests
         from t2gen.output import to_helm_templates, to_json, to_yaml_stream
-        from t2gen.pipeline import generate, validate_manifests
+        from t2gen.parallel import generate_batch
 
-        documents = generate(
+        emit = None
+        if output is None and output_format != "json":
+            emit = to_helm_templates if output_format == "helm" else to_yaml_stream
+        documents, text = generate_batch(
             jobs,
             namespace=namespace,
             job_object=job_object,
             template_dirs=templates,
             warnings=warnings,
             kube_version=kube_version,
+            processes=processes,
+            emit=emit,
         )
         if kube_validate:
             warn(
@@ -228,9 +237,9 @@ def run_render(
                     for name in dropped
                 ]
             )
-            write_stdout(to_helm_templates(documents))
+            write_stdout(text if text is not None else to_helm_templates(documents))
         else:
-            write_stdout(to_yaml_stream(documents))
+            write_stdout(text if text is not None else to_yaml_stream(documents))
 
     return run(body)
 
@@ -240,7 +249,7 @@ def run_check(manifests: Sequence[str], kube_version: str | None = None) -> int:
 
     def body(_: list[Warning_]) -> None:
         from t2gen.kube.versions import DEFAULT_KUBE_VERSION
-        from t2gen.pipeline import check_manifests
+        from t2gen.manifestcheck import check_manifests
 
         count, warnings = check_manifests(manifests, kube_version)
         version = kube_version or DEFAULT_KUBE_VERSION

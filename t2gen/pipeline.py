@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from t2gen.checks import object_problems
 from t2gen.errors import ConfigError, SchemaError, T2genError, ValidationError
@@ -22,11 +22,7 @@ from t2gen.jobfile.schema import apply_defaults, schema_problems
 from t2gen.kube.limits import may_be_too_large, size_problems
 from t2gen.kube.objects import duplicate_findings
 from t2gen.kube.order import sort_documents
-from t2gen.kube.versions import (
-    DEFAULT_KUBE_VERSION,
-    KubeVersionError,
-    require_kube_version,
-)
+from t2gen.kube.versions import KubeVersionError, require_kube_version
 from t2gen.problems import Problem, Warning_
 from t2gen.render.context import build_context
 from t2gen.render.engine import RenderedDocument, TemplateSet, render
@@ -35,13 +31,12 @@ from t2gen.twister2.jobobject import read_job_object
 
 __all__ = [
     "builtin_template_set",
-    "check_manifests",
     "generate",
     "generate_ssh_secret",
     "make_template_set",
+    "render_jobs",
     "validate",
     "validate_files",
-    "validate_manifests",
 ]
 
 
@@ -207,7 +202,7 @@ def _load_all(
     return loaded
 
 
-def generate(
+def render_jobs(
     paths: Sequence[str],
     *,
     namespace: str | None = None,
@@ -218,39 +213,19 @@ def generate(
     warnings: list[Warning_] | None = None,
     kube_version: str | None = None,
 ) -> list[RenderedDocument]:
-    """Validate job files and render every object they need, in install order.
+    """Validate job files and render their objects, checking each object's size only.
 
-    All or nothing: every job is validated and rendered in memory, and the
-    output is checked (:func:`t2gen.checks.object_problems`), before anything is
-    returned.
-
-    Args:
-        paths: job files; ``-`` reads standard input.
-        namespace: overrides every job's ``metadata.namespace``.
-        template_set: templates to render (default: the built-in ``k8s`` set with
-            ``template_dirs`` laid over it).
-        stdin: the stream read for ``-``.
-        job_object: a file holding the job's serialised Twister2 Job object
-            (``TWISTER2_JOB_OBJECT`` in the ConfigMap); only with one job file.
-        template_dirs: user template directories (``--templates``).
-        warnings: when given, every job file's located warnings are appended to it.
-        kube_version: the Kubernetes version rendered for (``--kube-version``,
-            e.g. ``1.36``); None: :data:`t2gen.kube.versions.DEFAULT_KUBE_VERSION`.
-            It chooses the Workload API's shape (``gang: kubernetes``).
+    The first half of :func:`generate` (same arguments and errors, except
+    that the objects are neither checked against each other nor sorted).
 
     Returns:
-        The objects of every job, sorted by :func:`t2gen.kube.order.sort_documents`.
+        The objects, job by job in argument order, each job's in render order.
 
     Raises:
-        T2genError: ``kube_version`` is not a supported version such as ``1.36``
-            (the command line checks it first: :func:`t2gen.cli._options.check_kube_version`).
-        SchemaError: a job file is unreadable or invalid (every problem of every
-            file, including the rules that read ``kube_version``, such as
-            ``workload-api-version``), or renders an object too large for
-            ``kubectl apply`` (:data:`t2gen.kube.limits.APPLY_LIMIT_BYTES`).
+        T2genError: ``kube_version`` is not a supported version.
+        SchemaError: a job file is unreadable or invalid, or renders an object
+            too large for ``kubectl apply``.
         TemplateError: a template fails.
-        ValidationError: the rendered objects fail a semantic check, or two
-            jobs render the same object.
     """
     templates = template_set or make_template_set(template_dirs)
     try:
@@ -280,6 +255,65 @@ def generate(
         documents.extend(rendered)
     if problems:
         raise SchemaError(problems=problems)
+    return documents
+
+
+def generate(
+    paths: Sequence[str],
+    *,
+    namespace: str | None = None,
+    template_set: TemplateSet | None = None,
+    stdin: IO[bytes] | None = None,
+    job_object: str | None = None,
+    template_dirs: Sequence[str] = (),
+    warnings: list[Warning_] | None = None,
+    kube_version: str | None = None,
+) -> list[RenderedDocument]:
+    """Validate job files and render every object they need, in install order.
+
+    All or nothing: every job is validated and rendered in memory, and the
+    output is checked (:func:`t2gen.checks.object_problems`), before anything is
+    returned. :func:`t2gen.parallel.generate_batch` gives the same result
+    over several processes.
+
+    Args:
+        paths: job files; ``-`` reads standard input.
+        namespace: overrides every job's ``metadata.namespace``.
+        template_set: templates to render (default: the built-in ``k8s`` set with
+            ``template_dirs`` laid over it).
+        stdin: the stream read for ``-``.
+        job_object: a file holding the job's serialised Twister2 Job object
+            (``TWISTER2_JOB_OBJECT`` in the ConfigMap); only with one job file.
+        template_dirs: user template directories (``--templates``).
+        warnings: when given, every job file's located warnings are appended to it.
+        kube_version: the Kubernetes version rendered for (``--kube-version``,
+            e.g. ``1.36``); None: :data:`t2gen.kube.versions.DEFAULT_KUBE_VERSION`.
+            It chooses the Workload API's shape (``gang: kubernetes``).
+
+    Returns:
+        The objects of every job, sorted by :func:`t2gen.kube.order.sort_documents`.
+
+    Raises:
+        T2genError: ``kube_version`` is not a supported version such as ``1.36``
+            (the command line checks it first: :func:`t2gen.cli._options.check_kube_version`).
+        SchemaError: a job file is unreadable or invalid (every problem of every
+            file, including the rules that read ``kube_version``, such as
+            ``workload-api-version``), or renders an object too large for
+            ``kubectl apply`` (:data:`t2gen.kube.limits.APPLY_LIMIT_BYTES`).
+        TemplateError: a template fails.
+        ValidationError: the rendered objects fail a semantic check, or two
+            jobs render the same object.
+    """
+    documents = render_jobs(
+        paths,
+        namespace=namespace,
+        template_set=template_set,
+        stdin=stdin,
+        job_object=job_object,
+        template_dirs=template_dirs,
+        warnings=warnings,
+        kube_version=kube_version,
+    )
     duplicates = duplicate_findings(documents)
     if duplicates:  # checking the rest would only repeat it
         raise ValidationError(findings=duplicates)
@@ -332,68 +366,3 @@ def generate_ssh_secret(
     if findings:
         raise ValidationError(findings=findings)
     return documents
-
-
-def validate_manifests(
-    objects: Sequence[dict[str, Any]],
-    kube_version: str | None = None,
-    *,
-    origins: Sequence[str] | None = None,
-) -> list[str]:
-    """Check objects against Kubernetes' OpenAPI schemas (strict) and t2gen's semantic checks.
-
-    Args:
-        objects: parsed manifests.
-        kube_version: the Kubernetes minor version, e.g. ``1.37``; None:
-            :data:`t2gen.kube.versions.DEFAULT_KUBE_VERSION`.
-        origins: one per object, where it was read (``a.yaml:12``); findings
-            and warnings then start with it. None (a render): ``Kind/name`` only.
-
-    Returns:
-        Warnings: objects whose kind has no schema (custom resources), unchecked.
-
-    Raises:
-        ValidationError: every schema and semantic finding, ``[file:line: ]Kind/name: field: message``.
-        T2genError: kubernetes-validate is not installed, or the version is not bundled.
-    """
-    from t2gen.kube.openapi import KubeSchemas
-
-    schemas = KubeSchemas(kube_version or DEFAULT_KUBE_VERSION)
-    findings, warnings = schemas.check(objects, origins)
-    findings += [str(problem) for problem in object_problems(objects, origins)]
-    if findings:
-        raise ValidationError(findings=findings, warnings=warnings)
-    return warnings
-
-
-def check_manifests(
-    paths: Sequence[str],
-    kube_version: str | None = None,
-    *,
-    stdin: IO[bytes] | None = None,
-) -> tuple[int, list[str]]:
-    """Read manifest streams (YAML or JSON, ``List`` kinds unwrapped) and validate them.
-
-    Every finding names the file and the line where its object starts
-    (``a.yaml:12: PodGroup/x: spec: ...``).
-
-    Args:
-        paths: files, ``-`` for standard input.
-        kube_version: the Kubernetes minor version; None: the newest bundled.
-        stdin: the stream read for ``-``.
-
-    Returns:
-        ``(number of objects, warnings)``.
-
-    Raises:
-        SchemaError: a file is unreadable or not YAML (located).
-        ValidationError: any object fails a check.
-    """
-    from t2gen.kube.manifests import read_located_manifests
-
-    manifests = read_located_manifests(paths, stdin=stdin)
-    return len(manifests), validate_manifests(
-        [manifest.obj for manifest in manifests],
-        kube_version,
-        origins=[manifest.origin for manifest in manifests],
-    )

@@ -155,7 +155,7 @@ def test_a_bom_is_accepted(tmp_path: Path) -> None:
 
 
 CLI_MISUSE = [
-    (["render", "--bogus", "examples/wordcount.yaml"], 2, "t2gen render: No such option: --bogus (see 't2gen render --help')"),
+    (["render", "--bogus", "examples/wordcount.yaml"], 2, "t2gen render: No such option: --bogus (Possible options: --jobs) (see 't2gen render --help')"),
     (["render"], 2, "t2gen render: Missing argument 'JOB...' (see 't2gen render --help')"),
     (["frobnicate"], 2, "t2gen: No such command 'frobnicate' (see 't2gen --help')"),
     (["render", "missing.yaml"], 1, "missing.yaml: no such file"),

@@ -170,7 +170,7 @@ def test_a_usage_error_still_reaches_typer() -> None:
     result = _run_script("render", "--bogus", "examples/wordcount.yaml")
     assert result.returncode == 2
     assert result.stderr == (
-        "t2gen render: No such option: --bogus (see 't2gen render --help')\nTrue\n"
+        "t2gen render: No such option: --bogus (Possible options: --jobs) (see 't2gen render --help')\nTrue\n"
     )
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from t2gen.checks import metadata, pods, rbac, scheduling, services, storage, workloads
 from t2gen.checks.base import Check, as_dict
-from t2gen.checks.stream import WORKLOAD_KINDS, Stream, matches
+from t2gen.checks.stream import WORKLOAD_KINDS, Part, Stream, matches
 from t2gen.problems import Problem
 
 __all__ = [
@@ -94,12 +94,17 @@ def _problems(
     if origin is not None:
         where = f"{origin}: {where}"
     for object_check in checks_for(obj.get("kind")):
+        if not stream.runs(object_check):
+            continue
         for json_path, message in object_check.run(obj, stream):
             yield Problem(where, 0, 0, message, json_path)
 
 
 def object_problems(
-    objects: Sequence[dict[str, Any]], origins: Sequence[str] | None = None
+    objects: Sequence[dict[str, Any]],
+    origins: Sequence[str] | None = None,
+    *,
+    part: Part = "all",
 ) -> list[Problem]:
     """Check a set of Kubernetes objects for semantic errors no schema catches.
 
@@ -107,6 +112,12 @@ def object_problems(
         objects: parsed manifests (one dict per object), e.g. one render.
         origins: one per object, where it was read (``a.yaml:12``, for ``t2gen
             check``); each problem's ``path`` is then ``a.yaml:12: Kind/name``.
+        part: ``all`` checks; or only those whose findings depend on each
+            object alone (``object``: the same findings whatever else is in
+            the stream, so they may run on any subset of it); or only those
+            that read other objects (``stream``: they must see every object).
+            ``object`` and ``stream`` together find what ``all`` finds, in
+            another order (:mod:`t2gen.parallel` splits a batch so).
 
     Returns:
         Located problems in object order, then check order: ``path`` is the
@@ -114,7 +125,7 @@ def object_problems(
         the field, so each prints as ``Kind/name: field.path: message``. Empty
         when everything is fine.
     """
-    stream = Stream(objects)
+    stream = Stream(objects, part=part)
     return [
         problem
         for index, obj in enumerate(objects)

@@ -90,7 +90,7 @@ def node_affinity(
             yield from _node_requirement(epath, as_dict(expression))
 
 
-@check("pod-affinity", "pod")
+@check("pod-affinity", "pod", reads="stream")
 def pod_affinity(
     path: str, pod: dict[str, Any], owner: dict[str, Any], stream: Stream
 ) -> Iterator[Finding]:

@@ -23,6 +23,7 @@ __all__ = [
     "WORKER_POD_LABEL",
     "Check",
     "Finding",
+    "Reads",
     "as_dict",
     "as_list",
     "as_value",
@@ -35,6 +36,12 @@ Finding = tuple[str, str]
 
 Level = Literal["object", "pod", "container"]
 
+Reads = Literal["object", "stream", "checks"]
+"""What a check looks at besides its object: ``object`` nothing else (its pod, owner
+and container included), ``stream`` other objects of the stream (through
+:class:`t2gen.checks.stream.Stream`), ``checks`` runs further checks, each of
+which says what it reads (``pod-spec``)."""
+
 
 class Check(Record):
     """One registered output check.
@@ -46,11 +53,19 @@ class Check(Record):
             ``(path, container, pod_state)``. Each returns an iterator of
             :data:`Finding`.
         run: the check function; its docstring is the check's documentation.
+        reads: ``object`` when its findings depend on the object alone,
+            ``stream`` when they depend on other objects of the stream (a
+            selector, a ``serviceName``, a RoleBinding's references, a gang's
+            members), ``checks`` for a check that runs other checks. A batch
+            render over several processes runs the ``object`` checks where
+            each job is rendered and the ``stream`` checks once over every
+            object (:mod:`t2gen.parallel`).
     """
 
     id: str
     level: Level
     run: Callable[..., Iterator[Finding]]
+    reads: Reads = "object"
 
     @property
     def doc(self) -> str:
@@ -59,20 +74,21 @@ class Check(Record):
 
 
 def check(
-    check_id: str, level: Level = "object"
+    check_id: str, level: Level = "object", *, reads: Reads = "object"
 ) -> Callable[[Callable[..., Iterator[Finding]]], Check]:
     """Decorate a check function, making it a :class:`Check` with ``check_id``.
 
     Args:
         check_id: the stable ID.
         level: ``object``, ``pod`` or ``container`` (see :class:`Check`).
+        reads: ``object``, ``stream`` or ``checks`` (see :class:`Check`).
 
     Returns:
         A decorator that returns the :class:`Check`.
     """
 
     def register(function: Callable[..., Iterator[Finding]]) -> Check:
-        return Check(check_id, level, function)
+        return Check(check_id, level, function, reads)
 
     return register
 

@@ -379,7 +379,8 @@ def pod_findings(
         path: JSON path of the pod spec, e.g. ``spec.template.spec``.
         pod: the pod spec.
         owner: the workload whose template it is.
-        stream: every object being checked.
+        stream: every object being checked; only the checks it
+            :meth:`~t2gen.checks.stream.Stream.runs` are run.
 
     Yields:
         Findings, container by container, then pod-wide.
@@ -387,10 +388,13 @@ def pod_findings(
     state = PodState(
         {as_dict(volume).get("name") for volume in as_list(pod.get("volumes"))}
     )
+    runs = stream.runs
     for index, container in enumerate(as_list(pod.get("containers"))):
         for container_check in CONTAINER_CHECKS:
-            yield from container_check.run(
-                f"{path}.containers[{index}]", as_dict(container), state
-            )
+            if runs(container_check):
+                yield from container_check.run(
+                    f"{path}.containers[{index}]", as_dict(container), state
+                )
     for pod_check in POD_CHECKS:
-        yield from pod_check.run(path, pod, owner, stream)
+        if runs(pod_check):
+            yield from pod_check.run(path, pod, owner, stream)

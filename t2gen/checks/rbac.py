@@ -11,7 +11,7 @@ from t2gen.checks.stream import Stream, namespace_of
 __all__ = ["ROLE_BINDING_CHECKS"]
 
 
-@check("rolebinding-role-ref")
+@check("rolebinding-role-ref", reads="stream")
 def rolebinding_role_ref(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
     """A RoleBinding's ``roleRef`` names a Role of the stream, when the stream has Roles of that kind.
 
@@ -28,7 +28,7 @@ def rolebinding_role_ref(obj: dict[str, Any], stream: Stream) -> Iterator[Findin
         )
 
 
-@check("rolebinding-subjects")
+@check("rolebinding-subjects", reads="stream")
 def rolebinding_subjects(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
     """A RoleBinding's ServiceAccount subjects are in the stream, when it has ServiceAccounts.
 

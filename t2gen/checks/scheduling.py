@@ -96,7 +96,7 @@ def _name(obj: dict[str, Any]) -> str:
     return f"{obj.get('kind')}/{as_dict(obj.get('metadata')).get('name')}"
 
 
-@check("group-minimum")
+@check("group-minimum", reads="stream")
 def group_minimum(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
     """A gang group's minimum is at most the pods that join it.
 
@@ -124,7 +124,7 @@ def group_minimum(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
         )
 
 
-@check("group-members")
+@check("group-members", reads="stream")
 def group_members(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
     """Every pod template of the group's job points at the group, and Volcano's and coscheduling's run on their scheduler.
 
@@ -162,7 +162,7 @@ def group_members(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
                 )
 
 
-@check("task-topology-tasks")
+@check("task-topology-tasks", reads="stream")
 def task_topology_tasks(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
     """Every task a Volcano PodGroup names (topology annotations, ``minTaskMember``) is the task of some member pod.
 
@@ -207,7 +207,7 @@ def task_topology_tasks(obj: dict[str, Any], stream: Stream) -> Iterator[Finding
             )
 
 
-@check("kueue-pod-group")
+@check("kueue-pod-group", reads="stream")
 def kueue_pod_group(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
     """A Kueue pod group's pods declare its total count, and the workload itself carries no queue label.
 

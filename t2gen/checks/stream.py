@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, Literal
 
-from t2gen.checks.base import as_dict, as_list
+from t2gen.checks.base import Check, as_dict, as_list
 
-__all__ = ["WORKLOAD_KINDS", "Stream", "matches", "namespace_of"]
+__all__ = ["WORKLOAD_KINDS", "Part", "Stream", "matches", "namespace_of"]
+
+Part = Literal["all", "object", "stream"]
+"""Which checks a run of :func:`t2gen.checks.object_problems` makes: ``all`` of
+them, only those whose findings depend on the object alone (``object``), or only
+those that look at other objects of the stream (``stream``); see
+:attr:`t2gen.checks.base.Check.reads`."""
 
 WORKLOAD_KINDS = frozenset(
     {"StatefulSet", "Deployment", "DaemonSet", "ReplicaSet", "Job"}
@@ -61,15 +67,25 @@ class Stream:
 
     Args:
         objects: parsed manifests, one dict per object.
+        part: which checks run over it (:data:`Part`). For ``object`` the
+            objects are not indexed and every look-up raises, so a check that
+            reads the stream but is not marked so fails loudly in the tests.
+
+    Raises:
+        RuntimeError: (from a look-up) the stream of an ``object`` run was read.
     """
 
-    def __init__(self, objects: Sequence[dict[str, Any]]) -> None:
-        self.objects = objects
+    def __init__(
+        self, objects: Sequence[dict[str, Any]], *, part: Part = "all"
+    ) -> None:
+        self._objects = objects
+        self.part = part
+        self._indexed = part != "object"
         self._names: dict[tuple[str, Any], set[Any]] = {}
         self._services: dict[tuple[str, Any], list[dict[str, Any]]] = {}
-        self.templates: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        self._templates: list[tuple[dict[str, Any], dict[str, Any]]] = []
         self._by_label: dict[tuple[str, Any, Any], list[int]] = {}
-        for obj in objects:
+        for obj in objects if self._indexed else ():
             namespace = namespace_of(obj)
             kind, name = obj.get("kind"), as_dict(obj.get("metadata")).get("name")
             self._names.setdefault((namespace, kind), set()).add(name)
@@ -81,22 +97,47 @@ class Stream:
                 for key, value in labels.items():
                     if isinstance(value, str):
                         self._by_label.setdefault((namespace, key, value), []).append(
-                            len(self.templates)
+                            len(self._templates)
                         )
-                self.templates.append((obj, labels))
+                self._templates.append((obj, labels))
+
+    def runs(self, check: Check) -> bool:
+        """Whether ``check`` runs in this stream's :data:`Part`."""
+        return self.part == "all" or check.reads in ("checks", self.part)
+
+    def _read(self) -> None:
+        if not self._indexed:
+            raise RuntimeError(
+                "a check marked reads='object' looked at other objects of the stream"
+            )
+
+    @property
+    def objects(self) -> Sequence[dict[str, Any]]:
+        """Every object of the stream, in order."""
+        self._read()
+        return self._objects
+
+    @property
+    def templates(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """Every pod template of the stream: ``(workload, pod labels)``, in stream order."""
+        self._read()
+        return self._templates
 
     def names(self, namespace: str, kind: Any) -> set[Any]:
         """Names of the objects of ``kind`` in ``namespace``."""
+        self._read()
         return self._names.get((namespace, kind), set())
 
     def services(self, namespace: str, name: Any) -> list[dict[str, Any]]:
         """The Services named ``name`` in ``namespace``."""
+        self._read()
         return self._services.get((namespace, name), [])
 
     def labelled(
         self, namespace: str, required: dict[str, str]
     ) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
         """Pod templates ``(workload, pod labels)`` in ``namespace`` whose labels include ``required``."""
+        self._read()
         indices: set[int] | None = None
         for key, value in required.items():
             found = set(self._by_label.get((namespace, key, value), ()))
@@ -104,16 +145,17 @@ class Stream:
         if indices is None:  # no label required: every template of the namespace
             indices = {
                 n
-                for n, (obj, _) in enumerate(self.templates)
+                for n, (obj, _) in enumerate(self._templates)
                 if namespace_of(obj) == namespace
             }
         for index in sorted(indices):
-            yield self.templates[index]
+            yield self._templates[index]
 
     def selected(
         self, namespace: str, selector: dict[str, Any]
     ) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
         """Pod templates ``(workload, pod labels)`` in ``namespace`` that a label selector selects."""
+        self._read()
         match_labels = as_dict(selector.get("matchLabels"))
         if not all(isinstance(value, str) for value in match_labels.values()):
             return  # a non-string label value selects nothing

@@ -52,7 +52,7 @@ def selector_matches_template(obj: dict[str, Any], stream: Stream) -> Iterator[F
         )
 
 
-@check("pod-spec")
+@check("pod-spec", reads="checks")
 def pod_spec(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
     """Run the pod and container checks on ``spec.template.spec`` (see :mod:`t2gen.checks.pods`)."""
     yield from pod_findings(
@@ -60,7 +60,7 @@ def pod_spec(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
     )
 
 
-@check("statefulset-selectors-disjoint")
+@check("statefulset-selectors-disjoint", reads="stream")
 def statefulset_selectors_disjoint(
     obj: dict[str, Any], stream: Stream
 ) -> Iterator[Finding]:
@@ -96,7 +96,7 @@ def statefulset_pod_management_policy(
         yield "spec.podManagementPolicy", f"{policy!r} is not OrderedReady or Parallel"
 
 
-@check("statefulset-service-name")
+@check("statefulset-service-name", reads="stream")
 def statefulset_service_name(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
     """``serviceName`` is set and, when that Service is in the stream, it is headless.
 

@@ -17,6 +17,7 @@ from t2gen.cli._options import (
 )
 from t2gen.commands import run_render
 from t2gen.kube.versions import DEFAULT_KUBE_VERSION, supported_range
+from t2gen.parallel import MIN_JOBS
 
 __all__ = ["EPILOG", "OutputFormat", "render"]
 
@@ -90,6 +91,17 @@ def render(
             metavar="VERSION",
         ),
     ] = None,
+    processes: Annotated[
+        Optional[int],  # noqa: UP045 - Typer reads the annotation at run time
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Processes to render many job files with: at most N (default: one per usable CPU "
+            f"from {MIN_JOBS} job files up; 1: one process). The output is the same either way.",
+            metavar="N",
+        ),
+    ] = None,
 ) -> None:
     """Render the manifests of one or more jobs.
 
@@ -119,6 +131,7 @@ def render(
         templates=template_dirs(templates),
         kube_validate=kube_validate,
         kube_version=kube_version,
+        processes=processes,
     )
     if code:
         raise typer.Exit(code)

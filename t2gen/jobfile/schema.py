@@ -108,9 +108,8 @@ def apply_defaults(data: Any) -> Any:
     Returns:
         A deep copy with defaults applied.
     """
-    schema = _schema()
     result = copy.deepcopy(data)
-    _fill(result, schema, schema)
+    _fill(result, _defaults_plan())
     return result
 
 
@@ -136,16 +135,63 @@ def resolve_ref(node: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _fill(value: Any, node: dict[str, Any], root: dict[str, Any]) -> None:
-    """Fill defaults into ``value`` in place, according to schema ``node``."""
-    node = resolve_ref(node, root)
+_NO_DEFAULT = object()
+_SCALARS = (str, int, float, bool, type(None))
+
+
+class _Defaults:
+    """What :func:`apply_defaults` does at one schema node, worked out once from the schema.
+
+    Attributes:
+        properties: ``(name, default or _NO_DEFAULT, the property's node)``
+            for each property of an object node, in schema order.
+        items: the node of a list's items, or None.
+    """
+
+    __slots__ = ("items", "properties")
+
+    def __init__(self) -> None:
+        self.properties: tuple[tuple[str, Any, _Defaults], ...] = ()
+        self.items: _Defaults | None = None
+
+
+def _plan(
+    node: dict[str, Any], root: dict[str, Any], memo: dict[int, _Defaults]
+) -> _Defaults:
+    """The :class:`_Defaults` of a schema node (``$ref`` followed; recursion shared through ``memo``)."""
+    found = memo.get(id(node))  # the schema's nodes live as long as the cached schema
+    if found is not None:
+        return found
+    plan = memo[id(node)] = _Defaults()
+    resolved = resolve_ref(node, root)
+    properties = []
+    for name, child in resolved.get("properties", {}).items():
+        default = resolve_ref(child, root).get("default", _NO_DEFAULT)
+        properties.append((name, default, _plan(child, root, memo)))
+    plan.properties = tuple(properties)
+    items = resolved.get("items")
+    plan.items = _plan(items, root, memo) if isinstance(items, dict) else None
+    return plan
+
+
+@functools.cache
+def _defaults_plan() -> _Defaults:
+    """The packaged schema's :class:`_Defaults`, worked out on first use."""
+    schema = _schema()
+    return _plan(schema, schema, {})
+
+
+def _fill(value: Any, plan: _Defaults) -> None:
+    """Fill defaults into ``value`` in place, according to its schema node's ``plan``."""
     if isinstance(value, dict):
-        for name, child in node.get("properties", {}).items():
-            child = resolve_ref(child, root)
-            if name not in value and "default" in child:
-                value[name] = copy.deepcopy(child["default"])
-            if name in value:
-                _fill(value[name], child, root)
-    elif isinstance(value, list) and isinstance(node.get("items"), dict):
+        for name, default, child in plan.properties:
+            if name not in value:
+                if default is _NO_DEFAULT:
+                    continue
+                value[name] = (
+                    default if isinstance(default, _SCALARS) else copy.deepcopy(default)
+                )
+            _fill(value[name], child)
+    elif isinstance(value, list) and plan.items is not None:
         for item in value:
-            _fill(item, node["items"], root)
+            _fill(item, plan.items)

@@ -110,6 +110,17 @@ class Quantity(Record):
         as an integer mantissa with an exponent that is a multiple of 3
         (``AsCanonicalBytes``); exponents outside n..E use ``e`` notation.
         """
+        # The text depends on the amount and format, not on how the amount is written.
+        key = (self.value, self.format)
+        text = _TEXTS.get(key)
+        if text is None:
+            text = self._canonical()
+            if len(_TEXTS) >= 4096:  # bounded, whatever the input
+                _TEXTS.clear()
+            _TEXTS[key] = text
+        return text
+
+    def _canonical(self) -> str:
         value = self.value
         if value == 0:
             return "0"
@@ -144,6 +155,14 @@ def _integer_mantissa(value: Decimal) -> tuple[int, int]:
     return (-mantissa if sign else mantissa), exponent
 
 
+_TEXTS: dict[tuple[Decimal, QuantityFormat], str] = {}
+"""Canonical texts of quantities already printed (see :meth:`Quantity.__str__`)."""
+
+_PARSED: dict[tuple[type, str | int], Quantity] = {}
+"""Quantities already parsed, by type and text: a render repeats a few of them
+thousands of times, and a :class:`Quantity` is immutable."""
+
+
 def parse_quantity(text: str | int | float) -> Quantity:
     """Parse a Kubernetes quantity exactly (``resource.ParseQuantity``).
 
@@ -161,6 +180,20 @@ def parse_quantity(text: str | int | float) -> Quantity:
             suffix such as ``GB``, or a bool).
         QuantityRangeError: the amount is 10^40 or more, or not finite (YAML ``.inf``).
     """
+    key = (type(text), repr(text) if isinstance(text, float) else text)  # -0.0 != 0.0
+    try:
+        return _PARSED[key]
+    except (KeyError, TypeError):  # not parsed yet, or not hashable (not a quantity)
+        pass
+    quantity = _parse(text)
+    if len(_PARSED) >= 4096:  # bounded, whatever the input
+        _PARSED.clear()
+    _PARSED[key] = quantity
+    return quantity
+
+
+def _parse(text: str | int | float) -> Quantity:
+    """:func:`parse_quantity` without the memo."""
     if isinstance(text, bool):
         raise ValueError(f"{text!r} is not a quantity")
     if isinstance(text, int):

@@ -65,7 +65,7 @@ def _read_back(value: Any, depth: int = 0) -> Any:
     """
     kind = type(value)
     if kind is str:
-        if _ODD.search(value):
+        if not (value.isascii() and value.isprintable()) and _ODD.search(value):
             raise _Unusual
         return value
     if kind is int or kind is bool or value is None:
@@ -79,15 +79,28 @@ def _read_back(value: Any, depth: int = 0) -> Any:
     if kind is dict:
         result = {}
         for key, item in value.items():
-            if type(key) is not str or _ODD.search(key):
+            if type(key) is not str or (
+                not (key.isascii() and key.isprintable()) and _ODD.search(key)
+            ):
                 raise _Unusual
             # JSON writes a key in at most twice its UTF-8 bytes plus quotes.
             if len(key) > 110 and len(key.encode("utf-8")) * 2 + 2 > _MAX_KEY:
                 raise _Unusual
-            result[key] = _read_back(item, depth + 1)
+            simple = type(item)  # the common cases, without a call
+            if (simple is str and item.isascii() and item.isprintable()) or (
+                simple is int or simple is bool or item is None
+            ):
+                result[key] = item
+            else:
+                result[key] = _read_back(item, depth + 1)
         return result
     if kind is list or kind is tuple:
-        return [_read_back(item, depth + 1) for item in value]
+        return [
+            item
+            if type(item) is str and item.isascii() and item.isprintable()
+            else _read_back(item, depth + 1)
+            for item in value
+        ]
     raise _Unusual
 
 
