@@ -41,6 +41,21 @@ class JsonSchemaValueException(ValueError):
 
 
 JsonSchemaValuesException = JsonSchemaValueException
+
+
+class _LazyPattern:
+    """A regular expression compiled on its first search: a job file uses a few of them."""
+
+    __slots__ = ("pattern", "compiled")
+
+    def __init__(self, pattern):
+        self.pattern = pattern
+        self.compiled = None
+
+    def search(self, text):
+        if self.compiled is None:
+            self.compiled = re.compile(self.pattern)
+        return self.compiled.search(text)
 '''
 
 
@@ -63,6 +78,10 @@ def generate() -> str:
     code = re.sub(
         r" and not \(isinstance\((\w+), float\) and \1\.is_integer\(\)\)", "", code
     )
+    # Compile each pattern on first use, not at import (a cold render's start-up).
+    if code.count("REGEX_PATTERNS[") != code.count("].search("):
+        raise SystemExit("generated code uses REGEX_PATTERNS other than .search()")
+    code = re.sub(r"^(    '.*': )re\.compile\(", r"\1_LazyPattern(", code, flags=re.M)
     lines = code.splitlines()
     body = "\n".join(line.rstrip() for line in lines).strip() + "\n"
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -50,15 +50,15 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 from collections.abc import Callable, Sequence
-from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
 from t2gen.problems import Warning_
 
 if TYPE_CHECKING:
+    import threading
     from multiprocessing.connection import Connection
+    from queue import SimpleQueue
 
     from t2gen.render.engine import RenderedDocument
 
@@ -201,6 +201,8 @@ def _parallel(
 ) -> tuple[list[RenderedDocument], str | None, list[Warning_]] | None:
     """The batch over ``count`` processes; None when anything is wrong."""
     import multiprocessing
+    import threading
+    from queue import SimpleQueue
 
     from t2gen.checks import object_problems
     from t2gen.kube.objects import duplicate_findings

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from t2gen.errors import T2genError
@@ -15,12 +16,15 @@ __all__ = [
 ]
 
 
+@functools.cache
 def data_dir(name: str) -> Path:
     """Return the directory of packaged data ``name`` (``templates`` or ``schemas``).
 
     An installed wheel holds them inside the package (``t2gen/templates``); a
     checkout or editable install has them beside the package, at the top of
     the repository.
+
+    Looked up once per process (a render asks for every template).
 
     Raises:
         T2genError: neither place has the directory (a broken installation).

@@ -9,7 +9,6 @@ into located :class:`t2gen.problems.Problem` records naming the object.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any, Literal
@@ -70,6 +69,8 @@ class Check(Record):
     @property
     def doc(self) -> str:
         """The check's documentation: its function's docstring, dedented."""
+        import inspect  # only for documentation: 7 ms of start-up otherwise
+
         return inspect.getdoc(self.run) or ""
 
 

@@ -8,7 +8,6 @@ the pod checks: each container's findings stay together, in container order.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from t2gen.checks import affinity, security
@@ -39,9 +38,10 @@ _BOUND_RESOURCES = ("cpu", "memory")
 """What a bound worker's limits equal its requests in (Guaranteed QoS)."""
 
 
-@dataclass
 class PodState:
     """What the container checks of one pod learn as they go, container by container.
+
+    (A plain class: :mod:`dataclasses` would cost a cold render ~8 ms of imports.)
 
     Attributes:
         volumes: names of the pod's volumes.
@@ -51,10 +51,13 @@ class PodState:
             the containers seen so far.
     """
 
-    volumes: set[Any]
-    ports: dict[tuple[Any, Any], str] = field(default_factory=dict)
-    container_names: set[Any] = field(default_factory=set)
-    port_names: dict[Any, str] = field(default_factory=dict)
+    __slots__ = ("container_names", "port_names", "ports", "volumes")
+
+    def __init__(self, volumes: set[Any]) -> None:
+        self.volumes = volumes
+        self.ports: dict[tuple[Any, Any], str] = {}
+        self.container_names: set[Any] = set()
+        self.port_names: dict[Any, str] = {}
 
 
 @check("container-name-unique", "container")

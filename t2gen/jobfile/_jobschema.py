@@ -19,27 +19,42 @@ class JsonSchemaValueException(ValueError):
 
 JsonSchemaValuesException = JsonSchemaValueException
 
+
+class _LazyPattern:
+    """A regular expression compiled on its first search: a job file uses a few of them."""
+
+    __slots__ = ("pattern", "compiled")
+
+    def __init__(self, pattern):
+        self.pattern = pattern
+        self.compiled = None
+
+    def search(self, text):
+        if self.compiled is None:
+            self.compiled = re.compile(self.pattern)
+        return self.compiled.search(text)
+
 from decimal import Decimal
 import re
 
 
 REGEX_PATTERNS = {
-    '^[^\\s\\u0000-\\u001f\\u007f]+$': re.compile('^[^\\s\\u0000-\\u001f\\u007f]+\\Z'),
-    '^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$': re.compile('^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?\\Z'),
-    '^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+$': re.compile('^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+\\Z'),
-    '^[A-Za-z0-9._+-]+$': re.compile('^[A-Za-z0-9._+-]+\\Z'),
-    '^[-._a-zA-Z][-._a-zA-Z0-9]*$': re.compile('^[-._a-zA-Z][-._a-zA-Z0-9]*\\Z'),
-    '^[^\\u0000]*$': re.compile('^[^\\u0000]*\\Z'),
-    '^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)$': re.compile('^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)\\Z'),
-    '^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)$': re.compile('^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)\\Z'),
-    '^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$': re.compile('^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?\\Z'),
-    '^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?$': re.compile('^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?\\Z'),
-    '^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?!-))*[a-z0-9]$|^[a-z]$': re.compile('^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?!-))*[a-z0-9]\\Z|^[a-z]\\Z'),
-    '^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$': re.compile('^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?\\Z'),
-    '^((?=[^/]{1,253}/)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$': re.compile('^((?=[^/]{1,253}/)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?\\Z'),
-    '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$': re.compile('^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*\\Z'),
-    '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$': re.compile('^[a-z0-9]([-a-z0-9]*[a-z0-9])?\\Z'),
-    '^[a-z]([-a-z0-9]*[a-z0-9])?$': re.compile('^[a-z]([-a-z0-9]*[a-z0-9])?\\Z')
+    '^[^\\s\\u0000-\\u001f\\u007f]+$': _LazyPattern('^[^\\s\\u0000-\\u001f\\u007f]+\\Z'),
+    '^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$': _LazyPattern('^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?\\Z'),
+    '^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+$': _LazyPattern('^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+\\Z'),
+    '^[A-Za-z0-9._+-]+$': _LazyPattern('^[A-Za-z0-9._+-]+\\Z'),
+    '^[-._a-zA-Z][-._a-zA-Z0-9]*$': _LazyPattern('^[-._a-zA-Z][-._a-zA-Z0-9]*\\Z'),
+    '^[^\\u0000]*$': _LazyPattern('^[^\\u0000]*\\Z'),
+    '^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)$': _LazyPattern('^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)\\Z'),
+    '^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)$': _LazyPattern('^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)\\Z'),
+    '^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$': _LazyPattern('^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?\\Z'),
+    '^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?$': _LazyPattern('^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?\\Z'),
+    '^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?!-))*[a-z0-9]$|^[a-z]$': _LazyPattern('^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?!-))*[a-z0-9]\\Z|^[a-z]\\Z'),
+    '^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$': _LazyPattern('^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?\\Z'),
+    '^((?=[^/]{1,253}/)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$': _LazyPattern('^((?=[^/]{1,253}/)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?\\Z'),
+    '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$': _LazyPattern('^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*\\Z'),
+    '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$': _LazyPattern('^[a-z0-9]([-a-z0-9]*[a-z0-9])?\\Z'),
+    '^[a-z]([-a-z0-9]*[a-z0-9])?$': _LazyPattern('^[a-z]([-a-z0-9]*[a-z0-9])?\\Z')
 }
 
 NoneType = type(None)

@@ -27,12 +27,11 @@ The tests compare both readers on generated files.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from t2gen.errors import ConfigError
-from t2gen.jobfile.linebreaks import YAML11_BREAKS, LineBreakMasks
 from t2gen.jobfile.loader import JsonPath, SourceDoc
 from t2gen.jobfile.plainscalars import (
     LOCAL_TAG,
@@ -57,6 +56,9 @@ from t2gen.jobfile.source import (
     int_message,
     nodes_message,
 )
+
+if TYPE_CHECKING:
+    from t2gen.jobfile import linebreaks
 from t2gen.jobfile.yaml12 import (
     ALIAS_MESSAGE,
     ANCHOR_MESSAGE,
@@ -115,9 +117,11 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
             non-string key, a local tag, a too-long integer, a second document.
     """
     masks = None
-    if YAML11_BREAKS.search(text):
+    if "\x85" in text or "\u2028" in text or "\u2029" in text:  # YAML 1.1 breaks
+        from t2gen.jobfile import linebreaks
+
         try:
-            masks = LineBreakMasks(text)
+            masks = linebreaks.LineBreakMasks(text)
         except GiveUp:
             return None
     check_directives(text, path)  # as the full reader does first
@@ -194,7 +198,7 @@ def _build(
     positions: dict[JsonPath, tuple[int, int]],
     key_positions: dict[JsonPath, tuple[int, int]],
     seen: list[int],
-    masks: LineBreakMasks | None = None,
+    masks: linebreaks.LineBreakMasks | None = None,
 ) -> dict[str, Any] | None:
     # Open containers: [dict or list, pending key (_NO_KEY) or _LIST, path, (line, col)].
     stack: list[list[Any]] = []

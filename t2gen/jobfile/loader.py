@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import IO, Any
 
@@ -44,6 +43,7 @@ from t2gen.jobfile.yaml12 import (
     second_document_line,
     yaml_error,
 )
+from t2gen.record import Record
 
 __all__ = [
     "MAX_DEPTH",
@@ -57,8 +57,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class SourceDoc:
+class SourceDoc(Record):
     """A parsed job file.
 
     Attributes:
@@ -70,8 +69,8 @@ class SourceDoc:
 
     path: str
     data: Any
-    positions: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
-    key_positions: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
+    positions: dict[JsonPath, tuple[int, int]]
+    key_positions: dict[JsonPath, tuple[int, int]]
 
     def position(self, path: JsonPath, *, key: bool = False) -> tuple[int, int]:
         """Return the (line, col) of ``path``, or of its nearest ancestor that has one.

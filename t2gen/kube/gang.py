@@ -21,7 +21,7 @@ Facts of the schedulers' published APIs, shared by the renderer
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from t2gen.record import Record
 
 __all__ = [
     "COSCHEDULING_API_VERSION",
@@ -79,8 +79,7 @@ WORKLOAD_POD_GROUP_TEMPLATE = "job"
 """Name of the Workload's one pod group (template), which every pod of the job joins."""
 
 
-@dataclass(frozen=True)
-class WorkloadApi:
+class WorkloadApi(Record):
     """The shape of the Workload API in one Kubernetes minor version.
 
     Attributes:

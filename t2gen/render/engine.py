@@ -14,7 +14,6 @@ later jobs' objects are built from the values the templates were given
 from __future__ import annotations
 
 import functools
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -161,6 +160,8 @@ def _template_line(
     error: BaseException, filenames: set[str]
 ) -> tuple[str | None, int | None]:
     """Find the template file and line an exception was raised from (Jinja2 rewrites tracebacks)."""
+    import traceback  # only when a template fails
+
     for frame in reversed(traceback.extract_tb(error.__traceback__)):
         if frame.filename in filenames:
             return frame.filename, frame.lineno

@@ -15,7 +15,6 @@ every problem, schema and semantic alike.
 
 from __future__ import annotations
 
-import inspect
 import re
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -101,6 +100,8 @@ class Rule(Record):
     @property
     def doc(self) -> str:
         """The rule's full documentation: its function's docstring, dedented."""
+        import inspect  # documentation only: not at start-up
+
         return inspect.cleandoc(self.check.__doc__ or "")
 
     @property

@@ -321,7 +321,7 @@ def pod_template(
         only delays the end of a Twister2 job), then ``containers`` and
         ``volumes``.
     """
-    scheduling = scheduling or PodScheduling()
+    scheduling = scheduling or PodScheduling({}, {}, {})
     settings = pod_settings(job)
     spec: dict[str, Any] = {}
     if settings["serviceAccountName"]:

@@ -17,11 +17,11 @@ only) and, for every other mechanism, for no gang, and for Volcano with
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
 from typing import Any
 
 from t2gen.jobfile.model import Job
 from t2gen.kube import gang
+from t2gen.record import Record
 from t2gen.render.context.meta import object_metadata
 from t2gen.twister2 import names
 
@@ -36,8 +36,7 @@ __all__ = [
 _HOSTNAME = "kubernetes.io/hostname"
 
 
-@dataclass(frozen=True)
-class PodScheduling:
+class PodScheduling(Record):
     """What one pod template gets from ``spec.scheduling``.
 
     Attributes:
@@ -47,9 +46,9 @@ class PodScheduling:
             ``workloadRef`` (Kubernetes 1.35) or ``schedulingGroup`` (1.36 on).
     """
 
-    labels: dict[str, str] = field(default_factory=dict)
-    annotations: dict[str, str] = field(default_factory=dict)
-    spec: dict[str, Any] = field(default_factory=dict)
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    spec: dict[str, Any]
 
 
 def group_size(job: Job) -> int:
@@ -194,7 +193,7 @@ def pod_scheduling(job: Job, task: str, kube_version: tuple[int, int]) -> PodSch
         The pod template's additions; empty for a job without ``spec.scheduling``.
     """
     scheduling = job.spec.scheduling
-    result = PodScheduling()
+    result = PodScheduling({}, {}, {})
     mechanism = scheduling.gang
     scheduler = scheduling.scheduler_name or gang.DEFAULT_SCHEDULER_NAMES.get(
         mechanism or ""
