@@ -15,6 +15,7 @@ from t2gen.checks.base import (
     WORKER_POD_LABEL,
     Check,
     Finding,
+    PodState,
     as_dict,
     as_list,
     as_value,
@@ -36,28 +37,6 @@ __all__ = [
 _PORT_MAX = 65535
 _BOUND_RESOURCES = ("cpu", "memory")
 """What a bound worker's limits equal its requests in (Guaranteed QoS)."""
-
-
-class PodState:
-    """What the container checks of one pod learn as they go, container by container.
-
-    (A plain class: :mod:`dataclasses` would cost a cold render ~8 ms of imports.)
-
-    Attributes:
-        volumes: names of the pod's volumes.
-        ports: ``(containerPort, protocol)`` -> name of the container that opened it.
-        container_names: names of the containers seen so far.
-        port_names: port name -> JSON path of the first port declaring it, over
-            the containers seen so far.
-    """
-
-    __slots__ = ("container_names", "port_names", "ports", "volumes")
-
-    def __init__(self, volumes: set[Any]) -> None:
-        self.volumes = volumes
-        self.ports: dict[tuple[Any, Any], str] = {}
-        self.container_names: set[Any] = set()
-        self.port_names: dict[Any, str] = {}
 
 
 @check("container-name-unique", "container")
