@@ -112,4 +112,6 @@ def main() -> None:
         if exit.code is not None and not isinstance(exit.code, int):
             raise  # sys.exit("message"): let Python print it
         code = exit.code or 0
+    except KeyboardInterrupt:  # Ctrl-C: exit 130 without a traceback, as under Typer
+        code = 130
     _exit(code)

@@ -99,6 +99,8 @@ def plan_processes(
     Args:
         paths: the job files.
         processes: ``--jobs``: at most this many; None: one per usable CPU.
+            Never more than the usable CPUs: more processes than CPUs only
+            add forks and copies (64 on 2 CPUs took 4x as long as one).
         job_object: ``--job-object`` (rendered in one process).
 
     Returns:
@@ -111,7 +113,7 @@ def plan_processes(
 
     if "fork" not in multiprocessing.get_all_start_methods():
         return 1
-    return max(1, min(processes or usable_cpus(), len(paths)))
+    return max(1, min(processes or usable_cpus(), usable_cpus(), len(paths)))
 
 
 def _chunks(paths: Sequence[str], count: int) -> list[Sequence[str]]:
@@ -147,11 +149,20 @@ def _work(
     paths: Sequence[str],
     settings: dict[str, Any],
     emit: Emit | None,
+    inherited: Sequence[Connection],
 ) -> None:
-    """A worker: send ``_Part | None``, then the texts of its objects (or None)."""
+    """A worker: send ``_Part | None``, then the texts of its objects (or None).
+
+    ``inherited`` are the read ends of the pipes forked into this process (its
+    own and earlier workers'): closed first, so that when the parent dies
+    (SIGTERM, SIGKILL, out of memory) a write fails with EPIPE and the worker
+    ends instead of waiting for ever on a pipe nobody reads.
+    """
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    for connection in inherited:
+        connection.close()
     try:
         part = _render_part(paths, settings)
         send.send(part)
@@ -212,14 +223,17 @@ def _parallel(
     chunks = _chunks(paths, count)
     sys.stdout.flush()  # nothing buffered may be written twice
     sys.stderr.flush()
-    workers = []
+    workers: list[tuple[Any, Connection, SimpleQueue[Any]]] = []
     readers: list[threading.Thread] = []
     try:
         for chunk in chunks[1:]:
             receive, send = context.Pipe(duplex=False)
             _widen(receive)
+            inherited = [*(pipe for _, pipe, _ in workers), receive]
             process = context.Process(
-                target=_work, args=(send, chunk, settings, emit), daemon=True
+                target=_work,
+                args=(send, chunk, settings, emit, inherited),
+                daemon=True,
             )
             process.start()
             send.close()

@@ -301,6 +301,31 @@ def test_a_file_whose_content_does_not_match_its_name_is_not_run(
     assert not marker.exists()
 
 
+@pytest.mark.parametrize(
+    "payload",
+    [b"not marshal data", marshal.dumps(compile("x = 1", "no-validate", "exec"))],
+)
+def test_an_intact_file_that_is_no_validator_is_made_again(
+    tmp_path: Path, expected_render: str, payload: bytes
+) -> None:
+    # Ours, matching its name, yet not a validator: the run goes on, correct.
+    cache = tmp_path / "cache"
+    assert _t2gen("render", "--validate", WORDCOUNT, cache=cache).returncode == 0
+    digest = hashlib.sha256(payload).hexdigest()
+    for path in _cached(cache):
+        key = path.name[len(fastschema.CACHE_PREFIX) :].split("-")[0]
+        path.unlink()
+        (cache / f"{fastschema.CACHE_PREFIX}{key}-{digest}.marshal").write_bytes(
+            payload
+        )
+    result = _t2gen("render", "--validate", WORDCOUNT, cache=cache)
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0,
+        expected_render,
+        "",
+    )
+
+
 @pytest.mark.parametrize("mode", [0o620, 0o602])
 def test_a_file_writable_by_others_is_not_run(
     tmp_path: Path, mode: int, expected_render: str

@@ -181,3 +181,23 @@ def test_a_full_disk_is_not_a_silent_success() -> None:
         1,
         "t2gen: cannot write to standard output: No space left on device\nFalse\n",
     )
+
+
+@pytest.mark.parametrize("args", [["render", "-"], ["render", "-n", "x", "-"]])
+def test_ctrl_c_exits_130_without_a_traceback_on_both_paths(args: list[str]) -> None:
+    import signal
+    import time
+
+    process = subprocess.Popen(  # blocked reading a standard input that never ends
+        [sys.executable, "-m", "t2gen", *args],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    time.sleep(1.5)  # past the imports
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.stdin is not None
+    process.stdin.close()
+    assert (process.returncode, out, err) == (130, b"", b"")

@@ -11,8 +11,11 @@ is wrong anywhere. A spy records whether the pool ran and how it ended.
 from __future__ import annotations
 
 import copy
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +29,13 @@ from tests.conftest import GOLDEN, ROOT
 EXAMPLE = ROOT / "examples" / "wordcount.yaml"
 
 SCRIPT = """
+import os
 import sys
 import t2gen.parallel as p
 
 p.MIN_JOBS = int(sys.argv[1])
+if os.environ.get("T2GEN_TEST_CPUS"):  # as if the machine had this many CPUs
+    p.usable_cpus = lambda: int(os.environ["T2GEN_TEST_CPUS"])
 log = sys.argv[2]
 real = p._parallel
 
@@ -50,16 +56,21 @@ main()
 
 
 def _run(
-    args: list[str], tmp_path: Path, *, min_jobs: int = 4
+    args: list[str], tmp_path: Path, *, min_jobs: int = 4, cpus: int | None = 4
 ) -> tuple[int, bytes, bytes, list[str]]:
-    """Run ``t2gen ARGS``; return (exit code, stdout, stderr, what the pool did)."""
+    """Run ``t2gen ARGS`` as if on ``cpus`` CPUs (None: this machine's); return
+    (exit code, stdout, stderr, what the pool did)."""
     log = tmp_path / "pool.log"
     log.unlink(missing_ok=True)
+    env = {key: value for key, value in os.environ.items() if key != "T2GEN_TEST_CPUS"}
+    if cpus is not None:
+        env["T2GEN_TEST_CPUS"] = str(cpus)
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(min_jobs), str(log), *args],
         cwd=tmp_path,
         capture_output=True,
         check=False,
+        env=env,
     )
     pool = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
     return done.returncode, done.stdout, done.stderr, pool
@@ -117,14 +128,16 @@ def test_without_options_the_pool_takes_one_process_per_cpu(tmp_path: Path) -> N
     files = _batch(tmp_path)
     sequential = _run(["render", "--jobs", "1", *files], tmp_path)
     code, out, err, pool = _run(
-        ["render", *files], tmp_path
-    )  # the launcher's fast path
+        ["render", *files], tmp_path, cpus=None
+    )  # the launcher's fast path, on this machine's CPUs
     assert (code, out, err) == sequential[:3]
     cpus = parallel.usable_cpus()
     assert pool == ([f"{cpus} pool"] if cpus > 1 else [])
 
 
-def test_below_the_threshold_there_is_no_pool(tmp_path: Path) -> None:
+def test_below_the_threshold_there_is_no_pool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     files = _batch(tmp_path, count=3)
     code, _, _, pool = _run(["render", "--jobs", "3", *files], tmp_path)
     assert code == 0 and pool == []
@@ -132,7 +145,10 @@ def test_below_the_threshold_there_is_no_pool(tmp_path: Path) -> None:
         parallel.plan_processes(files, None, job_object=None) == 1
     )  # below MIN_JOBS (32)
     many = [f"{index}.yaml" for index in range(parallel.MIN_JOBS)]
+    monkeypatch.setattr(parallel, "usable_cpus", lambda: 4)
     assert parallel.plan_processes(many, 1) == 1
+    assert parallel.plan_processes(many, 64) == 4  # never more than the usable CPUs
+    assert parallel.plan_processes(many, None) == 4
     assert parallel.plan_processes(many, 3) == 3
     assert parallel.plan_processes([*many, "-"], 3) == 1  # standard input: read once
     assert parallel.plan_processes(many, 3, job_object="wc.job") == 1
@@ -318,3 +334,82 @@ def test_object_checks_never_read_the_stream_and_parts_find_what_all_finds() -> 
         # Object checks give the same findings whatever else is in the stream.
         alone = [p for obj in objects for p in object_problems([obj], part="object")]
         assert alone == local
+
+
+ORPHAN_SCRIPT = """
+import os
+import signal
+import sys
+import t2gen.parallel as p
+
+p.MIN_JOBS = 2
+p.usable_cpus = lambda: 2
+real_work, real_part = p._work, p._render_part
+parent, pid_file = os.getpid(), sys.argv[1]
+
+
+def work(*args):
+    with open(pid_file + ".tmp", "w", encoding="utf-8") as file:
+        file.write(str(os.getpid()))
+    os.replace(pid_file + ".tmp", pid_file)
+    real_work(*args)
+
+
+def part(paths, settings):
+    if os.getpid() == parent:  # the parent dies before it reads anything
+        while not os.path.exists(pid_file):
+            pass
+        os.kill(parent, signal.SIGKILL)
+    return real_part(paths, settings)
+
+
+p._work, p._render_part = work, part
+sys.argv = ["t2gen", "render", *sys.argv[2:]]
+from t2gen.launch import main
+
+main()
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    except OSError:
+        return True
+    return "\nState:\tZ" in status  # exited; its new parent has not reaped it
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+def test_a_worker_ends_when_its_parent_is_killed(tmp_path: Path) -> None:
+    # More than the pipe holds (1 MiB): a worker whose parent is gone used to
+    # wait for ever on the write, holding the output pipe open.
+    env = "  env:\n" + "".join(
+        f"    - name: V{index}\n      value: {'x' * 1000}\n" for index in range(100)
+    )
+    files = _batch(
+        tmp_path,
+        count=24,
+        **{
+            f"wc_{index:02}": _job(
+                f"wc-{index:02}", **{"  jobPackage:": env + "  jobPackage:"}
+            )
+            for index in range(24)
+        },
+    )
+    pid_file = tmp_path / "worker.pid"
+    done = subprocess.run(  # no pipes: an orphan holding them would block the test
+        [sys.executable, "-c", ORPHAN_SCRIPT, str(pid_file), *files],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == -signal.SIGKILL
+    worker = int(pid_file.read_text(encoding="utf-8"))
+    deadline = time.monotonic() + 30
+    while not _gone(worker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if not _gone(worker):
+        os.kill(worker, signal.SIGKILL)
+        pytest.fail("the worker outlived its parent")

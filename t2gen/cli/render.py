@@ -97,8 +97,9 @@ def render(
             "--jobs",
             "-j",
             min=1,
-            help="Processes to render many job files with: at most N (default: one per usable CPU "
-            f"from {MIN_JOBS} job files up; 1: one process). The output is the same either way.",
+            help="Processes to render many job files with: at most N, and at most one per usable "
+            f"CPU (default: one per usable CPU from {MIN_JOBS} job files up; 1: one process). "
+            "The output is the same either way.",
             metavar="N",
         ),
     ] = None,

@@ -354,7 +354,12 @@ def load_or_generate(
                     directory / name, name[len(prefix) : -len(_SUFFIX)]
                 )
                 if data is not None:
-                    return _from_code(data, formats)
+                    try:
+                        return _from_code(data, formats)
+                    except (
+                        Exception
+                    ):  # ours, intact, yet not a validator: make it again
+                        pass
     try:
         data = _generate(schema(), formats)
     except Exception:  # Unsupported, no fastjsonschema, or a schema it cannot compile
