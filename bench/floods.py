@@ -161,9 +161,9 @@ FLOODS: dict[str, Callable[[], str]] = {
     "the same, then a tag in a list": _local_tag_in_a_list,
     "the same, then a 101-digit integer": _long_integer_at_the_end,
     "the same, then a second document": _second_document,
-    "the same, then U+2028 in a value (refused)": _yaml11_line_break,
-    "the same, U+0085 (NEL) in the first value (refused)": _next_line_first,
-    "the same, then U+2029 in a quoted value (refused)": _paragraph_separator,
+    "the same, then U+2028 in a value": _yaml11_line_break,
+    "the same, U+0085 (NEL) in the first value": _next_line_first,
+    "the same, then U+2029 in a quoted value": _paragraph_separator,
     "the same, then !!str": _core_tag("!!str x"),
     "the same, then !!int": _core_tag("!!int 5"),
     "the same, then !!float, !!bool, !!null": _core_tag(
