@@ -111,11 +111,13 @@ def _second_document() -> str:
 
 
 def _yaml11_line_break() -> str:
+    # U+0085, U+2028 and U+2029 are line breaks to YAML 1.1 and text to YAML 1.2:
+    # both readers refuse each at once (t2gen.jobfile.source.check_line_breaks).
     return _unknown_keys_at_limit() + "  y: a\u2028b\n"
 
 
 def _next_line_first() -> str:
-    # U+0085 (NEL) early in the file: YAML 1.1 breaks the line there, YAML 1.2 does not.
+    # U+0085 (NEL) early in the file: refused before the flood is read.
     return _HEAD + "  y: a\x85b\n" + _unknown_keys_at_limit()[len(_HEAD) :]
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
@@ -18,6 +19,7 @@ from t2gen.errors import ConfigError
 from t2gen.jobfile.fastload import fast_load, fast_load_doc
 from t2gen.jobfile.loader import load_config, parse_config
 from t2gen.jobfile.schema import is_valid_fast, load_schema, schema_problems
+from t2gen.jobfile.source import YAML11_LINE_BREAKS as _YAML11_BREAKS
 from t2gen.kube.yamlio import dump_yaml
 from t2gen.pipeline import validate, validate_files
 from tests.conftest import EXAMPLES, ROOT
@@ -146,13 +148,9 @@ def test_fast_reader_agrees_on_generated_job_files(
     rich = _rich(text)
     if fast is not None:
         assert fast == rich
-    # JSON reads back as itself, unless it holds raw characters YAML readers treat
-    # as control characters or line breaks (ruamel folds a raw NEL into a space).
-    if (
-        style != "block"
-        and rich is not None
-        and not re.search("[\x80-\x9f\u2028\u2029]", text)
-    ):
+    # JSON reads back as itself, unless it holds raw characters YAML readers
+    # refuse (control characters, and the YAML 1.1 line breaks U+0085, U+2028, U+2029).
+    if style != "block" and rich is not None:
         assert rich == job
 
 
@@ -380,32 +378,65 @@ def test_a_tagged_key_is_named_by_its_tag() -> None:
 
 
 @pytest.mark.parametrize(
-    "text",
-    ["a: x\u2028y\n", "a: x\u2029y\n", "a: x\x85y\nb: 1\n", 'a: "x\u2028y"\n', "a: 'x\x85y'\n",
-     "a: [x\u2028y, 'p\u2029q', r\x85s]\nb: 1\n", "a: 1\x852\n", "a: 2001-12-14\x8521:59:43\n",
-     "a: x\u2028y\u2029z\x85w\n", "a: {b: x\u2028y}\nc: [1, 2]\n",
-     "a: x\u2028y\nb: &z 1\n", "a: x\u2028y\nb: 1\nb: 2\n", "a: x\u2028y\n---\nb: 1\n",
-     "a: [x\u2028y, " + _LONG + "]\n"],
+    ("text", "where"),
+    [("a: x\u2028y\n", "1:5"), ("a: x\u2029y\n", "1:5"), ("a: b\nc: x\x85y\n", "2:5"),
+     ('a: "x\u2028y"\n', "1:6"), ("a: 'x\x85y'\n", "1:6"), ("a: [x, 'p\u2029q', r\x85s]\n", "1:10"),
+     ("a: 1\x852\n", "1:5"), ("x\u2028y: 1\n", "1:2"), ("a: # c\u2028b: 1\n", "1:7"),
+     ("# c\x85a: 1\nb: 1\n", "1:4"), ("a: |\n  x\u2028y\n", "2:4"), ("a: !x\u2028y 1\n", "1:6"),
+     ("a: x\u2028\n", "1:5"), ("a: [x,\u2028y]\n", "1:7"), ("\u2028a: 1\n", "1:1"),
+     ("a: x\r\nb: y\u2029\n", "2:5"), ("a: x\u2028y\nb: &z 1\n", "1:5"),
+     ("a: x\u2028y\nb: 1\nb: 2\n", "1:5"), ("a: x\u2028y\n---\nb: 1\n", "1:5"),
+     ("a: [x\u2028y, " + _LONG + "]\n", "1:6"), ("a: {b: x\u2028y}\nc: [1, 2]\n", "1:9"),
+     ("a: x\u2029y\u2028z\x85w\n", "1:5")],
 )  # fmt: skip
-def test_yaml11_line_breaks_inside_a_scalar_are_read_alike_by_both_readers(
-    text: str,
+def test_a_yaml11_line_break_anywhere_is_one_error_from_both_readers(
+    text: str, where: str
 ) -> None:
-    # YAML 1.2 counts no line at U+0085, U+2028 or U+2029; between two ordinary
-    # characters of a plain or quoted scalar the full reader keeps U+2028 and
-    # U+2029 and folds U+0085 into a space, and so does the fast reader.
+    # libyaml (YAML 1.1) starts a line at U+0085, U+2028 and U+2029, ruamel.yaml
+    # (YAML 1.2) does not: both readers refuse the first, counting lines at line
+    # feeds only, before anything else in the file.
     fast, full = _both(text)
-    assert fast is not None
+    code = f"U+{ord(next(c for c in text if c in _YAML11_BREAKS)):04X}"
     assert fast == full
+    assert isinstance(fast, list) and len(fast) == 1
+    assert fast[0].startswith(f"j:{where}: character {code} (")
+    assert "is read as a line break by YAML 1.1 readers such as kubectl" in fast[0]
 
 
 @pytest.mark.parametrize(
-    "text",
-    ["a: # c\u2028b\n", "a: # c\u2028b: 1\n", "a: x \u2028y\n", "a: x\u2028 y\n", "a: [x,\u2028y]\n",
-     "x\u2028y: 1\n", "a: |\n  x\u2028y\n", "a: x\u2028\n", "# c\x85a: 1\nb: 1\n", "a: !x\u2028y 1\n"],
+    ("text", "value"),
+    [('a: "x\\u2028y"\n', "x\u2028y"), ('a: "x\\Ly\\Pz\\Nw"\n', "x\u2028y\u2029z\x85w"),
+     ('a: "\\x85"\n', "\x85"), ('a: ["\\u0085", "\\u2029"]\n', ["\x85", "\u2029"]),
+     ('{"a": "x\\u2028y"}\n', "x\u2028y"), ('"k\\u2028": "\\L"\n', None)],
 )  # fmt: skip
-def test_yaml11_line_breaks_elsewhere_are_left_to_the_full_reader(text: str) -> None:
+def test_escaped_yaml11_line_breaks_keep_their_value_in_both_readers(
+    text: str, value: Any
+) -> None:
     fast, full = _both(text)
-    assert fast is None or fast == full
+    assert fast is not None
+    assert fast == full
+    data = fast[0]
+    assert data == ({"k\u2028": "\u2028"} if value is None else {"a": value})
+
+
+_BREAKS_ESCAPED = st.lists(
+    st.sampled_from(
+        ["\\N", "\\L", "\\P", "\\x85", "\\u2028", "\\u2029", "x", " ", "\\n"]
+    ),
+    max_size=20,
+).map("".join)
+
+
+@given(escaped=_BREAKS_ESCAPED)
+def test_escaped_yaml11_line_breaks_render_to_what_pyyaml_reads_back(
+    escaped: str,
+) -> None:
+    # The output escapes them again, so any YAML 1.1 reader reads the same string.
+    text = f'a: "{escaped}"\n'
+    value = parse_config(text).data["a"]
+    rendered = dump_yaml({"a": value})
+    assert not any(c in rendered for c in _YAML11_BREAKS)
+    assert yaml.safe_load(rendered) == {"a": value}
 
 
 _BREAKING = st.sampled_from(["\x85", "\u2028", "\u2029", "x", "1", " ", ":", "#", ",", "'", '"', "[", "]", "-", "\n", "!!str ", "!x "])  # fmt: skip
@@ -420,7 +451,10 @@ def test_fast_reader_agrees_on_yaml11_line_breaks_and_tags(
 ) -> None:
     text = shape.format("".join(parts))
     fast, full = _both(text)
-    if fast is not None:
+    if any(c in text for c in _YAML11_BREAKS):
+        assert fast == full
+        assert isinstance(fast, list) and len(fast) == 1
+    elif fast is not None:
         assert repr(fast) == repr(full)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -82,6 +83,20 @@ def test_every_flood_is_judged_in_a_bounded_report(label: str, tmp_path: Path) -
     assert all(line.startswith(f"{job}:") for line in lines[:MAX_REPORTED])
     if len(lines) > MAX_REPORTED:
         assert lines[-1].startswith("... and ") and lines[-1].endswith(" more problems")
+
+
+@pytest.mark.parametrize("label", [label for label in floods.FLOODS if "U+" in label])
+def test_a_flood_holding_a_yaml11_line_break_ends_in_that_one_error(
+    label: str, tmp_path: Path
+) -> None:
+    job = tmp_path / "flood.yaml"
+    job.write_text(floods.FLOODS[label](), encoding="utf-8")
+    result = runner.invoke(app, ["validate", str(job)])
+    assert result.exit_code == 1 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert re.match(
+        rf"{re.escape(str(job))}:\d+:\d+: character U\+(0085|2028|2029) ", line
+    )
 
 
 def test_a_report_past_the_bound_counts_the_rest(tmp_path: Path) -> None:

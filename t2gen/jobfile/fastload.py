@@ -9,14 +9,13 @@ ruamel's YAML 1.2 reading gives: any plain scalar that YAML 1.2 could read as
 anything but a plain string, int, float, bool or null in spellings whose
 meaning it knows, a merge key, a tag it does not know the full reader's
 reading of (``!!timestamp``, ``!!omap``, ``!!int 0x1F``), a tag and an anchor
-on one node, deep nesting, or a YAML 1.1 line break (U+0085, U+2028, U+2029)
-anywhere but between two ordinary characters of a plain or quoted value makes
-it give up (return None), and the caller falls back to the full reader, which
-also produces the error messages. YAML's own tags it reads as the full reader
-does (``!!str 5`` is "5", ``!!int "5"`` is 5, ``!!map`` and ``!!seq`` change
-nothing), and such a line break too (see :class:`t2gen.jobfile.linebreaks.LineBreakMasks`). What the full
-reader refuses in its own words, and which a flood may end in or hold
-(anchors, aliases, floods, a duplicate key, a non-string or tagged key, a local
+on one node, or deep nesting makes it give up (return None), and the caller
+falls back to the full reader, which also produces the error messages. YAML's
+own tags it reads as the full reader does (``!!str 5`` is "5", ``!!int "5"``
+is 5, ``!!map`` and ``!!seq`` change nothing). What the full reader refuses in
+its own words, and which a flood may end in or hold (a YAML 1.1 line break,
+U+0085, U+2028 or U+2029, anywhere: :func:`t2gen.jobfile.source.check_line_breaks`;
+anchors, aliases, floods, a duplicate key, a non-string or tagged key, a local
 tag such as ``!custom`` or an unknown one such as ``!!foo``, ``!!binary`` and
 ``!!set`` values, ``!!int x``, an integer of too many digits, a second
 document), this reader refuses itself, with the same message at the same
@@ -27,7 +26,7 @@ The tests compare both readers on generated files.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 
@@ -52,13 +51,11 @@ from t2gen.jobfile.source import (
     MAX_DEPTH,
     MAX_ENTRIES,
     MAX_NODES,
+    check_line_breaks,
     entries_message,
     int_message,
     nodes_message,
 )
-
-if TYPE_CHECKING:
-    from t2gen.jobfile import linebreaks
 from t2gen.jobfile.yaml12 import (
     ALIAS_MESSAGE,
     ANCHOR_MESSAGE,
@@ -113,41 +110,23 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
         ConfigError: a list or mapping of more than :data:`~t2gen.jobfile.source.MAX_ENTRIES`
             entries, or more than :data:`~t2gen.jobfile.source.MAX_NODES` values (a
             flood): reading stops there, as the full reader's does. Also what
-            the full reader refuses alike: an anchor or alias, a duplicate or
-            non-string key, a local tag, a too-long integer, a second document.
+            the full reader refuses alike: a YAML 1.1 line break, an anchor or
+            alias, a duplicate or non-string key, a local tag, a too-long
+            integer, a second document.
     """
-    masks = None
-    if "\x85" in text or "\u2028" in text or "\u2029" in text:  # YAML 1.1 breaks
-        from t2gen.jobfile import linebreaks
-
-        try:
-            masks = linebreaks.LineBreakMasks(text)
-        except GiveUp:
-            return None
     check_directives(text, path)  # as the full reader does first
+    check_line_breaks(text, path)
     positions: dict[JsonPath, tuple[int, int]] = {(): (1, 1)}
     key_positions: dict[JsonPath, tuple[int, int]] = {}
     seen = [0]  # values read so far
-    reached = [0]  # where the last event read starts (0-based), when masked
     try:
-        if masks is None:
-            events = yaml.parse(text, Loader=yaml.CSafeLoader)
-        else:
-            events = _noting(
-                yaml.parse(masks.mask(text), Loader=yaml.CSafeLoader), reached
-            )
-        data = _build(events, positions, key_positions, seen, masks)
-        if masks is not None:
-            masks.check_before(len(text))
+        events = yaml.parse(text, Loader=yaml.CSafeLoader)
+        data = _build(events, positions, key_positions, seen)
     except _Flood as flood:
-        if masks is not None and not masks.read_before(reached[0] + 1):
-            return None
         raise ConfigError(
             path=path, line=flood.line, col=flood.col, message=flood.message
         ) from None
     except _SecondDocument:
-        if masks is not None and not masks.read_before(reached[0] + 1):
-            return None
         raise ConfigError(
             path=path,
             line=second_document_line(text),
@@ -159,7 +138,6 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
             seen[0] > _REREAD_NODES
             and err.problem_mark is not None
             and "escape" not in str(err.problem)  # "\ud83d\ude00": ruamel.yaml reads it
-            and (masks is None or masks.read_before(err.problem_mark.index + 1))
         ):
             # ruamel.yaml would read every value before the error again, slowly;
             # libyaml's error has the same marks (its wording is libyaml's).
@@ -172,13 +150,6 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
     return SourceDoc(
         path=path, data=data, positions=positions, key_positions=key_positions
     )
-
-
-def _noting(events: Any, reached: list[int]) -> Any:
-    """Yield the events, noting in ``reached[0]`` where the last one starts (0-based)."""
-    for event in events:
-        reached[0] = event.start_mark.index
-        yield event
 
 
 _REREAD_NODES = 2000
@@ -198,7 +169,6 @@ def _build(
     positions: dict[JsonPath, tuple[int, int]],
     key_positions: dict[JsonPath, tuple[int, int]],
     seen: list[int],
-    masks: linebreaks.LineBreakMasks | None = None,
 ) -> dict[str, Any] | None:
     # Open containers: [dict or list, pending key (_NO_KEY) or _LIST, path, (line, col)].
     stack: list[list[Any]] = []
@@ -262,8 +232,6 @@ def _build(
                     where = (*parent[2], parent[1])
             if isinstance(event, yaml.ScalarEvent):
                 tag = event.tag
-                if masks is not None:
-                    event = masks.unmask(event, is_key)
                 if tag is not None and is_key and is_key_tag(tag):
                     # The full reader reads the key as a tagged scalar, not a
                     # string, and refuses it after every duplicate key.

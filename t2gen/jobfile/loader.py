@@ -17,6 +17,7 @@ from t2gen.jobfile.source import (
     MAX_ENTRIES,
     MAX_FILE_BYTES,
     MAX_NODES,
+    check_line_breaks,
     decode_source,
     entries_message,
     line_col,
@@ -201,6 +202,7 @@ def load_config(path: str, *, stdin: IO[bytes] | None = None) -> SourceDoc:
 def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
     """Parse job-file text (see :func:`load_config`)."""
     check_directives(text, path)
+    check_line_breaks(text, path)
     ruamel = _ruamel()
     reader = _make_yaml()
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 from typing import IO
@@ -15,6 +16,8 @@ __all__ = [
     "MAX_FILE_BYTES",
     "MAX_INT_DIGITS",
     "MAX_NODES",
+    "YAML11_LINE_BREAKS",
+    "check_line_breaks",
     "decode_source",
     "entries_message",
     "int_message",
@@ -73,6 +76,53 @@ def int_message(digits: int) -> str:
     return (
         f"this integer is too large ({digits:,} digits); t2gen reads integers of at most "
         f"{MAX_INT_DIGITS} digits, and no job field takes more than 19"
+    )
+
+
+YAML11_LINE_BREAKS = {
+    "\x85": "next line",
+    "\u2028": "line separator",
+    "\u2029": "paragraph separator",
+}
+"""The characters YAML 1.1 reads as line breaks and YAML 1.2 as text, with their Unicode names."""
+
+_YAML11_LINE_BREAK = re.compile("[\x85\u2028\u2029]")
+
+
+def check_line_breaks(text: str, path: str) -> None:
+    r"""Refuse a raw U+0085, U+2028 or U+2029 anywhere in a job file (both readers call it).
+
+    YAML 1.1 readers (libyaml and PyYAML; kubectl's go-yaml, a port of libyaml)
+    start a new line at each of these characters; YAML 1.2 (ruamel.yaml,
+    t2gen's full reader) reads them as text, and folds U+0085 into a space in
+    some places but not in others. One file would mean different things to
+    t2gen and to the tools around it, so it is refused wherever one stands (a
+    value, a key, a comment). Their escapes in a double-quoted string
+    (``"\u2028"``, ``"\x85"``, ``"\N"``, ``"\L"``, ``"\P"``) are plain text to
+    every reader and keep their value.
+
+    Args:
+        text: the decoded job file.
+        path: the file as the user named it, for the error.
+
+    Raises:
+        ConfigError: at the first such character; lines end at line feeds
+            only, as everywhere in t2gen (see :func:`line_col`), not at these.
+    """
+    # `in` rejects a character wider than any in the text without a scan (ASCII text).
+    if "\x85" not in text and "\u2028" not in text and "\u2029" not in text:
+        return
+    match = _YAML11_LINE_BREAK.search(text)
+    assert match is not None
+    line, col = line_col(text, match.start())
+    code = ord(match[0])
+    raise ConfigError(
+        path=path,
+        line=line,
+        col=col,
+        message=f"character U+{code:04X} ({YAML11_LINE_BREAKS[match[0]]}) is read as a line "
+        "break by YAML 1.1 readers such as kubectl and as text by YAML 1.2; write it as "
+        f'the escape "\\u{code:04x}" in a double-quoted string, or remove it',
     )
 
 
