@@ -21,7 +21,8 @@ class _Tee(io.TextIOBase):
         self.copy = io.StringIO()
 
     def write(self, text: str) -> int:
-        sys.__stdout__.write(text) if sys.__stdout__ else None
+        if sys.__stdout__ is not None:
+            sys.__stdout__.write(text)
         return self.copy.write(text)
 
     def flush(self) -> None:

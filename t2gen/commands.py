@@ -198,7 +198,6 @@ def run_render(
     """
 
     def body(warnings: list[Warning_]) -> None:
-        from t2gen.manifestcheck import validate_manifests
         from t2gen.output import to_helm_templates, to_json, to_yaml_stream
         from t2gen.parallel import generate_batch
 
@@ -216,6 +215,8 @@ def run_render(
             emit=emit,
         )
         if kube_validate:
+            from t2gen.manifestcheck import validate_manifests
+
             warn(
                 validate_manifests(
                     [document.obj for document in documents], kube_version

@@ -27,7 +27,7 @@ from t2gen.jobfile.fastload import fast_load, fast_load_doc
 from t2gen.jobfile.loader import parse_config
 from t2gen.jobfile.schema import load_schema
 from t2gen.jobfile.source import MAX_ENTRIES, MAX_NODES
-from tests.conftest import ROOT
+from tests.conftest import ROOT, kubectl_objects
 from tests.helpers import job_text
 
 runner = CliRunner()
@@ -53,12 +53,18 @@ def test_an_escaped_surrogate_pair_is_one_character_end_to_end(
     assert result.exit_code == 0, result.stderr
     manifest = tmp_path / "out.yaml"
     manifest.write_text(result.stdout, encoding="utf-8")
-    read = kubectl(
-        "annotate", "--local", "-f", str(manifest), "t2gen.test/x=1", "-o", "json"
+    objects = kubectl_objects(kubectl, manifest)
+    assert {"name": "MOOD", "value": "\U0001f600"} in [
+        entry
+        for obj in objects
+        if obj["kind"] == "StatefulSet"
+        for container in obj["spec"]["template"]["spec"]["containers"]
+        for entry in container.get("env", [])
+    ]
+    assert any(
+        obj["metadata"].get("annotations", {}).get("mood") == "\U0001f600!"
+        for obj in objects
     )
-    assert read.returncode == 0, read.stderr
-    assert '"value": "\U0001f600"' in read.stdout
-    assert '"mood": "\U0001f600!"' in read.stdout
 
 
 def test_surrogates_give_the_same_text_from_both_readers() -> None:
@@ -388,16 +394,12 @@ def test_env_values_reach_the_container_unchanged(tmp_path: Path, kubectl: Any) 
     assert result.exit_code == 0, result.stderr
     manifest = tmp_path / "out.yaml"
     manifest.write_text(result.stdout, encoding="utf-8")
-    read = kubectl(
-        "annotate", "--local", "-f", str(manifest), "t2gen.test/x=1", "-o", "json"
-    )
-    assert read.returncode == 0, read.stderr
-    decoder, text, index, containers = json.JSONDecoder(), read.stdout, 0, []
-    while index < len(text.rstrip()):
-        obj, index = decoder.raw_decode(text, index)
-        index += len(text[index:]) - len(text[index:].lstrip())
-        if obj.get("kind") == "StatefulSet":
-            containers += obj["spec"]["template"]["spec"]["containers"]
+    containers = [
+        container
+        for obj in kubectl_objects(kubectl, manifest)
+        if obj["kind"] == "StatefulSet"
+        for container in obj["spec"]["template"]["spec"]["containers"]
+    ]
     assert containers
     runtime = {"HOST_IP": "10.0.0.1", "A": "a", "B": "b"}
     for container in containers:
