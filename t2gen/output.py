@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from t2gen.atomicdir import exchange, fsync_directory, locked, recover
 from t2gen.errors import OutputError
 from t2gen.kube.yamlio import dump_yaml
+from t2gen.patterns import LazyPattern
 from t2gen.render.engine import RenderedDocument
 
 __all__ = [
@@ -110,7 +110,7 @@ def _sha256(data: str | bytes) -> str:
     ).hexdigest()
 
 
-_HASH_LINE = re.compile(r"^# sha256 ([0-9a-f]{64}) ([^/\\\s]+)$")
+_HASH_LINE = LazyPattern(r"^# sha256 ([0-9a-f]{64}) ([^/\\\s]+)$")
 
 
 def _kustomization(

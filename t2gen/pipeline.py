@@ -27,7 +27,6 @@ from t2gen.problems import Problem, Warning_
 from t2gen.render.context import build_context
 from t2gen.render.engine import RenderedDocument, TemplateSet, render
 from t2gen.resources import templates_dir
-from t2gen.twister2.jobobject import read_job_object
 
 __all__ = [
     "builtin_template_set",
@@ -239,11 +238,11 @@ def render_jobs(
         warnings=warnings,
         options=RuleOptions(kube_version=version),
     )
-    job_object_bytes = (
-        read_job_object(job_object, job_count=len(loaded))
-        if job_object is not None
-        else None
-    )
+    job_object_bytes = None
+    if job_object is not None:  # --job-object: rare, so imported only then
+        from t2gen.twister2.jobobject import read_job_object
+
+        job_object_bytes = read_job_object(job_object, job_count=len(loaded))
     documents: list[RenderedDocument] = []
     problems: list[Problem] = []
     for job, text in loaded:

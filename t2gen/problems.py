@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 
+from t2gen.patterns import LazyPattern
 from t2gen.record import Record
 
 __all__ = ["Problem", "Warning_", "format_json_path", "one_line"]
 
 # Characters that end a line or drive a terminal: C0 and C1 controls, DEL and
 # the Unicode line and paragraph separators.
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROLS = LazyPattern("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 

@@ -39,6 +39,19 @@ def test_the_supported_range_is_the_bundled_one() -> None:
     assert latest_schema_version() == DEFAULT_KUBE_VERSION
 
 
+def test_no_kube_version_is_the_default_one() -> None:
+    # require_kube_version(None) answers without parsing DEFAULT_KUBE_VERSION.
+    from t2gen.kube.versions import (
+        DEFAULT_KUBE_VERSION,
+        NEWEST_KUBE_VERSION,
+        parse_kube_version,
+        require_kube_version,
+    )
+
+    assert parse_kube_version(DEFAULT_KUBE_VERSION) == NEWEST_KUBE_VERSION
+    assert require_kube_version(None) == require_kube_version(DEFAULT_KUBE_VERSION)
+
+
 def test_versions() -> None:
     versions = schema_versions()
     assert versions[0] == "1.25" and versions[-1] == "1.37"

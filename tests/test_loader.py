@@ -94,8 +94,10 @@ def test_billion_laughs_is_refused_quickly() -> None:
     assert where == (1, 4) and "anchors" in message
 
 
-def test_invalid_utf8_is_located(tmp_path: Path) -> None:
-    build_file_tree(tmp_path, {"j.yaml": b"a: 1\nb: caf\xe9\n"})
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+def test_invalid_utf8_is_located(tmp_path: Path, bom: bytes) -> None:
+    # After a byte-order mark too: the byte named is the bad one, where it is.
+    build_file_tree(tmp_path, {"j.yaml": bom + b"a: 1\nb: caf\xe9\n"})
     with pytest.raises(ConfigError) as info:
         load_config(str(tmp_path / "j.yaml"))
     (problem,) = info.value.problems

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,11 +14,12 @@ from t2gen.checks.base import (
     check,
 )
 from t2gen.checks.stream import Stream, matches, namespace_of
+from t2gen.patterns import LazyPattern
 from t2gen.twister2.names import TASK_LABEL
 
 __all__ = ["node_affinity", "pod_affinity"]
 
-_INTEGER = re.compile(r"[0-9]{1,63}")
+_INTEGER = LazyPattern(r"[0-9]{1,63}")
 """A ``Gt``/``Lt`` value: a non-negative integer in digits, which is also a valid label value."""
 _NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 _POD_SELECTOR_OPERATORS = {"In", "NotIn", "Exists", "DoesNotExist"}

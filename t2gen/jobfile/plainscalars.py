@@ -18,6 +18,7 @@ import yaml
 
 from t2gen.jobfile.source import MAX_INT_DIGITS
 from t2gen.jobfile.yaml12 import key_tag_message, tag_mismatch_message
+from t2gen.patterns import LazyPattern
 
 __all__ = [
     "CORE_TAG",
@@ -43,8 +44,8 @@ CORE_TAG = "tag:yaml.org,2002:"
 
 # ruamel.yaml's YAML 1.2 implicit resolvers (ruamel/yaml/resolver.py), for
 # plain scalars: a scalar they match is not a string there.
-_BOOL_12 = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
-_FLOAT_12 = re.compile(
+_BOOL_12 = LazyPattern(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_FLOAT_12 = LazyPattern(
     r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
     |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
     |[-+]?\.[0-9_]+(?:[eE][-+][0-9]+)?
@@ -52,15 +53,18 @@ _FLOAT_12 = re.compile(
     |\.(?:nan|NaN|NAN))$""",
     re.X,
 )
-_INT_12 = re.compile(
+_INT_12 = LazyPattern(
     r"^(?:[-+]?0b[0-1_]+|[-+]?0o?[0-7_]+|[-+]?[0-9_]+|[-+]?0x[0-9a-fA-F_]+)$"
 )
-_NULL_12 = re.compile(r"^(?:~|null|Null|NULL|)$")
-_OTHER_12 = re.compile(r"^(?:<<|=)$")  # merge key and value: never in a job file
+_NULL_12 = LazyPattern(r"^(?:~|null|Null|NULL|)$")
+# Every character _FLOAT_12 or _INT_12 can match: a scalar with any other (the
+# quantity 2Gi) is a string without compiling them.
+_NUMBER_CHARACTERS = frozenset("0123456789_+-.eExXoObBabcdefABCDEFinfINFnaNA")
+_OTHER_12 = LazyPattern(r"^(?:<<|=)$")  # merge key and value: never in a job file
 
 # The spellings both readers give the same value, by construction.
-_SIMPLE_INT = re.compile(r"^-?(?:0|[1-9][0-9]*)$")
-_SIMPLE_FLOAT = re.compile(r"^-?(?:0|[1-9][0-9]*)\.[0-9]+$")
+_SIMPLE_INT = LazyPattern(r"^-?(?:0|[1-9][0-9]*)$")
+_SIMPLE_FLOAT = LazyPattern(r"^-?(?:0|[1-9][0-9]*)\.[0-9]+$")
 _SIMPLE = {"true": True, "false": False, "null": None, "~": None, "": None}
 
 
@@ -95,9 +99,9 @@ def _too_long(value: str) -> None:
         raise TooLong(digits)
 
 
-_DECIMAL_12 = re.compile(r"^[-+]?[0-9]+$")
-_BASED_INT_12 = re.compile(r"^([-+]?)0(?:x([0-9a-fA-F]+)|o([0-7]+)|b([01]+))$")
-_INF_12 = re.compile(r"^([-+]?)\.(?:inf|Inf|INF)$")
+_DECIMAL_12 = LazyPattern(r"^[-+]?[0-9]+$")
+_BASED_INT_12 = LazyPattern(r"^([-+]?)0(?:x([0-9a-fA-F]+)|o([0-7]+)|b([01]+))$")
+_INF_12 = LazyPattern(r"^([-+]?)\.(?:inf|Inf|INF)$")
 
 
 def scalar(event: yaml.ScalarEvent) -> Any:
@@ -129,8 +133,10 @@ def scalar(event: yaml.ScalarEvent) -> Any:
         return value.lower() == "true"
     if _NULL_12.match(value):
         return None
-    if value[:1] in "-+.0123456789" and (
-        _FLOAT_12.match(value) or _INT_12.match(value)
+    if (
+        value[:1] in "-+.0123456789"
+        and _NUMBER_CHARACTERS.issuperset(value)
+        and (_FLOAT_12.match(value) or _INT_12.match(value))
     ):
         return _number(value)
     return value  # a string, or a timestamp, which t2gen keeps as the string written
@@ -138,7 +144,7 @@ def scalar(event: yaml.ScalarEvent) -> Any:
 
 # Scalars of ASCII letters only (or none) that a core tag cannot read, but for
 # these spellings (ruamel/yaml/constructor.py: construct_yaml_int, _float, _bool).
-_LETTERS = re.compile(r"^[A-Za-z]*$")
+_LETTERS = LazyPattern(r"^[A-Za-z]*$")
 _MISMATCH = {
     "int": ("an integer", frozenset()),
     "float": ("a number", frozenset({"nan", "inf", "infinity"})),
@@ -226,7 +232,7 @@ def _number(value: str) -> Any:
 # own the full reader has no constructor for (``!!foo``, ``!!python/object:x``),
 # which it names in short form; it refuses either where it is
 # (``t2gen.jobfile.loader``), and so does this reader.
-LOCAL_TAG = re.compile(
+LOCAL_TAG = LazyPattern(
     r"^(?:![A-Za-z0-9_.-]+|tag:yaml\.org,2002:(?!(?:binary|bool|float|int|map|null|omap|pairs"
     r"|seq|set|str|timestamp)$)[A-Za-z0-9_./:-]+)$"
 )

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import re
 import stat
 import sys
 from typing import IO
 
 from t2gen.errors import ConfigError
+from t2gen.patterns import LazyPattern
 
 __all__ = [
     "MAX_DEPTH",
@@ -86,7 +86,7 @@ YAML11_LINE_BREAKS = {
 }
 """The characters YAML 1.1 reads as line breaks and YAML 1.2 as text, with their Unicode names."""
 
-_YAML11_LINE_BREAK = re.compile("[\x85\u2028\u2029]")
+_YAML11_LINE_BREAK = LazyPattern("[\x85\u2028\u2029]")
 
 
 def check_line_breaks(text: str, path: str) -> None:
@@ -218,13 +218,17 @@ def decode_source(path: str, raw: bytes) -> str:
     Raises:
         ConfigError: the bytes are not UTF-8; located at the first bad byte.
     """
+    start = (
+        3 if raw.startswith(b"\xef\xbb\xbf") else 0
+    )  # as "utf-8-sig", without its codec
     try:
-        return raw.decode("utf-8-sig")
+        return raw[start:].decode("utf-8")
     except UnicodeDecodeError as err:
-        line, col = line_col(raw, err.start)
+        bad = start + err.start
+        line, col = line_col(raw, bad)
         raise ConfigError(
             path=path,
             line=line,
             col=col,
-            message=f"not UTF-8 (byte 0x{raw[err.start]:02x}); save the job file as UTF-8 text",
+            message=f"not UTF-8 (byte 0x{raw[bad]:02x}); save the job file as UTF-8 text",
         ) from None

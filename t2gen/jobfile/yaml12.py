@@ -16,6 +16,7 @@ from typing import Any
 
 from t2gen.errors import ConfigError
 from t2gen.jobfile.source import MAX_DEPTH, MAX_INT_DIGITS, int_message, line_col
+from t2gen.patterns import LazyPattern
 
 __all__ = [
     "ALIAS_MESSAGE",
@@ -148,7 +149,7 @@ def tag_mismatch_message(tag: str, text: str, expected: str) -> str:
     return f"YAML tag {tag} on {text!r}, which is not {expected}; remove the tag or write {expected}"
 
 
-_YAML_DIRECTIVE = re.compile(r"^%YAML(?:[ \t]+([^ \t\r\n#]*))?", re.M)
+_YAML_DIRECTIVE = LazyPattern(r"^%YAML(?:[ \t]+([^ \t\r\n#]*))?", re.M)
 
 
 def check_directives(text: str, path: str) -> None:
@@ -161,6 +162,8 @@ def check_directives(text: str, path: str) -> None:
     Raises:
         ConfigError: at the first such directive.
     """
+    if "%YAML" not in text:  # nearly every job file: no need of the pattern
+        return
     for match in _YAML_DIRECTIVE.finditer(text):
         if match[1] != "1.2":
             line, col = line_col(text, match.start())
@@ -284,7 +287,7 @@ def error_at(
     return ConfigError(path=path, line=line, col=col, message=message)
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = LazyPattern("[\ud800-\udfff]")
 
 
 def join_surrogates(

@@ -14,13 +14,14 @@ import enum
 import re
 from decimal import ROUND_CEILING, ROUND_UP, Decimal, localcontext
 
+from t2gen.patterns import LazyPattern
 from t2gen.record import Record
 
 __all__ = ["Quantity", "QuantityFormat", "QuantityRangeError", "parse_quantity"]
 
 # Go: the number part is [+-]?[0-9]*(\.[0-9]*)?, the suffix a run of
 # [eEinumkKMGTP] then [-+]?[0-9]* (parseQuantityString).
-_QUANTITY_RE = re.compile(
+_QUANTITY_RE = LazyPattern(
     r"^([+-]?)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*[-+]?[0-9]*)$"
 )
 

@@ -4,9 +4,8 @@ kubectl parses manifests as YAML 1.1 (``sigs.k8s.io/yaml`` on go-yaml v2):
 unquoted ``yes``, ``n``, ``on``, ``0400``, ``1e3`` or ``2024-01-01`` are not
 strings there. The emitter here quotes every string whose plain form could be
 read as anything but that string, so what kubectl reads is exactly the object
-t2gen meant; the loader reads rendered templates with the same YAML 1.1 rules
-(plus go-yaml's ``y``/``n`` booleans and ``1e3`` floats), rejecting duplicate
-keys. Both use PyYAML's C implementation when it is available.
+t2gen meant; the loader reads manifests with the same YAML 1.1 rules (plus
+go-yaml's ``y``/``n`` booleans and ``1e3`` floats), refusing duplicate keys.
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from t2gen.patterns import LazyPattern
 from t2gen.record import Record
 
 __all__ = [
@@ -141,12 +141,13 @@ KubeLoader.yaml_implicit_resolvers = {
     ]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+# Compiled when a manifest is first read (`t2gen check`), not by every render.
 KubeLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:y|Y|n|N)$"), list("yYnN")
+    "tag:yaml.org,2002:bool", LazyPattern(r"^(?:y|Y|n|N)$"), list("yYnN")
 )
 KubeLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)$"),
+    LazyPattern(r"^[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)$"),
     list("-+0123456789"),
 )
 
@@ -355,10 +356,9 @@ def _emit(obj: Any) -> str:
     return stream.getvalue()
 
 
-# Characters JSON leaves raw that a YAML reader would not read back as themselves:
-# C1 controls (NEL is a line break in YAML 1.1), the Unicode line and paragraph
-# separators, the byte-order mark, surrogates and the two non-characters.
-_NOT_YAML_SAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")
+_NOT_YAML_SAFE = LazyPattern("[\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")
+"""What JSON leaves raw but YAML reads otherwise: C1 controls (NEL breaks a YAML 1.1
+line), the line and paragraph separators, the BOM, surrogates, two non-characters."""
 
 
 def _plain(text: str) -> bool:
@@ -395,4 +395,6 @@ def dump_flow(obj: Any) -> str:
         text = json.dumps(obj, ensure_ascii=False, allow_nan=False)
     except ValueError as err:
         raise TypeError(str(err)) from None
-    return _NOT_YAML_SAFE.sub(lambda match: f"\\u{ord(match[0]):04x}", text)
+    if not text.isascii() or "\x7f" in text:  # rare: ASCII needs no pattern
+        text = _NOT_YAML_SAFE.sub(lambda match: f"\\u{ord(match[0]):04x}", text)
+    return text

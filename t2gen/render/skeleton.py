@@ -27,19 +27,20 @@ import jinja2
 import yaml
 
 from t2gen.kube.yamlio import KubeLoader, is_plain
+from t2gen.patterns import LazyPattern
 from t2gen.render import environment as _environment
 
 __all__ = ["render_objects"]
 
 _TOKEN = f"t2gslot{os.urandom(6).hex()}n"
-_TOKEN_RE = re.compile(re.escape(_TOKEN) + r"([0-9]+)z")
+_TOKEN_RE = LazyPattern(re.escape(_TOKEN) + r"([0-9]+)z")
 _STR = "tag:yaml.org,2002:str"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _MERGE = "tag:yaml.org,2002:merge"
 _CACHE_SIZE = 256
 # Characters a YAML reader would not read back from JSON's text as themselves.
-_ODD = re.compile(
+_ODD = LazyPattern(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]"
 )
 _MAX_DEPTH = 64

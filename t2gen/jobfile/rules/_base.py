@@ -15,7 +15,6 @@ every problem, schema and semantic alike.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 from t2gen.jobfile.loader import JsonPath, SourceDoc
 from t2gen.kube.quantity import Quantity, parse_quantity
 from t2gen.kube.versions import DEFAULT_KUBE_VERSION, parse_kube_version
+from t2gen.patterns import LazyPattern
 from t2gen.problems import Problem, Warning_, format_json_path
 from t2gen.record import Record
 
@@ -69,7 +69,7 @@ class RuleOptions(Record):
     kube_version: tuple[int, int] = _DEFAULT_KUBE_VERSION
 
 
-_ID = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
+_ID = LazyPattern(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 
 
 class Rule(Record):
