@@ -44,7 +44,7 @@ CORE_TAG = "tag:yaml.org,2002:"
 
 # ruamel.yaml's YAML 1.2 implicit resolvers (ruamel/yaml/resolver.py), for
 # plain scalars: a scalar they match is not a string there.
-_BOOL_12 = LazyPattern(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_BOOL_12 = frozenset({"true", "True", "TRUE", "false", "False", "FALSE"})
 _FLOAT_12 = LazyPattern(
     r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
     |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
@@ -56,16 +56,19 @@ _FLOAT_12 = LazyPattern(
 _INT_12 = LazyPattern(
     r"^(?:[-+]?0b[0-1_]+|[-+]?0o?[0-7_]+|[-+]?[0-9_]+|[-+]?0x[0-9a-fA-F_]+)$"
 )
-_NULL_12 = LazyPattern(r"^(?:~|null|Null|NULL|)$")
+_NULL_12 = frozenset({"~", "null", "Null", "NULL", ""})
 # Every character _FLOAT_12 or _INT_12 can match: a scalar with any other (the
 # quantity 2Gi) is a string without compiling them.
 _NUMBER_CHARACTERS = frozenset("0123456789_+-.eExXoObBabcdefABCDEFinfINFnaNA")
-_OTHER_12 = LazyPattern(r"^(?:<<|=)$")  # merge key and value: never in a job file
+_OTHER_12 = frozenset({"<<", "="})  # merge key and value: never in a job file
+# (Sets where ruamel.yaml has a `^(?:...)$` pattern: a plain scalar never ends
+# in a line break, so matching one is being one of these spellings.)
 
 # The spellings both readers give the same value, by construction.
 _SIMPLE_INT = LazyPattern(r"^-?(?:0|[1-9][0-9]*)$")
 _SIMPLE_FLOAT = LazyPattern(r"^-?(?:0|[1-9][0-9]*)\.[0-9]+$")
 _SIMPLE = {"true": True, "false": False, "null": None, "~": None, "": None}
+_SIMPLE_START = frozenset("-0123456789")
 
 
 class GiveUp(Exception):
@@ -120,18 +123,19 @@ def scalar(event: yaml.ScalarEvent) -> Any:
         return value
     if value in _SIMPLE:
         return _SIMPLE[value]
-    if _SIMPLE_INT.match(value):
-        _too_long(value)
-        return int(value)
-    if _SIMPLE_FLOAT.match(value):
-        return float(value)
+    if value[:1] in _SIMPLE_START:
+        if _SIMPLE_INT.match(value):
+            _too_long(value)
+            return int(value)
+        if _SIMPLE_FLOAT.match(value):
+            return float(value)
     if value == "=":
         return value  # YAML 1.2: a string (the full reader reads it so too)
-    if _OTHER_12.match(value):
+    if value in _OTHER_12:
         raise GiveUp  # "<<": a merge key where it is a key
-    if _BOOL_12.match(value):
+    if value in _BOOL_12:
         return value.lower() == "true"
-    if _NULL_12.match(value):
+    if value in _NULL_12:
         return None
     if (
         value[:1] in "-+.0123456789"

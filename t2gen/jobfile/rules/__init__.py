@@ -25,7 +25,7 @@ run ``make docs``.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from t2gen.jobfile.loader import SourceDoc
 
@@ -52,6 +52,7 @@ from t2gen.jobfile.rules._base import REGISTRY, Rule, RuleOptions
 from t2gen.jobfile.rules.size import MAX_ENV_ENTRIES
 from t2gen.jobfile.rules.workers import MAX_TOTAL_WORKERS
 from t2gen.problems import Problem, Warning_
+from t2gen.record import Record
 
 __all__ = [
     "MAX_ENV_ENTRIES",
@@ -66,7 +67,7 @@ __all__ = [
 ]
 
 
-class RuleFindings(NamedTuple):
+class RuleFindings(Record):
     """What the rules found in one job document.
 
     Attributes:
