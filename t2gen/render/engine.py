@@ -186,11 +186,6 @@ def render(
             Kubernetes object; the message names the template and line.
     """
     environment = make_environment(template_set.search_path())
-    filenames = {
-        str(path)
-        for directory in template_set.search_path()
-        for path in directory.glob("*.j2")
-    }
     documents: list[RenderedDocument] = []
     # Overlay templates (and partials they replace) may do anything with what a
     # `{{ }}` wrote, so with overlays every template's text is parsed.
@@ -216,6 +211,11 @@ def render(
             KeyError,
             AttributeError,
         ) as err:
+            filenames = {  # listed only when a template fails
+                str(path)
+                for directory in template_set.search_path()
+                for path in directory.glob("*.j2")
+            }
             filename, line = _template_line(err, filenames)
             where = label if filename is None else _label(Path(filename).name, label)
             raise TemplateError(
