@@ -32,7 +32,7 @@ class LazyPattern:
 
     Raises:
         re.error: on first use, if ``pattern`` is not a valid expression (a
-            test compiles every module-level pattern, so none ships broken).
+            test compiles every one a module holds by name, so none ships broken).
     """
 
     __slots__ = ("_compiled", "flags", "pattern")

@@ -103,6 +103,11 @@ def test_invalid_utf8_is_located(tmp_path: Path, bom: bytes) -> None:
     (problem,) = info.value.problems
     assert (problem.line, problem.col) == (2, 7)
     assert "not UTF-8 (byte 0xe9)" in problem.message
+    build_file_tree(tmp_path, {"k.yaml": bom + b"# caf\xe9\n"})
+    with pytest.raises(ConfigError) as info:
+        load_config(str(tmp_path / "k.yaml"))
+    (problem,) = info.value.problems
+    assert (problem.line, problem.col) == (1, 6)  # a BOM takes no column
 
 
 def test_file_errors(tmp_path: Path) -> None:

@@ -32,11 +32,31 @@ class _LazyPattern:
 
 from decimal import Decimal
 import re
-REGEX_PATTERNS = {'^[^\\s\\u0000-\\u001f\\u007f]+$': _LazyPattern('^[^\\s\\u0000-\\u001f\\u007f]+\\Z'), '^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$': _LazyPattern('^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?\\Z'), '^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+$': _LazyPattern('^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+\\Z'), '^[A-Za-z0-9._+-]+$': _LazyPattern('^[A-Za-z0-9._+-]+\\Z'), '^[-._a-zA-Z][-._a-zA-Z0-9]*$': _LazyPattern('^[-._a-zA-Z][-._a-zA-Z0-9]*\\Z'), '^[^\\u0000]*$': _LazyPattern('^[^\\u0000]*\\Z'), '^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)$': _LazyPattern('^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)\\Z'), '^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)$': _LazyPattern('^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)\\Z'), '^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$': _LazyPattern('^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?\\Z'), '^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?$': _LazyPattern('^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?\\Z'), '^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?!-))*[a-z0-9]$|^[a-z]$': _LazyPattern('^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?!-))*[a-z0-9]\\Z|^[a-z]\\Z'), '^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$': _LazyPattern('^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?\\Z'), '^((?=[^/]{1,253}/)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$': _LazyPattern('^((?=[^/]{1,253}/)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?\\Z'), '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$': _LazyPattern('^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*\\Z'), '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$': _LazyPattern('^[a-z0-9]([-a-z0-9]*[a-z0-9])?\\Z'), '^[a-z]([-a-z0-9]*[a-z0-9])?$': _LazyPattern('^[a-z]([-a-z0-9]*[a-z0-9])?\\Z')}
+
+
+REGEX_PATTERNS = {
+    '^[^\\s\\u0000-\\u001f\\u007f]+$': _LazyPattern('^[^\\s\\u0000-\\u001f\\u007f]+\\Z'),
+    '^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$': _LazyPattern('^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?\\Z'),
+    '^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+$': _LazyPattern('^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+\\Z'),
+    '^[A-Za-z0-9._+-]+$': _LazyPattern('^[A-Za-z0-9._+-]+\\Z'),
+    '^[-._a-zA-Z][-._a-zA-Z0-9]*$': _LazyPattern('^[-._a-zA-Z][-._a-zA-Z0-9]*\\Z'),
+    '^[^\\u0000]*$': _LazyPattern('^[^\\u0000]*\\Z'),
+    '^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)$': _LazyPattern('^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)\\Z'),
+    '^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)$': _LazyPattern('^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)\\Z'),
+    '^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$': _LazyPattern('^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?\\Z'),
+    '^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?$': _LazyPattern('^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?\\Z'),
+    '^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?!-))*[a-z0-9]$|^[a-z]$': _LazyPattern('^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?!-))*[a-z0-9]\\Z|^[a-z]\\Z'),
+    '^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$': _LazyPattern('^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?\\Z'),
+    '^((?=[^/]{1,253}/)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$': _LazyPattern('^((?=[^/]{1,253}/)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?\\Z'),
+    '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$': _LazyPattern('^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*\\Z'),
+    '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$': _LazyPattern('^[a-z0-9]([-a-z0-9]*[a-z0-9])?\\Z'),
+    '^[a-z]([-a-z0-9]*[a-z0-9])?$': _LazyPattern('^[a-z]([-a-z0-9]*[a-z0-9])?\\Z')
+}
+
 NoneType = type(None)
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, dict):
+    if not isinstance(data, (dict)):
         raise JsonSchemaValueException(rule='type')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
@@ -44,20 +64,20 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
         if data__missing_keys:
             raise JsonSchemaValueException(rule='required')
         data_keys = set(data.keys())
-        if 'apiVersion' in data_keys:
-            data_keys.remove('apiVersion')
-            data__apiVersion = data['apiVersion']
+        if "apiVersion" in data_keys:
+            data_keys.remove("apiVersion")
+            data__apiVersion = data["apiVersion"]
             if not (isinstance(data__apiVersion, str) and data__apiVersion == 't2gen/v1'):
                 raise JsonSchemaValueException(rule='const')
-        if 'kind' in data_keys:
-            data_keys.remove('kind')
-            data__kind = data['kind']
+        if "kind" in data_keys:
+            data_keys.remove("kind")
+            data__kind = data["kind"]
             if not (isinstance(data__kind, str) and data__kind == 'Twister2Job'):
                 raise JsonSchemaValueException(rule='const')
-        if 'metadata' in data_keys:
-            data_keys.remove('metadata')
-            data__metadata = data['metadata']
-            if not isinstance(data__metadata, dict):
+        if "metadata" in data_keys:
+            data_keys.remove("metadata")
+            data__metadata = data["metadata"]
+            if not isinstance(data__metadata, (dict)):
                 raise JsonSchemaValueException(rule='type')
             data__metadata_is_dict = isinstance(data__metadata, dict)
             if data__metadata_is_dict:
@@ -65,28 +85,28 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                 if data__metadata__missing_keys:
                     raise JsonSchemaValueException(rule='required')
                 data__metadata_keys = set(data__metadata.keys())
-                if 'name' in data__metadata_keys:
-                    data__metadata_keys.remove('name')
-                    data__metadata__name = data__metadata['name']
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_jobname(data__metadata__name, custom_formats, (name_prefix or 'data') + '.metadata.name')
-                if 'namespace' in data__metadata_keys:
-                    data__metadata_keys.remove('namespace')
-                    data__metadata__namespace = data__metadata['namespace']
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123label(data__metadata__namespace, custom_formats, (name_prefix or 'data') + '.metadata.namespace')
-                if 'labels' in data__metadata_keys:
-                    data__metadata_keys.remove('labels')
-                    data__metadata__labels = data__metadata['labels']
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelmap(data__metadata__labels, custom_formats, (name_prefix or 'data') + '.metadata.labels')
-                if 'annotations' in data__metadata_keys:
-                    data__metadata_keys.remove('annotations')
-                    data__metadata__annotations = data__metadata['annotations']
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_annotationmap(data__metadata__annotations, custom_formats, (name_prefix or 'data') + '.metadata.annotations')
+                if "name" in data__metadata_keys:
+                    data__metadata_keys.remove("name")
+                    data__metadata__name = data__metadata["name"]
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_jobname(data__metadata__name, custom_formats, (name_prefix or "data") + ".metadata.name")
+                if "namespace" in data__metadata_keys:
+                    data__metadata_keys.remove("namespace")
+                    data__metadata__namespace = data__metadata["namespace"]
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123label(data__metadata__namespace, custom_formats, (name_prefix or "data") + ".metadata.namespace")
+                if "labels" in data__metadata_keys:
+                    data__metadata_keys.remove("labels")
+                    data__metadata__labels = data__metadata["labels"]
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelmap(data__metadata__labels, custom_formats, (name_prefix or "data") + ".metadata.labels")
+                if "annotations" in data__metadata_keys:
+                    data__metadata_keys.remove("annotations")
+                    data__metadata__annotations = data__metadata["annotations"]
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_annotationmap(data__metadata__annotations, custom_formats, (name_prefix or "data") + ".metadata.annotations")
                 if data__metadata_keys:
                     raise JsonSchemaValueException(rule='additionalProperties')
-        if 'spec' in data_keys:
-            data_keys.remove('spec')
-            data__spec = data['spec']
-            if not isinstance(data__spec, dict):
+        if "spec" in data_keys:
+            data_keys.remove("spec")
+            data__spec = data["spec"]
+            if not isinstance(data__spec, (dict)):
                 raise JsonSchemaValueException(rule='type')
             data__spec_is_dict = isinstance(data__spec, dict)
             if data__spec_is_dict:
@@ -94,10 +114,10 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                 if data__spec__missing_keys:
                     raise JsonSchemaValueException(rule='required')
                 data__spec_keys = set(data__spec.keys())
-                if 'image' in data__spec_keys:
-                    data__spec_keys.remove('image')
-                    data__spec__image = data__spec['image']
-                    if not isinstance(data__spec__image, str):
+                if "image" in data__spec_keys:
+                    data__spec_keys.remove("image")
+                    data__spec__image = data__spec["image"]
+                    if not isinstance(data__spec__image, (str)):
                         raise JsonSchemaValueException(rule='type')
                     if isinstance(data__spec__image, str):
                         data__spec__image_len = len(data__spec__image)
@@ -105,14 +125,14 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                             raise JsonSchemaValueException(rule='maxLength')
                         if not REGEX_PATTERNS['^[^\\s\\u0000-\\u001f\\u007f]+$'].search(data__spec__image):
                             raise JsonSchemaValueException(rule='pattern')
-                if 'imagePullPolicy' in data__spec_keys:
-                    data__spec_keys.remove('imagePullPolicy')
-                    data__spec__imagePullPolicy = data__spec['imagePullPolicy']
-                    if not (isinstance(data__spec__imagePullPolicy, str) and data__spec__imagePullPolicy == 'Always' or (isinstance(data__spec__imagePullPolicy, str) and data__spec__imagePullPolicy == 'IfNotPresent') or (isinstance(data__spec__imagePullPolicy, str) and data__spec__imagePullPolicy == 'Never')):
+                if "imagePullPolicy" in data__spec_keys:
+                    data__spec_keys.remove("imagePullPolicy")
+                    data__spec__imagePullPolicy = data__spec["imagePullPolicy"]
+                    if not (isinstance(data__spec__imagePullPolicy, str) and data__spec__imagePullPolicy == 'Always' or isinstance(data__spec__imagePullPolicy, str) and data__spec__imagePullPolicy == 'IfNotPresent' or isinstance(data__spec__imagePullPolicy, str) and data__spec__imagePullPolicy == 'Never'):
                         raise JsonSchemaValueException(rule='enum')
-                if 'imagePullSecrets' in data__spec_keys:
-                    data__spec_keys.remove('imagePullSecrets')
-                    data__spec__imagePullSecrets = data__spec['imagePullSecrets']
+                if "imagePullSecrets" in data__spec_keys:
+                    data__spec_keys.remove("imagePullSecrets")
+                    data__spec__imagePullSecrets = data__spec["imagePullSecrets"]
                     if not isinstance(data__spec__imagePullSecrets, (list, tuple)):
                         raise JsonSchemaValueException(rule='type')
                     data__spec__imagePullSecrets_is_list = isinstance(data__spec__imagePullSecrets, (list, tuple))
@@ -120,16 +140,14 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         data__spec__imagePullSecrets_len = len(data__spec__imagePullSecrets)
                         if data__spec__imagePullSecrets_len > 64:
                             raise JsonSchemaValueException(rule='maxItems')
-
-                        def fn(var):
-                            return frozenset(dict(((k, fn(v)) for k, v in var.items())).items()) if hasattr(var, 'items') else tuple((fn(v) for v in var)) if isinstance(var, (dict, list)) else (bool, var) if isinstance(var, bool) else var
-                        if data__spec__imagePullSecrets_len > len(set((fn(data__spec__imagePullSecrets_x) for data__spec__imagePullSecrets_x in data__spec__imagePullSecrets))):
+                        def fn(var): return frozenset(dict((k, fn(v)) for k, v in var.items()).items()) if hasattr(var, "items") else tuple(fn(v) for v in var) if isinstance(var, (dict, list)) else (bool, var) if isinstance(var, bool) else var
+                        if data__spec__imagePullSecrets_len > len(set(fn(data__spec__imagePullSecrets_x) for data__spec__imagePullSecrets_x in data__spec__imagePullSecrets)):
                             raise JsonSchemaValueException(rule='uniqueItems')
                         for data__spec__imagePullSecrets_x, data__spec__imagePullSecrets_item in enumerate(data__spec__imagePullSecrets):
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__imagePullSecrets_item, custom_formats, (name_prefix or 'data') + '.spec.imagePullSecrets[{data__spec__imagePullSecrets_x}]'.format(**locals()))
-                if 'workers' in data__spec_keys:
-                    data__spec_keys.remove('workers')
-                    data__spec__workers = data__spec['workers']
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__imagePullSecrets_item, custom_formats, (name_prefix or "data") + ".spec.imagePullSecrets[{data__spec__imagePullSecrets_x}]".format(**locals()))
+                if "workers" in data__spec_keys:
+                    data__spec_keys.remove("workers")
+                    data__spec__workers = data__spec["workers"]
                     if not isinstance(data__spec__workers, (list, tuple)):
                         raise JsonSchemaValueException(rule='type')
                     data__spec__workers_is_list = isinstance(data__spec__workers, (list, tuple))
@@ -140,59 +158,59 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         if data__spec__workers_len > 50:
                             raise JsonSchemaValueException(rule='maxItems')
                         for data__spec__workers_x, data__spec__workers_item in enumerate(data__spec__workers):
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_workergroup(data__spec__workers_item, custom_formats, (name_prefix or 'data') + '.spec.workers[{data__spec__workers_x}]'.format(**locals()))
-                if 'bindWorkersToCpu' in data__spec_keys:
-                    data__spec_keys.remove('bindWorkersToCpu')
-                    data__spec__bindWorkersToCpu = data__spec['bindWorkersToCpu']
-                    if not isinstance(data__spec__bindWorkersToCpu, bool):
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_workergroup(data__spec__workers_item, custom_formats, (name_prefix or "data") + ".spec.workers[{data__spec__workers_x}]".format(**locals()))
+                if "bindWorkersToCpu" in data__spec_keys:
+                    data__spec_keys.remove("bindWorkersToCpu")
+                    data__spec__bindWorkersToCpu = data__spec["bindWorkersToCpu"]
+                    if not isinstance(data__spec__bindWorkersToCpu, (bool)):
                         raise JsonSchemaValueException(rule='type')
-                if 'placement' in data__spec_keys:
-                    data__spec_keys.remove('placement')
-                    data__spec__placement = data__spec['placement']
-                    if not isinstance(data__spec__placement, dict):
+                if "placement" in data__spec_keys:
+                    data__spec_keys.remove("placement")
+                    data__spec__placement = data__spec["placement"]
+                    if not isinstance(data__spec__placement, (dict)):
                         raise JsonSchemaValueException(rule='type')
                     data__spec__placement_is_dict = isinstance(data__spec__placement, dict)
                     if data__spec__placement_is_dict:
                         data__spec__placement_keys = set(data__spec__placement.keys())
-                        if 'nodeAffinity' in data__spec__placement_keys:
-                            data__spec__placement_keys.remove('nodeAffinity')
-                            data__spec__placement__nodeAffinity = data__spec__placement['nodeAffinity']
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeaffinity(data__spec__placement__nodeAffinity, custom_formats, (name_prefix or 'data') + '.spec.placement.nodeAffinity')
-                        if 'nodeSelector' in data__spec__placement_keys:
-                            data__spec__placement_keys.remove('nodeSelector')
-                            data__spec__placement__nodeSelector = data__spec__placement['nodeSelector']
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselector(data__spec__placement__nodeSelector, custom_formats, (name_prefix or 'data') + '.spec.placement.nodeSelector')
-                        if 'tolerations' in data__spec__placement_keys:
-                            data__spec__placement_keys.remove('tolerations')
-                            data__spec__placement__tolerations = data__spec__placement['tolerations']
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_tolerations(data__spec__placement__tolerations, custom_formats, (name_prefix or 'data') + '.spec.placement.tolerations')
-                        if 'uniform' in data__spec__placement_keys:
-                            data__spec__placement_keys.remove('uniform')
-                            data__spec__placement__uniform = data__spec__placement['uniform']
-                            if not (isinstance(data__spec__placement__uniform, str) and data__spec__placement__uniform == 'none' or (isinstance(data__spec__placement__uniform, str) and data__spec__placement__uniform == 'all-same-node') or (isinstance(data__spec__placement__uniform, str) and data__spec__placement__uniform == 'all-separate-nodes')):
+                        if "nodeAffinity" in data__spec__placement_keys:
+                            data__spec__placement_keys.remove("nodeAffinity")
+                            data__spec__placement__nodeAffinity = data__spec__placement["nodeAffinity"]
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeaffinity(data__spec__placement__nodeAffinity, custom_formats, (name_prefix or "data") + ".spec.placement.nodeAffinity")
+                        if "nodeSelector" in data__spec__placement_keys:
+                            data__spec__placement_keys.remove("nodeSelector")
+                            data__spec__placement__nodeSelector = data__spec__placement["nodeSelector"]
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselector(data__spec__placement__nodeSelector, custom_formats, (name_prefix or "data") + ".spec.placement.nodeSelector")
+                        if "tolerations" in data__spec__placement_keys:
+                            data__spec__placement_keys.remove("tolerations")
+                            data__spec__placement__tolerations = data__spec__placement["tolerations"]
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_tolerations(data__spec__placement__tolerations, custom_formats, (name_prefix or "data") + ".spec.placement.tolerations")
+                        if "uniform" in data__spec__placement_keys:
+                            data__spec__placement_keys.remove("uniform")
+                            data__spec__placement__uniform = data__spec__placement["uniform"]
+                            if not (isinstance(data__spec__placement__uniform, str) and data__spec__placement__uniform == 'none' or isinstance(data__spec__placement__uniform, str) and data__spec__placement__uniform == 'all-same-node' or isinstance(data__spec__placement__uniform, str) and data__spec__placement__uniform == 'all-separate-nodes'):
                                 raise JsonSchemaValueException(rule='enum')
                         if data__spec__placement_keys:
                             raise JsonSchemaValueException(rule='additionalProperties')
-                if 'network' in data__spec_keys:
-                    data__spec_keys.remove('network')
-                    data__spec__network = data__spec['network']
-                    if not isinstance(data__spec__network, dict):
+                if "network" in data__spec_keys:
+                    data__spec_keys.remove("network")
+                    data__spec__network = data__spec["network"]
+                    if not isinstance(data__spec__network, (dict)):
                         raise JsonSchemaValueException(rule='type')
                     data__spec__network_is_dict = isinstance(data__spec__network, dict)
                     if data__spec__network_is_dict:
                         data__spec__network_keys = set(data__spec__network.keys())
-                        if 'basePort' in data__spec__network_keys:
-                            data__spec__network_keys.remove('basePort')
-                            data__spec__network__basePort = data__spec__network['basePort']
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_port(data__spec__network__basePort, custom_formats, (name_prefix or 'data') + '.spec.network.basePort')
-                        if 'protocol' in data__spec__network_keys:
-                            data__spec__network_keys.remove('protocol')
-                            data__spec__network__protocol = data__spec__network['protocol']
-                            if not (isinstance(data__spec__network__protocol, str) and data__spec__network__protocol == 'TCP' or (isinstance(data__spec__network__protocol, str) and data__spec__network__protocol == 'UDP') or (isinstance(data__spec__network__protocol, str) and data__spec__network__protocol == 'SCTP')):
+                        if "basePort" in data__spec__network_keys:
+                            data__spec__network_keys.remove("basePort")
+                            data__spec__network__basePort = data__spec__network["basePort"]
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_port(data__spec__network__basePort, custom_formats, (name_prefix or "data") + ".spec.network.basePort")
+                        if "protocol" in data__spec__network_keys:
+                            data__spec__network_keys.remove("protocol")
+                            data__spec__network__protocol = data__spec__network["protocol"]
+                            if not (isinstance(data__spec__network__protocol, str) and data__spec__network__protocol == 'TCP' or isinstance(data__spec__network__protocol, str) and data__spec__network__protocol == 'UDP' or isinstance(data__spec__network__protocol, str) and data__spec__network__protocol == 'SCTP'):
                                 raise JsonSchemaValueException(rule='enum')
-                        if 'additionalPorts' in data__spec__network_keys:
-                            data__spec__network_keys.remove('additionalPorts')
-                            data__spec__network__additionalPorts = data__spec__network['additionalPorts']
+                        if "additionalPorts" in data__spec__network_keys:
+                            data__spec__network_keys.remove("additionalPorts")
+                            data__spec__network__additionalPorts = data__spec__network["additionalPorts"]
                             if not isinstance(data__spec__network__additionalPorts, (list, tuple)):
                                 raise JsonSchemaValueException(rule='type')
                             data__spec__network__additionalPorts_is_list = isinstance(data__spec__network__additionalPorts, (list, tuple))
@@ -200,32 +218,30 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                 data__spec__network__additionalPorts_len = len(data__spec__network__additionalPorts)
                                 if data__spec__network__additionalPorts_len > 32:
                                     raise JsonSchemaValueException(rule='maxItems')
-
-                                def fn(var):
-                                    return frozenset(dict(((k, fn(v)) for k, v in var.items())).items()) if hasattr(var, 'items') else tuple((fn(v) for v in var)) if isinstance(var, (dict, list)) else (bool, var) if isinstance(var, bool) else var
-                                if data__spec__network__additionalPorts_len > len(set((fn(data__spec__network__additionalPorts_x) for data__spec__network__additionalPorts_x in data__spec__network__additionalPorts))):
+                                def fn(var): return frozenset(dict((k, fn(v)) for k, v in var.items()).items()) if hasattr(var, "items") else tuple(fn(v) for v in var) if isinstance(var, (dict, list)) else (bool, var) if isinstance(var, bool) else var
+                                if data__spec__network__additionalPorts_len > len(set(fn(data__spec__network__additionalPorts_x) for data__spec__network__additionalPorts_x in data__spec__network__additionalPorts)):
                                     raise JsonSchemaValueException(rule='uniqueItems')
                                 for data__spec__network__additionalPorts_x, data__spec__network__additionalPorts_item in enumerate(data__spec__network__additionalPorts):
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_portname(data__spec__network__additionalPorts_item, custom_formats, (name_prefix or 'data') + '.spec.network.additionalPorts[{data__spec__network__additionalPorts_x}]'.format(**locals()))
-                        if 'service' in data__spec__network_keys:
-                            data__spec__network_keys.remove('service')
-                            data__spec__network__service = data__spec__network['service']
-                            if not isinstance(data__spec__network__service, dict):
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_portname(data__spec__network__additionalPorts_item, custom_formats, (name_prefix or "data") + ".spec.network.additionalPorts[{data__spec__network__additionalPorts_x}]".format(**locals()))
+                        if "service" in data__spec__network_keys:
+                            data__spec__network_keys.remove("service")
+                            data__spec__network__service = data__spec__network["service"]
+                            if not isinstance(data__spec__network__service, (dict)):
                                 raise JsonSchemaValueException(rule='type')
                             data__spec__network__service_is_dict = isinstance(data__spec__network__service, dict)
                             if data__spec__network__service_is_dict:
                                 data__spec__network__service_keys = set(data__spec__network__service.keys())
-                                if 'type' in data__spec__network__service_keys:
-                                    data__spec__network__service_keys.remove('type')
-                                    data__spec__network__service__type = data__spec__network__service['type']
-                                    if not (isinstance(data__spec__network__service__type, str) and data__spec__network__service__type == 'Headless' or (isinstance(data__spec__network__service__type, str) and data__spec__network__service__type == 'NodePort')):
+                                if "type" in data__spec__network__service_keys:
+                                    data__spec__network__service_keys.remove("type")
+                                    data__spec__network__service__type = data__spec__network__service["type"]
+                                    if not (isinstance(data__spec__network__service__type, str) and data__spec__network__service__type == 'Headless' or isinstance(data__spec__network__service__type, str) and data__spec__network__service__type == 'NodePort'):
                                         raise JsonSchemaValueException(rule='enum')
-                                if 'nodePort' in data__spec__network__service_keys:
-                                    data__spec__network__service_keys.remove('nodePort')
-                                    data__spec__network__service__nodePort = data__spec__network__service['nodePort']
-                                    if not isinstance(data__spec__network__service__nodePort, int) or isinstance(data__spec__network__service__nodePort, bool):
+                                if "nodePort" in data__spec__network__service_keys:
+                                    data__spec__network__service_keys.remove("nodePort")
+                                    data__spec__network__service__nodePort = data__spec__network__service["nodePort"]
+                                    if not isinstance(data__spec__network__service__nodePort, (int)) or isinstance(data__spec__network__service__nodePort, bool):
                                         raise JsonSchemaValueException(rule='type')
-                                    if isinstance(data__spec__network__service__nodePort, (int, float, Decimal)) and (not isinstance(data__spec__network__service__nodePort, bool)):
+                                    if isinstance(data__spec__network__service__nodePort, (int, float, Decimal)) and not isinstance(data__spec__network__service__nodePort, bool):
                                         if data__spec__network__service__nodePort < 30000:
                                             raise JsonSchemaValueException(rule='minimum')
                                         if data__spec__network__service__nodePort > 32767:
@@ -234,23 +250,23 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                     raise JsonSchemaValueException(rule='additionalProperties')
                         if data__spec__network_keys:
                             raise JsonSchemaValueException(rule='additionalProperties')
-                if 'jobMaster' in data__spec_keys:
-                    data__spec_keys.remove('jobMaster')
-                    data__spec__jobMaster = data__spec['jobMaster']
-                    if not isinstance(data__spec__jobMaster, dict):
+                if "jobMaster" in data__spec_keys:
+                    data__spec_keys.remove("jobMaster")
+                    data__spec__jobMaster = data__spec["jobMaster"]
+                    if not isinstance(data__spec__jobMaster, (dict)):
                         raise JsonSchemaValueException(rule='type')
                     data__spec__jobMaster_is_dict = isinstance(data__spec__jobMaster, dict)
                     if data__spec__jobMaster_is_dict:
                         data__spec__jobMaster_keys = set(data__spec__jobMaster.keys())
-                        if 'enabled' in data__spec__jobMaster_keys:
-                            data__spec__jobMaster_keys.remove('enabled')
-                            data__spec__jobMaster__enabled = data__spec__jobMaster['enabled']
-                            if not isinstance(data__spec__jobMaster__enabled, bool):
+                        if "enabled" in data__spec__jobMaster_keys:
+                            data__spec__jobMaster_keys.remove("enabled")
+                            data__spec__jobMaster__enabled = data__spec__jobMaster["enabled"]
+                            if not isinstance(data__spec__jobMaster__enabled, (bool)):
                                 raise JsonSchemaValueException(rule='type')
-                        if 'address' in data__spec__jobMaster_keys:
-                            data__spec__jobMaster_keys.remove('address')
-                            data__spec__jobMaster__address = data__spec__jobMaster['address']
-                            if not isinstance(data__spec__jobMaster__address, str):
+                        if "address" in data__spec__jobMaster_keys:
+                            data__spec__jobMaster_keys.remove("address")
+                            data__spec__jobMaster__address = data__spec__jobMaster["address"]
+                            if not isinstance(data__spec__jobMaster__address, (str)):
                                 raise JsonSchemaValueException(rule='type')
                             if isinstance(data__spec__jobMaster__address, str):
                                 data__spec__jobMaster__address_len = len(data__spec__jobMaster__address)
@@ -258,131 +274,131 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                     raise JsonSchemaValueException(rule='maxLength')
                                 if not REGEX_PATTERNS['^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$'].search(data__spec__jobMaster__address):
                                     raise JsonSchemaValueException(rule='pattern')
-                        if 'cpu' in data__spec__jobMaster_keys:
-                            data__spec__jobMaster_keys.remove('cpu')
-                            data__spec__jobMaster__cpu = data__spec__jobMaster['cpu']
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpu(data__spec__jobMaster__cpu, custom_formats, (name_prefix or 'data') + '.spec.jobMaster.cpu')
-                        if 'memory' in data__spec__jobMaster_keys:
-                            data__spec__jobMaster_keys.remove('memory')
-                            data__spec__jobMaster__memory = data__spec__jobMaster['memory']
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__jobMaster__memory, custom_formats, (name_prefix or 'data') + '.spec.jobMaster.memory')
-                        if 'cpuLimit' in data__spec__jobMaster_keys:
-                            data__spec__jobMaster_keys.remove('cpuLimit')
-                            data__spec__jobMaster__cpuLimit = data__spec__jobMaster['cpuLimit']
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpulimit(data__spec__jobMaster__cpuLimit, custom_formats, (name_prefix or 'data') + '.spec.jobMaster.cpuLimit')
-                        if 'memoryLimit' in data__spec__jobMaster_keys:
-                            data__spec__jobMaster_keys.remove('memoryLimit')
-                            data__spec__jobMaster__memoryLimit = data__spec__jobMaster['memoryLimit']
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_memorylimit(data__spec__jobMaster__memoryLimit, custom_formats, (name_prefix or 'data') + '.spec.jobMaster.memoryLimit')
-                        if 'port' in data__spec__jobMaster_keys:
-                            data__spec__jobMaster_keys.remove('port')
-                            data__spec__jobMaster__port = data__spec__jobMaster['port']
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_port(data__spec__jobMaster__port, custom_formats, (name_prefix or 'data') + '.spec.jobMaster.port')
-                        if 'volatileDisk' in data__spec__jobMaster_keys:
-                            data__spec__jobMaster_keys.remove('volatileDisk')
-                            data__spec__jobMaster__volatileDisk = data__spec__jobMaster['volatileDisk']
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__jobMaster__volatileDisk, custom_formats, (name_prefix or 'data') + '.spec.jobMaster.volatileDisk')
-                        if 'persistentDisk' in data__spec__jobMaster_keys:
-                            data__spec__jobMaster_keys.remove('persistentDisk')
-                            data__spec__jobMaster__persistentDisk = data__spec__jobMaster['persistentDisk']
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__jobMaster__persistentDisk, custom_formats, (name_prefix or 'data') + '.spec.jobMaster.persistentDisk')
-                        if 'placement' in data__spec__jobMaster_keys:
-                            data__spec__jobMaster_keys.remove('placement')
-                            data__spec__jobMaster__placement = data__spec__jobMaster['placement']
-                            if not isinstance(data__spec__jobMaster__placement, dict):
+                        if "cpu" in data__spec__jobMaster_keys:
+                            data__spec__jobMaster_keys.remove("cpu")
+                            data__spec__jobMaster__cpu = data__spec__jobMaster["cpu"]
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpu(data__spec__jobMaster__cpu, custom_formats, (name_prefix or "data") + ".spec.jobMaster.cpu")
+                        if "memory" in data__spec__jobMaster_keys:
+                            data__spec__jobMaster_keys.remove("memory")
+                            data__spec__jobMaster__memory = data__spec__jobMaster["memory"]
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__jobMaster__memory, custom_formats, (name_prefix or "data") + ".spec.jobMaster.memory")
+                        if "cpuLimit" in data__spec__jobMaster_keys:
+                            data__spec__jobMaster_keys.remove("cpuLimit")
+                            data__spec__jobMaster__cpuLimit = data__spec__jobMaster["cpuLimit"]
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpulimit(data__spec__jobMaster__cpuLimit, custom_formats, (name_prefix or "data") + ".spec.jobMaster.cpuLimit")
+                        if "memoryLimit" in data__spec__jobMaster_keys:
+                            data__spec__jobMaster_keys.remove("memoryLimit")
+                            data__spec__jobMaster__memoryLimit = data__spec__jobMaster["memoryLimit"]
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_memorylimit(data__spec__jobMaster__memoryLimit, custom_formats, (name_prefix or "data") + ".spec.jobMaster.memoryLimit")
+                        if "port" in data__spec__jobMaster_keys:
+                            data__spec__jobMaster_keys.remove("port")
+                            data__spec__jobMaster__port = data__spec__jobMaster["port"]
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_port(data__spec__jobMaster__port, custom_formats, (name_prefix or "data") + ".spec.jobMaster.port")
+                        if "volatileDisk" in data__spec__jobMaster_keys:
+                            data__spec__jobMaster_keys.remove("volatileDisk")
+                            data__spec__jobMaster__volatileDisk = data__spec__jobMaster["volatileDisk"]
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__jobMaster__volatileDisk, custom_formats, (name_prefix or "data") + ".spec.jobMaster.volatileDisk")
+                        if "persistentDisk" in data__spec__jobMaster_keys:
+                            data__spec__jobMaster_keys.remove("persistentDisk")
+                            data__spec__jobMaster__persistentDisk = data__spec__jobMaster["persistentDisk"]
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__jobMaster__persistentDisk, custom_formats, (name_prefix or "data") + ".spec.jobMaster.persistentDisk")
+                        if "placement" in data__spec__jobMaster_keys:
+                            data__spec__jobMaster_keys.remove("placement")
+                            data__spec__jobMaster__placement = data__spec__jobMaster["placement"]
+                            if not isinstance(data__spec__jobMaster__placement, (dict)):
                                 raise JsonSchemaValueException(rule='type')
                             data__spec__jobMaster__placement_is_dict = isinstance(data__spec__jobMaster__placement, dict)
                             if data__spec__jobMaster__placement_is_dict:
                                 data__spec__jobMaster__placement_keys = set(data__spec__jobMaster__placement.keys())
-                                if 'nodeAffinity' in data__spec__jobMaster__placement_keys:
-                                    data__spec__jobMaster__placement_keys.remove('nodeAffinity')
-                                    data__spec__jobMaster__placement__nodeAffinity = data__spec__jobMaster__placement['nodeAffinity']
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeaffinity(data__spec__jobMaster__placement__nodeAffinity, custom_formats, (name_prefix or 'data') + '.spec.jobMaster.placement.nodeAffinity')
-                                if 'nodeSelector' in data__spec__jobMaster__placement_keys:
-                                    data__spec__jobMaster__placement_keys.remove('nodeSelector')
-                                    data__spec__jobMaster__placement__nodeSelector = data__spec__jobMaster__placement['nodeSelector']
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselector(data__spec__jobMaster__placement__nodeSelector, custom_formats, (name_prefix or 'data') + '.spec.jobMaster.placement.nodeSelector')
-                                if 'tolerations' in data__spec__jobMaster__placement_keys:
-                                    data__spec__jobMaster__placement_keys.remove('tolerations')
-                                    data__spec__jobMaster__placement__tolerations = data__spec__jobMaster__placement['tolerations']
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_tolerations(data__spec__jobMaster__placement__tolerations, custom_formats, (name_prefix or 'data') + '.spec.jobMaster.placement.tolerations')
+                                if "nodeAffinity" in data__spec__jobMaster__placement_keys:
+                                    data__spec__jobMaster__placement_keys.remove("nodeAffinity")
+                                    data__spec__jobMaster__placement__nodeAffinity = data__spec__jobMaster__placement["nodeAffinity"]
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeaffinity(data__spec__jobMaster__placement__nodeAffinity, custom_formats, (name_prefix or "data") + ".spec.jobMaster.placement.nodeAffinity")
+                                if "nodeSelector" in data__spec__jobMaster__placement_keys:
+                                    data__spec__jobMaster__placement_keys.remove("nodeSelector")
+                                    data__spec__jobMaster__placement__nodeSelector = data__spec__jobMaster__placement["nodeSelector"]
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselector(data__spec__jobMaster__placement__nodeSelector, custom_formats, (name_prefix or "data") + ".spec.jobMaster.placement.nodeSelector")
+                                if "tolerations" in data__spec__jobMaster__placement_keys:
+                                    data__spec__jobMaster__placement_keys.remove("tolerations")
+                                    data__spec__jobMaster__placement__tolerations = data__spec__jobMaster__placement["tolerations"]
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_tolerations(data__spec__jobMaster__placement__tolerations, custom_formats, (name_prefix or "data") + ".spec.jobMaster.placement.tolerations")
                                 if data__spec__jobMaster__placement_keys:
                                     raise JsonSchemaValueException(rule='additionalProperties')
                         if data__spec__jobMaster_keys:
                             raise JsonSchemaValueException(rule='additionalProperties')
-                if 'storage' in data__spec_keys:
-                    data__spec_keys.remove('storage')
-                    data__spec__storage = data__spec['storage']
-                    if not isinstance(data__spec__storage, dict):
+                if "storage" in data__spec_keys:
+                    data__spec_keys.remove("storage")
+                    data__spec__storage = data__spec["storage"]
+                    if not isinstance(data__spec__storage, (dict)):
                         raise JsonSchemaValueException(rule='type')
                     data__spec__storage_is_dict = isinstance(data__spec__storage, dict)
                     if data__spec__storage_is_dict:
                         data__spec__storage_keys = set(data__spec__storage.keys())
-                        if 'memoryVolumeSize' in data__spec__storage_keys:
-                            data__spec__storage_keys.remove('memoryVolumeSize')
-                            data__spec__storage__memoryVolumeSize = data__spec__storage['memoryVolumeSize']
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__storage__memoryVolumeSize, custom_formats, (name_prefix or 'data') + '.spec.storage.memoryVolumeSize')
-                        if 'persistent' in data__spec__storage_keys:
-                            data__spec__storage_keys.remove('persistent')
-                            data__spec__storage__persistent = data__spec__storage['persistent']
-                            if not isinstance(data__spec__storage__persistent, dict):
+                        if "memoryVolumeSize" in data__spec__storage_keys:
+                            data__spec__storage_keys.remove("memoryVolumeSize")
+                            data__spec__storage__memoryVolumeSize = data__spec__storage["memoryVolumeSize"]
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__storage__memoryVolumeSize, custom_formats, (name_prefix or "data") + ".spec.storage.memoryVolumeSize")
+                        if "persistent" in data__spec__storage_keys:
+                            data__spec__storage_keys.remove("persistent")
+                            data__spec__storage__persistent = data__spec__storage["persistent"]
+                            if not isinstance(data__spec__storage__persistent, (dict)):
                                 raise JsonSchemaValueException(rule='type')
                             data__spec__storage__persistent_is_dict = isinstance(data__spec__storage__persistent, dict)
                             if data__spec__storage__persistent_is_dict:
                                 data__spec__storage__persistent_keys = set(data__spec__storage__persistent.keys())
-                                if 'perWorker' in data__spec__storage__persistent_keys:
-                                    data__spec__storage__persistent_keys.remove('perWorker')
-                                    data__spec__storage__persistent__perWorker = data__spec__storage__persistent['perWorker']
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__storage__persistent__perWorker, custom_formats, (name_prefix or 'data') + '.spec.storage.persistent.perWorker')
-                                if 'storageClassName' in data__spec__storage__persistent_keys:
-                                    data__spec__storage__persistent_keys.remove('storageClassName')
-                                    data__spec__storage__persistent__storageClassName = data__spec__storage__persistent['storageClassName']
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__storage__persistent__storageClassName, custom_formats, (name_prefix or 'data') + '.spec.storage.persistent.storageClassName')
-                                if 'accessMode' in data__spec__storage__persistent_keys:
-                                    data__spec__storage__persistent_keys.remove('accessMode')
-                                    data__spec__storage__persistent__accessMode = data__spec__storage__persistent['accessMode']
-                                    if not (isinstance(data__spec__storage__persistent__accessMode, str) and data__spec__storage__persistent__accessMode == 'ReadWriteMany' or (isinstance(data__spec__storage__persistent__accessMode, str) and data__spec__storage__persistent__accessMode == 'ReadWriteOnce') or (isinstance(data__spec__storage__persistent__accessMode, str) and data__spec__storage__persistent__accessMode == 'ReadOnlyMany') or (isinstance(data__spec__storage__persistent__accessMode, str) and data__spec__storage__persistent__accessMode == 'ReadWriteOncePod')):
+                                if "perWorker" in data__spec__storage__persistent_keys:
+                                    data__spec__storage__persistent_keys.remove("perWorker")
+                                    data__spec__storage__persistent__perWorker = data__spec__storage__persistent["perWorker"]
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__storage__persistent__perWorker, custom_formats, (name_prefix or "data") + ".spec.storage.persistent.perWorker")
+                                if "storageClassName" in data__spec__storage__persistent_keys:
+                                    data__spec__storage__persistent_keys.remove("storageClassName")
+                                    data__spec__storage__persistent__storageClassName = data__spec__storage__persistent["storageClassName"]
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__storage__persistent__storageClassName, custom_formats, (name_prefix or "data") + ".spec.storage.persistent.storageClassName")
+                                if "accessMode" in data__spec__storage__persistent_keys:
+                                    data__spec__storage__persistent_keys.remove("accessMode")
+                                    data__spec__storage__persistent__accessMode = data__spec__storage__persistent["accessMode"]
+                                    if not (isinstance(data__spec__storage__persistent__accessMode, str) and data__spec__storage__persistent__accessMode == 'ReadWriteMany' or isinstance(data__spec__storage__persistent__accessMode, str) and data__spec__storage__persistent__accessMode == 'ReadWriteOnce' or isinstance(data__spec__storage__persistent__accessMode, str) and data__spec__storage__persistent__accessMode == 'ReadOnlyMany' or isinstance(data__spec__storage__persistent__accessMode, str) and data__spec__storage__persistent__accessMode == 'ReadWriteOncePod'):
                                         raise JsonSchemaValueException(rule='enum')
                                 if data__spec__storage__persistent_keys:
                                     raise JsonSchemaValueException(rule='additionalProperties')
                         if data__spec__storage_keys:
                             raise JsonSchemaValueException(rule='additionalProperties')
-                if 'mpi' in data__spec_keys:
-                    data__spec_keys.remove('mpi')
-                    data__spec__mpi = data__spec['mpi']
-                    if not isinstance(data__spec__mpi, dict):
+                if "mpi" in data__spec_keys:
+                    data__spec_keys.remove("mpi")
+                    data__spec__mpi = data__spec["mpi"]
+                    if not isinstance(data__spec__mpi, (dict)):
                         raise JsonSchemaValueException(rule='type')
                     data__spec__mpi_is_dict = isinstance(data__spec__mpi, dict)
                     if data__spec__mpi_is_dict:
                         data__spec__mpi_keys = set(data__spec__mpi.keys())
-                        if 'enabled' in data__spec__mpi_keys:
-                            data__spec__mpi_keys.remove('enabled')
-                            data__spec__mpi__enabled = data__spec__mpi['enabled']
-                            if not isinstance(data__spec__mpi__enabled, bool):
+                        if "enabled" in data__spec__mpi_keys:
+                            data__spec__mpi_keys.remove("enabled")
+                            data__spec__mpi__enabled = data__spec__mpi["enabled"]
+                            if not isinstance(data__spec__mpi__enabled, (bool)):
                                 raise JsonSchemaValueException(rule='type')
-                        if 'sshSecretName' in data__spec__mpi_keys:
-                            data__spec__mpi_keys.remove('sshSecretName')
-                            data__spec__mpi__sshSecretName = data__spec__mpi['sshSecretName']
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__mpi__sshSecretName, custom_formats, (name_prefix or 'data') + '.spec.mpi.sshSecretName')
+                        if "sshSecretName" in data__spec__mpi_keys:
+                            data__spec__mpi_keys.remove("sshSecretName")
+                            data__spec__mpi__sshSecretName = data__spec__mpi["sshSecretName"]
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__mpi__sshSecretName, custom_formats, (name_prefix or "data") + ".spec.mpi.sshSecretName")
                         if data__spec__mpi_keys:
                             raise JsonSchemaValueException(rule='additionalProperties')
-                if 'jobPackage' in data__spec_keys:
-                    data__spec_keys.remove('jobPackage')
-                    data__spec__jobPackage = data__spec['jobPackage']
-                    if not isinstance(data__spec__jobPackage, dict):
+                if "jobPackage" in data__spec_keys:
+                    data__spec_keys.remove("jobPackage")
+                    data__spec__jobPackage = data__spec["jobPackage"]
+                    if not isinstance(data__spec__jobPackage, (dict)):
                         raise JsonSchemaValueException(rule='type')
                     data__spec__jobPackage_is_dict = isinstance(data__spec__jobPackage, dict)
                     if data__spec__jobPackage_is_dict:
                         data__spec__jobPackage_keys = set(data__spec__jobPackage.keys())
-                        if 'uploadMethod' in data__spec__jobPackage_keys:
-                            data__spec__jobPackage_keys.remove('uploadMethod')
-                            data__spec__jobPackage__uploadMethod = data__spec__jobPackage['uploadMethod']
-                            if not (isinstance(data__spec__jobPackage__uploadMethod, str) and data__spec__jobPackage__uploadMethod == 'webserver' or (isinstance(data__spec__jobPackage__uploadMethod, str) and data__spec__jobPackage__uploadMethod == 'client-to-pods')):
+                        if "uploadMethod" in data__spec__jobPackage_keys:
+                            data__spec__jobPackage_keys.remove("uploadMethod")
+                            data__spec__jobPackage__uploadMethod = data__spec__jobPackage["uploadMethod"]
+                            if not (isinstance(data__spec__jobPackage__uploadMethod, str) and data__spec__jobPackage__uploadMethod == 'webserver' or isinstance(data__spec__jobPackage__uploadMethod, str) and data__spec__jobPackage__uploadMethod == 'client-to-pods'):
                                 raise JsonSchemaValueException(rule='enum')
-                        if 'uri' in data__spec__jobPackage_keys:
-                            data__spec__jobPackage_keys.remove('uri')
-                            data__spec__jobPackage__uri = data__spec__jobPackage['uri']
-                            if not isinstance(data__spec__jobPackage__uri, str):
+                        if "uri" in data__spec__jobPackage_keys:
+                            data__spec__jobPackage_keys.remove("uri")
+                            data__spec__jobPackage__uri = data__spec__jobPackage["uri"]
+                            if not isinstance(data__spec__jobPackage__uri, (str)):
                                 raise JsonSchemaValueException(rule='type')
                             if isinstance(data__spec__jobPackage__uri, str):
                                 data__spec__jobPackage__uri_len = len(data__spec__jobPackage__uri)
@@ -390,18 +406,18 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                     raise JsonSchemaValueException(rule='maxLength')
                                 if not REGEX_PATTERNS['^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+$'].search(data__spec__jobPackage__uri):
                                     raise JsonSchemaValueException(rule='pattern')
-                        if 'fileSize' in data__spec__jobPackage_keys:
-                            data__spec__jobPackage_keys.remove('fileSize')
-                            data__spec__jobPackage__fileSize = data__spec__jobPackage['fileSize']
-                            if not isinstance(data__spec__jobPackage__fileSize, int) or isinstance(data__spec__jobPackage__fileSize, bool):
+                        if "fileSize" in data__spec__jobPackage_keys:
+                            data__spec__jobPackage_keys.remove("fileSize")
+                            data__spec__jobPackage__fileSize = data__spec__jobPackage["fileSize"]
+                            if not isinstance(data__spec__jobPackage__fileSize, (int)) or isinstance(data__spec__jobPackage__fileSize, bool):
                                 raise JsonSchemaValueException(rule='type')
-                            if isinstance(data__spec__jobPackage__fileSize, (int, float, Decimal)) and (not isinstance(data__spec__jobPackage__fileSize, bool)):
+                            if isinstance(data__spec__jobPackage__fileSize, (int, float, Decimal)) and not isinstance(data__spec__jobPackage__fileSize, bool):
                                 if data__spec__jobPackage__fileSize < 1:
                                     raise JsonSchemaValueException(rule='minimum')
-                        if 'jarFile' in data__spec__jobPackage_keys:
-                            data__spec__jobPackage_keys.remove('jarFile')
-                            data__spec__jobPackage__jarFile = data__spec__jobPackage['jarFile']
-                            if not isinstance(data__spec__jobPackage__jarFile, str):
+                        if "jarFile" in data__spec__jobPackage_keys:
+                            data__spec__jobPackage_keys.remove("jarFile")
+                            data__spec__jobPackage__jarFile = data__spec__jobPackage["jarFile"]
+                            if not isinstance(data__spec__jobPackage__jarFile, (str)):
                                 raise JsonSchemaValueException(rule='type')
                             if isinstance(data__spec__jobPackage__jarFile, str):
                                 data__spec__jobPackage__jarFile_len = len(data__spec__jobPackage__jarFile)
@@ -411,9 +427,9 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                     raise JsonSchemaValueException(rule='pattern')
                         if data__spec__jobPackage_keys:
                             raise JsonSchemaValueException(rule='additionalProperties')
-                if 'env' in data__spec_keys:
-                    data__spec_keys.remove('env')
-                    data__spec__env = data__spec['env']
+                if "env" in data__spec_keys:
+                    data__spec_keys.remove("env")
+                    data__spec__env = data__spec["env"]
                     if not isinstance(data__spec__env, (list, tuple)):
                         raise JsonSchemaValueException(rule='type')
                     data__spec__env_is_list = isinstance(data__spec__env, (list, tuple))
@@ -422,79 +438,79 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         if data__spec__env_len > 1000:
                             raise JsonSchemaValueException(rule='maxItems')
                         for data__spec__env_x, data__spec__env_item in enumerate(data__spec__env):
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envvar(data__spec__env_item, custom_formats, (name_prefix or 'data') + '.spec.env[{data__spec__env_x}]'.format(**locals()))
-                if 'rbac' in data__spec_keys:
-                    data__spec_keys.remove('rbac')
-                    data__spec__rbac = data__spec['rbac']
-                    if not isinstance(data__spec__rbac, dict):
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envvar(data__spec__env_item, custom_formats, (name_prefix or "data") + ".spec.env[{data__spec__env_x}]".format(**locals()))
+                if "rbac" in data__spec_keys:
+                    data__spec_keys.remove("rbac")
+                    data__spec__rbac = data__spec["rbac"]
+                    if not isinstance(data__spec__rbac, (dict)):
                         raise JsonSchemaValueException(rule='type')
                     data__spec__rbac_is_dict = isinstance(data__spec__rbac, dict)
                     if data__spec__rbac_is_dict:
                         data__spec__rbac_keys = set(data__spec__rbac.keys())
-                        if 'create' in data__spec__rbac_keys:
-                            data__spec__rbac_keys.remove('create')
-                            data__spec__rbac__create = data__spec__rbac['create']
-                            if not isinstance(data__spec__rbac__create, bool):
+                        if "create" in data__spec__rbac_keys:
+                            data__spec__rbac_keys.remove("create")
+                            data__spec__rbac__create = data__spec__rbac["create"]
+                            if not isinstance(data__spec__rbac__create, (bool)):
                                 raise JsonSchemaValueException(rule='type')
-                        if 'serviceAccountName' in data__spec__rbac_keys:
-                            data__spec__rbac_keys.remove('serviceAccountName')
-                            data__spec__rbac__serviceAccountName = data__spec__rbac['serviceAccountName']
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__rbac__serviceAccountName, custom_formats, (name_prefix or 'data') + '.spec.rbac.serviceAccountName')
+                        if "serviceAccountName" in data__spec__rbac_keys:
+                            data__spec__rbac_keys.remove("serviceAccountName")
+                            data__spec__rbac__serviceAccountName = data__spec__rbac["serviceAccountName"]
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__rbac__serviceAccountName, custom_formats, (name_prefix or "data") + ".spec.rbac.serviceAccountName")
                         if data__spec__rbac_keys:
                             raise JsonSchemaValueException(rule='additionalProperties')
-                if 'scheduling' in data__spec_keys:
-                    data__spec_keys.remove('scheduling')
-                    data__spec__scheduling = data__spec['scheduling']
-                    if not isinstance(data__spec__scheduling, dict):
+                if "scheduling" in data__spec_keys:
+                    data__spec_keys.remove("scheduling")
+                    data__spec__scheduling = data__spec["scheduling"]
+                    if not isinstance(data__spec__scheduling, (dict)):
                         raise JsonSchemaValueException(rule='type')
                     data__spec__scheduling_is_dict = isinstance(data__spec__scheduling, dict)
                     if data__spec__scheduling_is_dict:
                         data__spec__scheduling_keys = set(data__spec__scheduling.keys())
-                        if 'priorityClassName' in data__spec__scheduling_keys:
-                            data__spec__scheduling_keys.remove('priorityClassName')
-                            data__spec__scheduling__priorityClassName = data__spec__scheduling['priorityClassName']
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__scheduling__priorityClassName, custom_formats, (name_prefix or 'data') + '.spec.scheduling.priorityClassName')
-                        if 'gang' in data__spec__scheduling_keys:
-                            data__spec__scheduling_keys.remove('gang')
-                            data__spec__scheduling__gang = data__spec__scheduling['gang']
-                            if not (isinstance(data__spec__scheduling__gang, str) and data__spec__scheduling__gang == 'volcano' or (isinstance(data__spec__scheduling__gang, str) and data__spec__scheduling__gang == 'coscheduling') or (isinstance(data__spec__scheduling__gang, str) and data__spec__scheduling__gang == 'kueue') or (isinstance(data__spec__scheduling__gang, str) and data__spec__scheduling__gang == 'kubernetes')):
+                        if "priorityClassName" in data__spec__scheduling_keys:
+                            data__spec__scheduling_keys.remove("priorityClassName")
+                            data__spec__scheduling__priorityClassName = data__spec__scheduling["priorityClassName"]
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__scheduling__priorityClassName, custom_formats, (name_prefix or "data") + ".spec.scheduling.priorityClassName")
+                        if "gang" in data__spec__scheduling_keys:
+                            data__spec__scheduling_keys.remove("gang")
+                            data__spec__scheduling__gang = data__spec__scheduling["gang"]
+                            if not (isinstance(data__spec__scheduling__gang, str) and data__spec__scheduling__gang == 'volcano' or isinstance(data__spec__scheduling__gang, str) and data__spec__scheduling__gang == 'coscheduling' or isinstance(data__spec__scheduling__gang, str) and data__spec__scheduling__gang == 'kueue' or isinstance(data__spec__scheduling__gang, str) and data__spec__scheduling__gang == 'kubernetes'):
                                 raise JsonSchemaValueException(rule='enum')
-                        if 'minMember' in data__spec__scheduling_keys:
-                            data__spec__scheduling_keys.remove('minMember')
-                            data__spec__scheduling__minMember = data__spec__scheduling['minMember']
-                            if not isinstance(data__spec__scheduling__minMember, int) or isinstance(data__spec__scheduling__minMember, bool):
+                        if "minMember" in data__spec__scheduling_keys:
+                            data__spec__scheduling_keys.remove("minMember")
+                            data__spec__scheduling__minMember = data__spec__scheduling["minMember"]
+                            if not isinstance(data__spec__scheduling__minMember, (int)) or isinstance(data__spec__scheduling__minMember, bool):
                                 raise JsonSchemaValueException(rule='type')
-                            if isinstance(data__spec__scheduling__minMember, (int, float, Decimal)) and (not isinstance(data__spec__scheduling__minMember, bool)):
+                            if isinstance(data__spec__scheduling__minMember, (int, float, Decimal)) and not isinstance(data__spec__scheduling__minMember, bool):
                                 if data__spec__scheduling__minMember < 1:
                                     raise JsonSchemaValueException(rule='minimum')
                                 if data__spec__scheduling__minMember > 100001:
                                     raise JsonSchemaValueException(rule='maximum')
-                        if 'queue' in data__spec__scheduling_keys:
-                            data__spec__scheduling_keys.remove('queue')
-                            data__spec__scheduling__queue = data__spec__scheduling['queue']
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__scheduling__queue, custom_formats, (name_prefix or 'data') + '.spec.scheduling.queue')
-                        if 'scheduleTimeoutSeconds' in data__spec__scheduling_keys:
-                            data__spec__scheduling_keys.remove('scheduleTimeoutSeconds')
-                            data__spec__scheduling__scheduleTimeoutSeconds = data__spec__scheduling['scheduleTimeoutSeconds']
-                            if not isinstance(data__spec__scheduling__scheduleTimeoutSeconds, int) or isinstance(data__spec__scheduling__scheduleTimeoutSeconds, bool):
+                        if "queue" in data__spec__scheduling_keys:
+                            data__spec__scheduling_keys.remove("queue")
+                            data__spec__scheduling__queue = data__spec__scheduling["queue"]
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__scheduling__queue, custom_formats, (name_prefix or "data") + ".spec.scheduling.queue")
+                        if "scheduleTimeoutSeconds" in data__spec__scheduling_keys:
+                            data__spec__scheduling_keys.remove("scheduleTimeoutSeconds")
+                            data__spec__scheduling__scheduleTimeoutSeconds = data__spec__scheduling["scheduleTimeoutSeconds"]
+                            if not isinstance(data__spec__scheduling__scheduleTimeoutSeconds, (int)) or isinstance(data__spec__scheduling__scheduleTimeoutSeconds, bool):
                                 raise JsonSchemaValueException(rule='type')
-                            if isinstance(data__spec__scheduling__scheduleTimeoutSeconds, (int, float, Decimal)) and (not isinstance(data__spec__scheduling__scheduleTimeoutSeconds, bool)):
+                            if isinstance(data__spec__scheduling__scheduleTimeoutSeconds, (int, float, Decimal)) and not isinstance(data__spec__scheduling__scheduleTimeoutSeconds, bool):
                                 if data__spec__scheduling__scheduleTimeoutSeconds < 1:
                                     raise JsonSchemaValueException(rule='minimum')
                                 if data__spec__scheduling__scheduleTimeoutSeconds > 2147483647:
                                     raise JsonSchemaValueException(rule='maximum')
-                        if 'schedulerName' in data__spec__scheduling_keys:
-                            data__spec__scheduling_keys.remove('schedulerName')
-                            data__spec__scheduling__schedulerName = data__spec__scheduling['schedulerName']
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__scheduling__schedulerName, custom_formats, (name_prefix or 'data') + '.spec.scheduling.schedulerName')
-                        if 'preemptable' in data__spec__scheduling_keys:
-                            data__spec__scheduling_keys.remove('preemptable')
-                            data__spec__scheduling__preemptable = data__spec__scheduling['preemptable']
-                            if not isinstance(data__spec__scheduling__preemptable, bool):
+                        if "schedulerName" in data__spec__scheduling_keys:
+                            data__spec__scheduling_keys.remove("schedulerName")
+                            data__spec__scheduling__schedulerName = data__spec__scheduling["schedulerName"]
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__scheduling__schedulerName, custom_formats, (name_prefix or "data") + ".spec.scheduling.schedulerName")
+                        if "preemptable" in data__spec__scheduling_keys:
+                            data__spec__scheduling_keys.remove("preemptable")
+                            data__spec__scheduling__preemptable = data__spec__scheduling["preemptable"]
+                            if not isinstance(data__spec__scheduling__preemptable, (bool)):
                                 raise JsonSchemaValueException(rule='type')
-                        if 'affinity' in data__spec__scheduling_keys:
-                            data__spec__scheduling_keys.remove('affinity')
-                            data__spec__scheduling__affinity = data__spec__scheduling['affinity']
+                        if "affinity" in data__spec__scheduling_keys:
+                            data__spec__scheduling_keys.remove("affinity")
+                            data__spec__scheduling__affinity = data__spec__scheduling["affinity"]
                             if not isinstance(data__spec__scheduling__affinity, (list, tuple)):
                                 raise JsonSchemaValueException(rule='type')
                             data__spec__scheduling__affinity_is_list = isinstance(data__spec__scheduling__affinity, (list, tuple))
@@ -503,10 +519,10 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                 if data__spec__scheduling__affinity_len > 51:
                                     raise JsonSchemaValueException(rule='maxItems')
                                 for data__spec__scheduling__affinity_x, data__spec__scheduling__affinity_item in enumerate(data__spec__scheduling__affinity):
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_taskgroup(data__spec__scheduling__affinity_item, custom_formats, (name_prefix or 'data') + '.spec.scheduling.affinity[{data__spec__scheduling__affinity_x}]'.format(**locals()))
-                        if 'antiAffinity' in data__spec__scheduling_keys:
-                            data__spec__scheduling_keys.remove('antiAffinity')
-                            data__spec__scheduling__antiAffinity = data__spec__scheduling['antiAffinity']
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_taskgroup(data__spec__scheduling__affinity_item, custom_formats, (name_prefix or "data") + ".spec.scheduling.affinity[{data__spec__scheduling__affinity_x}]".format(**locals()))
+                        if "antiAffinity" in data__spec__scheduling_keys:
+                            data__spec__scheduling_keys.remove("antiAffinity")
+                            data__spec__scheduling__antiAffinity = data__spec__scheduling["antiAffinity"]
                             if not isinstance(data__spec__scheduling__antiAffinity, (list, tuple)):
                                 raise JsonSchemaValueException(rule='type')
                             data__spec__scheduling__antiAffinity_is_list = isinstance(data__spec__scheduling__antiAffinity, (list, tuple))
@@ -515,65 +531,65 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                 if data__spec__scheduling__antiAffinity_len > 51:
                                     raise JsonSchemaValueException(rule='maxItems')
                                 for data__spec__scheduling__antiAffinity_x, data__spec__scheduling__antiAffinity_item in enumerate(data__spec__scheduling__antiAffinity):
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_taskgroup(data__spec__scheduling__antiAffinity_item, custom_formats, (name_prefix or 'data') + '.spec.scheduling.antiAffinity[{data__spec__scheduling__antiAffinity_x}]'.format(**locals()))
-                        if 'topologyMode' in data__spec__scheduling_keys:
-                            data__spec__scheduling_keys.remove('topologyMode')
-                            data__spec__scheduling__topologyMode = data__spec__scheduling['topologyMode']
-                            if not (isinstance(data__spec__scheduling__topologyMode, str) and data__spec__scheduling__topologyMode == 'preferred' or (isinstance(data__spec__scheduling__topologyMode, str) and data__spec__scheduling__topologyMode == 'required')):
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_taskgroup(data__spec__scheduling__antiAffinity_item, custom_formats, (name_prefix or "data") + ".spec.scheduling.antiAffinity[{data__spec__scheduling__antiAffinity_x}]".format(**locals()))
+                        if "topologyMode" in data__spec__scheduling_keys:
+                            data__spec__scheduling_keys.remove("topologyMode")
+                            data__spec__scheduling__topologyMode = data__spec__scheduling["topologyMode"]
+                            if not (isinstance(data__spec__scheduling__topologyMode, str) and data__spec__scheduling__topologyMode == 'preferred' or isinstance(data__spec__scheduling__topologyMode, str) and data__spec__scheduling__topologyMode == 'required'):
                                 raise JsonSchemaValueException(rule='enum')
-                        if 'topologyWeight' in data__spec__scheduling_keys:
-                            data__spec__scheduling_keys.remove('topologyWeight')
-                            data__spec__scheduling__topologyWeight = data__spec__scheduling['topologyWeight']
-                            if not isinstance(data__spec__scheduling__topologyWeight, int) or isinstance(data__spec__scheduling__topologyWeight, bool):
+                        if "topologyWeight" in data__spec__scheduling_keys:
+                            data__spec__scheduling_keys.remove("topologyWeight")
+                            data__spec__scheduling__topologyWeight = data__spec__scheduling["topologyWeight"]
+                            if not isinstance(data__spec__scheduling__topologyWeight, (int)) or isinstance(data__spec__scheduling__topologyWeight, bool):
                                 raise JsonSchemaValueException(rule='type')
-                            if isinstance(data__spec__scheduling__topologyWeight, (int, float, Decimal)) and (not isinstance(data__spec__scheduling__topologyWeight, bool)):
+                            if isinstance(data__spec__scheduling__topologyWeight, (int, float, Decimal)) and not isinstance(data__spec__scheduling__topologyWeight, bool):
                                 if data__spec__scheduling__topologyWeight < 1:
                                     raise JsonSchemaValueException(rule='minimum')
                                 if data__spec__scheduling__topologyWeight > 100:
                                     raise JsonSchemaValueException(rule='maximum')
                         if data__spec__scheduling_keys:
                             raise JsonSchemaValueException(rule='additionalProperties')
-                if 'security' in data__spec_keys:
-                    data__spec_keys.remove('security')
-                    data__spec__security = data__spec['security']
-                    if not isinstance(data__spec__security, dict):
+                if "security" in data__spec_keys:
+                    data__spec_keys.remove("security")
+                    data__spec__security = data__spec["security"]
+                    if not isinstance(data__spec__security, (dict)):
                         raise JsonSchemaValueException(rule='type')
                     data__spec__security_is_dict = isinstance(data__spec__security, dict)
                     if data__spec__security_is_dict:
                         data__spec__security_keys = set(data__spec__security.keys())
-                        if 'profile' in data__spec__security_keys:
-                            data__spec__security_keys.remove('profile')
-                            data__spec__security__profile = data__spec__security['profile']
-                            if not (isinstance(data__spec__security__profile, str) and data__spec__security__profile == 'default' or (isinstance(data__spec__security__profile, str) and data__spec__security__profile == 'restricted') or (isinstance(data__spec__security__profile, str) and data__spec__security__profile == 'none')):
+                        if "profile" in data__spec__security_keys:
+                            data__spec__security_keys.remove("profile")
+                            data__spec__security__profile = data__spec__security["profile"]
+                            if not (isinstance(data__spec__security__profile, str) and data__spec__security__profile == 'default' or isinstance(data__spec__security__profile, str) and data__spec__security__profile == 'restricted' or isinstance(data__spec__security__profile, str) and data__spec__security__profile == 'none'):
                                 raise JsonSchemaValueException(rule='enum')
-                        if 'runAsUser' in data__spec__security_keys:
-                            data__spec__security_keys.remove('runAsUser')
-                            data__spec__security__runAsUser = data__spec__security['runAsUser']
-                            if not isinstance(data__spec__security__runAsUser, int) or isinstance(data__spec__security__runAsUser, bool):
+                        if "runAsUser" in data__spec__security_keys:
+                            data__spec__security_keys.remove("runAsUser")
+                            data__spec__security__runAsUser = data__spec__security["runAsUser"]
+                            if not isinstance(data__spec__security__runAsUser, (int)) or isinstance(data__spec__security__runAsUser, bool):
                                 raise JsonSchemaValueException(rule='type')
-                            if isinstance(data__spec__security__runAsUser, (int, float, Decimal)) and (not isinstance(data__spec__security__runAsUser, bool)):
+                            if isinstance(data__spec__security__runAsUser, (int, float, Decimal)) and not isinstance(data__spec__security__runAsUser, bool):
                                 if data__spec__security__runAsUser < 1:
                                     raise JsonSchemaValueException(rule='minimum')
                                 if data__spec__security__runAsUser > 2147483647:
                                     raise JsonSchemaValueException(rule='maximum')
-                        if 'runAsGroup' in data__spec__security_keys:
-                            data__spec__security_keys.remove('runAsGroup')
-                            data__spec__security__runAsGroup = data__spec__security['runAsGroup']
-                            if not isinstance(data__spec__security__runAsGroup, int) or isinstance(data__spec__security__runAsGroup, bool):
+                        if "runAsGroup" in data__spec__security_keys:
+                            data__spec__security_keys.remove("runAsGroup")
+                            data__spec__security__runAsGroup = data__spec__security["runAsGroup"]
+                            if not isinstance(data__spec__security__runAsGroup, (int)) or isinstance(data__spec__security__runAsGroup, bool):
                                 raise JsonSchemaValueException(rule='type')
-                            if isinstance(data__spec__security__runAsGroup, (int, float, Decimal)) and (not isinstance(data__spec__security__runAsGroup, bool)):
+                            if isinstance(data__spec__security__runAsGroup, (int, float, Decimal)) and not isinstance(data__spec__security__runAsGroup, bool):
                                 if data__spec__security__runAsGroup < 1:
                                     raise JsonSchemaValueException(rule='minimum')
                                 if data__spec__security__runAsGroup > 2147483647:
                                     raise JsonSchemaValueException(rule='maximum')
                         if data__spec__security_keys:
                             raise JsonSchemaValueException(rule='additionalProperties')
-                if 'terminationGracePeriodSeconds' in data__spec_keys:
-                    data__spec_keys.remove('terminationGracePeriodSeconds')
-                    data__spec__terminationGracePeriodSeconds = data__spec['terminationGracePeriodSeconds']
-                    if not isinstance(data__spec__terminationGracePeriodSeconds, int) or isinstance(data__spec__terminationGracePeriodSeconds, bool):
+                if "terminationGracePeriodSeconds" in data__spec_keys:
+                    data__spec_keys.remove("terminationGracePeriodSeconds")
+                    data__spec__terminationGracePeriodSeconds = data__spec["terminationGracePeriodSeconds"]
+                    if not isinstance(data__spec__terminationGracePeriodSeconds, (int)) or isinstance(data__spec__terminationGracePeriodSeconds, bool):
                         raise JsonSchemaValueException(rule='type')
-                    if isinstance(data__spec__terminationGracePeriodSeconds, (int, float, Decimal)) and (not isinstance(data__spec__terminationGracePeriodSeconds, bool)):
+                    if isinstance(data__spec__terminationGracePeriodSeconds, (int, float, Decimal)) and not isinstance(data__spec__terminationGracePeriodSeconds, bool):
                         if data__spec__terminationGracePeriodSeconds < 0:
                             raise JsonSchemaValueException(rule='minimum')
                         if data__spec__terminationGracePeriodSeconds > 31536000:
@@ -595,7 +611,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_taskgroup(
         if data_len > 51:
             raise JsonSchemaValueException(rule='maxItems')
         for data_x, data_item in enumerate(data):
-            if not isinstance(data_item, str):
+            if not isinstance(data_item, (str)):
                 raise JsonSchemaValueException(rule='type')
             if isinstance(data_item, str):
                 data_item_len = len(data_item)
@@ -606,7 +622,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_taskgroup(
     return data
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envvar(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, dict):
+    if not isinstance(data, (dict)):
         raise JsonSchemaValueException(rule='type')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
@@ -614,10 +630,10 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envvar(dat
         if data__missing_keys:
             raise JsonSchemaValueException(rule='required')
         data_keys = set(data.keys())
-        if 'name' in data_keys:
-            data_keys.remove('name')
-            data__name = data['name']
-            if not isinstance(data__name, str):
+        if "name" in data_keys:
+            data_keys.remove("name")
+            data__name = data["name"]
+            if not isinstance(data__name, (str)):
                 raise JsonSchemaValueException(rule='type')
             if isinstance(data__name, str):
                 data__name_len = len(data__name)
@@ -625,10 +641,10 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envvar(dat
                     raise JsonSchemaValueException(rule='maxLength')
                 if not REGEX_PATTERNS['^[-._a-zA-Z][-._a-zA-Z0-9]*$'].search(data__name):
                     raise JsonSchemaValueException(rule='pattern')
-        if 'value' in data_keys:
-            data_keys.remove('value')
-            data__value = data['value']
-            if not isinstance(data__value, str):
+        if "value" in data_keys:
+            data_keys.remove("value")
+            data__value = data["value"]
+            if not isinstance(data__value, (str)):
                 raise JsonSchemaValueException(rule='type')
             if isinstance(data__value, str):
                 data__value_len = len(data__value)
@@ -649,7 +665,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_memorylimi
             raise JsonSchemaValueException(rule='maxLength')
         if not REGEX_PATTERNS['^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)$'].search(data):
             raise JsonSchemaValueException(rule='pattern')
-    if isinstance(data, (int, float, Decimal)) and (not isinstance(data, bool)):
+    if isinstance(data, (int, float, Decimal)) and not isinstance(data, bool):
         if data < 0:
             raise JsonSchemaValueException(rule='minimum')
     return data
@@ -663,7 +679,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpulimit(d
             raise JsonSchemaValueException(rule='maxLength')
         if not REGEX_PATTERNS['^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)$'].search(data):
             raise JsonSchemaValueException(rule='pattern')
-    if isinstance(data, (int, float, Decimal)) and (not isinstance(data, bool)):
+    if isinstance(data, (int, float, Decimal)) and not isinstance(data, bool):
         if data <= 0:
             raise JsonSchemaValueException(rule='exclusiveMinimum')
     return data
@@ -677,7 +693,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(d
             raise JsonSchemaValueException(rule='maxLength')
         if not REGEX_PATTERNS['^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$'].search(data):
             raise JsonSchemaValueException(rule='pattern')
-    if isinstance(data, (int, float, Decimal)) and (not isinstance(data, bool)):
+    if isinstance(data, (int, float, Decimal)) and not isinstance(data, bool):
         if data < 0:
             raise JsonSchemaValueException(rule='minimum')
     return data
@@ -691,13 +707,13 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpu(data, 
             raise JsonSchemaValueException(rule='maxLength')
         if not REGEX_PATTERNS['^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?$'].search(data):
             raise JsonSchemaValueException(rule='pattern')
-    if isinstance(data, (int, float, Decimal)) and (not isinstance(data, bool)):
+    if isinstance(data, (int, float, Decimal)) and not isinstance(data, bool):
         if data <= 0:
             raise JsonSchemaValueException(rule='exclusiveMinimum')
     return data
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_portname(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, str):
+    if not isinstance(data, (str)):
         raise JsonSchemaValueException(rule='type')
     if isinstance(data, str):
         data_len = len(data)
@@ -708,9 +724,9 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_portname(d
     return data
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_port(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, int) or isinstance(data, bool):
+    if not isinstance(data, (int)) or isinstance(data, bool):
         raise JsonSchemaValueException(rule='type')
-    if isinstance(data, (int, float, Decimal)) and (not isinstance(data, bool)):
+    if isinstance(data, (int, float, Decimal)) and not isinstance(data, bool):
         if data < 1:
             raise JsonSchemaValueException(rule='minimum')
         if data > 65535:
@@ -726,54 +742,52 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_toleration
         if data_len > 64:
             raise JsonSchemaValueException(rule='maxItems')
         for data_x, data_item in enumerate(data):
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_toleration(data_item, custom_formats, (name_prefix or 'data') + '[{data_x}]'.format(**locals()))
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_toleration(data_item, custom_formats, (name_prefix or "data") + "[{data_x}]".format(**locals()))
     return data
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_toleration(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, dict):
+    if not isinstance(data, (dict)):
         raise JsonSchemaValueException(rule='type')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
         data_keys = set(data.keys())
-        if 'key' in data_keys:
-            data_keys.remove('key')
-            data__key = data['key']
+        if "key" in data_keys:
+            data_keys.remove("key")
+            data__key = data["key"]
             data__key_any_of_count1 = 0
             if not data__key_any_of_count1:
                 try:
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data__key, custom_formats, (name_prefix or 'data') + '.key')
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data__key, custom_formats, (name_prefix or "data") + ".key")
                     data__key_any_of_count1 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException):
-                    pass
+                except (JsonSchemaValueException, JsonSchemaValuesException): pass
             if not data__key_any_of_count1:
                 try:
                     if not (isinstance(data__key, str) and data__key == ''):
                         raise JsonSchemaValueException(rule='const')
                     data__key_any_of_count1 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException):
-                    pass
+                except (JsonSchemaValueException, JsonSchemaValuesException): pass
             if not data__key_any_of_count1:
                 raise JsonSchemaValueException(rule='anyOf')
-        if 'operator' in data_keys:
-            data_keys.remove('operator')
-            data__operator = data['operator']
-            if not (isinstance(data__operator, str) and data__operator == 'Equal' or (isinstance(data__operator, str) and data__operator == 'Exists')):
+        if "operator" in data_keys:
+            data_keys.remove("operator")
+            data__operator = data["operator"]
+            if not (isinstance(data__operator, str) and data__operator == 'Equal' or isinstance(data__operator, str) and data__operator == 'Exists'):
                 raise JsonSchemaValueException(rule='enum')
-        if 'value' in data_keys:
-            data_keys.remove('value')
-            data__value = data['value']
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelvalue(data__value, custom_formats, (name_prefix or 'data') + '.value')
-        if 'effect' in data_keys:
-            data_keys.remove('effect')
-            data__effect = data['effect']
-            if not (isinstance(data__effect, str) and data__effect == 'NoSchedule' or (isinstance(data__effect, str) and data__effect == 'PreferNoSchedule') or (isinstance(data__effect, str) and data__effect == 'NoExecute')):
+        if "value" in data_keys:
+            data_keys.remove("value")
+            data__value = data["value"]
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelvalue(data__value, custom_formats, (name_prefix or "data") + ".value")
+        if "effect" in data_keys:
+            data_keys.remove("effect")
+            data__effect = data["effect"]
+            if not (isinstance(data__effect, str) and data__effect == 'NoSchedule' or isinstance(data__effect, str) and data__effect == 'PreferNoSchedule' or isinstance(data__effect, str) and data__effect == 'NoExecute'):
                 raise JsonSchemaValueException(rule='enum')
-        if 'tolerationSeconds' in data_keys:
-            data_keys.remove('tolerationSeconds')
-            data__tolerationSeconds = data['tolerationSeconds']
-            if not isinstance(data__tolerationSeconds, int) or isinstance(data__tolerationSeconds, bool):
+        if "tolerationSeconds" in data_keys:
+            data_keys.remove("tolerationSeconds")
+            data__tolerationSeconds = data["tolerationSeconds"]
+            if not isinstance(data__tolerationSeconds, (int)) or isinstance(data__tolerationSeconds, bool):
                 raise JsonSchemaValueException(rule='type')
-            if isinstance(data__tolerationSeconds, (int, float, Decimal)) and (not isinstance(data__tolerationSeconds, bool)):
+            if isinstance(data__tolerationSeconds, (int, float, Decimal)) and not isinstance(data__tolerationSeconds, bool):
                 if data__tolerationSeconds < -9223372036854775808:
                     raise JsonSchemaValueException(rule='minimum')
                 if data__tolerationSeconds > 9223372036854775807:
@@ -783,7 +797,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_toleration
     return data
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelvalue(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, str):
+    if not isinstance(data, (str)):
         raise JsonSchemaValueException(rule='type')
     if isinstance(data, str):
         data_len = len(data)
@@ -794,7 +808,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelvalue
     return data
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, str):
+    if not isinstance(data, (str)):
         raise JsonSchemaValueException(rule='type')
     if isinstance(data, str):
         data_len = len(data)
@@ -805,7 +819,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedn
     return data
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselector(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, dict):
+    if not isinstance(data, (dict)):
         raise JsonSchemaValueException(rule='type')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
@@ -816,12 +830,12 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselect
         for data_key in data_keys:
             if data_key not in []:
                 data_value = data.get(data_key)
-                validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelvalue(data_value, custom_formats, (name_prefix or 'data') + '.{data_key}'.format(**locals()))
+                validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelvalue(data_value, custom_formats, (name_prefix or "data") + ".{data_key}".format(**locals()))
         if data_len != 0:
             data_property_names = True
             for data_key in data:
                 try:
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data_key, custom_formats, (name_prefix or 'data') + '')
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data_key, custom_formats, (name_prefix or "data") + "")
                 except (JsonSchemaValueException, JsonSchemaValuesException):
                     data_property_names = False
             if not data_property_names:
@@ -829,14 +843,14 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselect
     return data
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeaffinity(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, dict):
+    if not isinstance(data, (dict)):
         raise JsonSchemaValueException(rule='type')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
         data_keys = set(data.keys())
-        if 'required' in data_keys:
-            data_keys.remove('required')
-            data__required = data['required']
+        if "required" in data_keys:
+            data_keys.remove("required")
+            data__required = data["required"]
             if not isinstance(data__required, (list, tuple)):
                 raise JsonSchemaValueException(rule='type')
             data__required_is_list = isinstance(data__required, (list, tuple))
@@ -845,10 +859,10 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeaffini
                 if data__required_len > 64:
                     raise JsonSchemaValueException(rule='maxItems')
                 for data__required_x, data__required_item in enumerate(data__required):
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselectorrequirement(data__required_item, custom_formats, (name_prefix or 'data') + '.required[{data__required_x}]'.format(**locals()))
-        if 'preferred' in data_keys:
-            data_keys.remove('preferred')
-            data__preferred = data['preferred']
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselectorrequirement(data__required_item, custom_formats, (name_prefix or "data") + ".required[{data__required_x}]".format(**locals()))
+        if "preferred" in data_keys:
+            data_keys.remove("preferred")
+            data__preferred = data["preferred"]
             if not isinstance(data__preferred, (list, tuple)):
                 raise JsonSchemaValueException(rule='type')
             data__preferred_is_list = isinstance(data__preferred, (list, tuple))
@@ -857,13 +871,13 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeaffini
                 if data__preferred_len > 64:
                     raise JsonSchemaValueException(rule='maxItems')
                 for data__preferred_x, data__preferred_item in enumerate(data__preferred):
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_preferrednodeselectorrequirement(data__preferred_item, custom_formats, (name_prefix or 'data') + '.preferred[{data__preferred_x}]'.format(**locals()))
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_preferrednodeselectorrequirement(data__preferred_item, custom_formats, (name_prefix or "data") + ".preferred[{data__preferred_x}]".format(**locals()))
         if data_keys:
             raise JsonSchemaValueException(rule='additionalProperties')
     return data
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_preferrednodeselectorrequirement(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, dict):
+    if not isinstance(data, (dict)):
         raise JsonSchemaValueException(rule='type')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
@@ -871,27 +885,27 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_preferredn
         if data__missing_keys:
             raise JsonSchemaValueException(rule='required')
         data_keys = set(data.keys())
-        if 'weight' in data_keys:
-            data_keys.remove('weight')
-            data__weight = data['weight']
-            if not isinstance(data__weight, int) or isinstance(data__weight, bool):
+        if "weight" in data_keys:
+            data_keys.remove("weight")
+            data__weight = data["weight"]
+            if not isinstance(data__weight, (int)) or isinstance(data__weight, bool):
                 raise JsonSchemaValueException(rule='type')
-            if isinstance(data__weight, (int, float, Decimal)) and (not isinstance(data__weight, bool)):
+            if isinstance(data__weight, (int, float, Decimal)) and not isinstance(data__weight, bool):
                 if data__weight < 1:
                     raise JsonSchemaValueException(rule='minimum')
                 if data__weight > 100:
                     raise JsonSchemaValueException(rule='maximum')
-        if 'key' in data_keys:
-            data_keys.remove('key')
-            data__key = data['key']
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data__key, custom_formats, (name_prefix or 'data') + '.key')
-        if 'operator' in data_keys:
-            data_keys.remove('operator')
-            data__operator = data['operator']
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselectoroperator(data__operator, custom_formats, (name_prefix or 'data') + '.operator')
-        if 'values' in data_keys:
-            data_keys.remove('values')
-            data__values = data['values']
+        if "key" in data_keys:
+            data_keys.remove("key")
+            data__key = data["key"]
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data__key, custom_formats, (name_prefix or "data") + ".key")
+        if "operator" in data_keys:
+            data_keys.remove("operator")
+            data__operator = data["operator"]
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselectoroperator(data__operator, custom_formats, (name_prefix or "data") + ".operator")
+        if "values" in data_keys:
+            data_keys.remove("values")
+            data__values = data["values"]
             if not isinstance(data__values, (list, tuple)):
                 raise JsonSchemaValueException(rule='type')
             data__values_is_list = isinstance(data__values, (list, tuple))
@@ -907,12 +921,12 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_preferredn
     return data
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselectoroperator(data, custom_formats={}, name_prefix=None):
-    if not (isinstance(data, str) and data == 'In' or (isinstance(data, str) and data == 'NotIn') or (isinstance(data, str) and data == 'Exists') or (isinstance(data, str) and data == 'DoesNotExist') or (isinstance(data, str) and data == 'Gt') or (isinstance(data, str) and data == 'Lt')):
+    if not (isinstance(data, str) and data == 'In' or isinstance(data, str) and data == 'NotIn' or isinstance(data, str) and data == 'Exists' or isinstance(data, str) and data == 'DoesNotExist' or isinstance(data, str) and data == 'Gt' or isinstance(data, str) and data == 'Lt'):
         raise JsonSchemaValueException(rule='enum')
     return data
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselectorrequirement(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, dict):
+    if not isinstance(data, (dict)):
         raise JsonSchemaValueException(rule='type')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
@@ -920,17 +934,17 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselect
         if data__missing_keys:
             raise JsonSchemaValueException(rule='required')
         data_keys = set(data.keys())
-        if 'key' in data_keys:
-            data_keys.remove('key')
-            data__key = data['key']
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data__key, custom_formats, (name_prefix or 'data') + '.key')
-        if 'operator' in data_keys:
-            data_keys.remove('operator')
-            data__operator = data['operator']
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselectoroperator(data__operator, custom_formats, (name_prefix or 'data') + '.operator')
-        if 'values' in data_keys:
-            data_keys.remove('values')
-            data__values = data['values']
+        if "key" in data_keys:
+            data_keys.remove("key")
+            data__key = data["key"]
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data__key, custom_formats, (name_prefix or "data") + ".key")
+        if "operator" in data_keys:
+            data_keys.remove("operator")
+            data__operator = data["operator"]
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselectoroperator(data__operator, custom_formats, (name_prefix or "data") + ".operator")
+        if "values" in data_keys:
+            data_keys.remove("values")
+            data__values = data["values"]
             if not isinstance(data__values, (list, tuple)):
                 raise JsonSchemaValueException(rule='type')
             data__values_is_list = isinstance(data__values, (list, tuple))
@@ -946,7 +960,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselect
     return data
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_workergroup(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, dict):
+    if not isinstance(data, (dict)):
         raise JsonSchemaValueException(rule='type')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
@@ -954,54 +968,54 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_workergrou
         if data__missing_keys:
             raise JsonSchemaValueException(rule='required')
         data_keys = set(data.keys())
-        if 'name' in data_keys:
-            data_keys.remove('name')
-            data__name = data['name']
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123label(data__name, custom_formats, (name_prefix or 'data') + '.name')
-        if 'count' in data_keys:
-            data_keys.remove('count')
-            data__count = data['count']
-            if not isinstance(data__count, int) or isinstance(data__count, bool):
+        if "name" in data_keys:
+            data_keys.remove("name")
+            data__name = data["name"]
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123label(data__name, custom_formats, (name_prefix or "data") + ".name")
+        if "count" in data_keys:
+            data_keys.remove("count")
+            data__count = data["count"]
+            if not isinstance(data__count, (int)) or isinstance(data__count, bool):
                 raise JsonSchemaValueException(rule='type')
-            if isinstance(data__count, (int, float, Decimal)) and (not isinstance(data__count, bool)):
+            if isinstance(data__count, (int, float, Decimal)) and not isinstance(data__count, bool):
                 if data__count < 1:
                     raise JsonSchemaValueException(rule='minimum')
                 if data__count > 100000:
                     raise JsonSchemaValueException(rule='maximum')
-        if 'perPod' in data_keys:
-            data_keys.remove('perPod')
-            data__perPod = data['perPod']
-            if not isinstance(data__perPod, int) or isinstance(data__perPod, bool):
+        if "perPod" in data_keys:
+            data_keys.remove("perPod")
+            data__perPod = data["perPod"]
+            if not isinstance(data__perPod, (int)) or isinstance(data__perPod, bool):
                 raise JsonSchemaValueException(rule='type')
-            if isinstance(data__perPod, (int, float, Decimal)) and (not isinstance(data__perPod, bool)):
+            if isinstance(data__perPod, (int, float, Decimal)) and not isinstance(data__perPod, bool):
                 if data__perPod < 1:
                     raise JsonSchemaValueException(rule='minimum')
                 if data__perPod > 64:
                     raise JsonSchemaValueException(rule='maximum')
-        if 'cpu' in data_keys:
-            data_keys.remove('cpu')
-            data__cpu = data['cpu']
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpu(data__cpu, custom_formats, (name_prefix or 'data') + '.cpu')
-        if 'memory' in data_keys:
-            data_keys.remove('memory')
-            data__memory = data['memory']
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__memory, custom_formats, (name_prefix or 'data') + '.memory')
-        if 'volatileDisk' in data_keys:
-            data_keys.remove('volatileDisk')
-            data__volatileDisk = data['volatileDisk']
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__volatileDisk, custom_formats, (name_prefix or 'data') + '.volatileDisk')
-        if 'cpuLimit' in data_keys:
-            data_keys.remove('cpuLimit')
-            data__cpuLimit = data['cpuLimit']
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpulimit(data__cpuLimit, custom_formats, (name_prefix or 'data') + '.cpuLimit')
-        if 'memoryLimit' in data_keys:
-            data_keys.remove('memoryLimit')
-            data__memoryLimit = data['memoryLimit']
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_memorylimit(data__memoryLimit, custom_formats, (name_prefix or 'data') + '.memoryLimit')
-        if 'extendedResources' in data_keys:
-            data_keys.remove('extendedResources')
-            data__extendedResources = data['extendedResources']
-            if not isinstance(data__extendedResources, dict):
+        if "cpu" in data_keys:
+            data_keys.remove("cpu")
+            data__cpu = data["cpu"]
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpu(data__cpu, custom_formats, (name_prefix or "data") + ".cpu")
+        if "memory" in data_keys:
+            data_keys.remove("memory")
+            data__memory = data["memory"]
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__memory, custom_formats, (name_prefix or "data") + ".memory")
+        if "volatileDisk" in data_keys:
+            data_keys.remove("volatileDisk")
+            data__volatileDisk = data["volatileDisk"]
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__volatileDisk, custom_formats, (name_prefix or "data") + ".volatileDisk")
+        if "cpuLimit" in data_keys:
+            data_keys.remove("cpuLimit")
+            data__cpuLimit = data["cpuLimit"]
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpulimit(data__cpuLimit, custom_formats, (name_prefix or "data") + ".cpuLimit")
+        if "memoryLimit" in data_keys:
+            data_keys.remove("memoryLimit")
+            data__memoryLimit = data["memoryLimit"]
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_memorylimit(data__memoryLimit, custom_formats, (name_prefix or "data") + ".memoryLimit")
+        if "extendedResources" in data_keys:
+            data_keys.remove("extendedResources")
+            data__extendedResources = data["extendedResources"]
+            if not isinstance(data__extendedResources, (dict)):
                 raise JsonSchemaValueException(rule='type')
             data__extendedResources_is_dict = isinstance(data__extendedResources, dict)
             if data__extendedResources_is_dict:
@@ -1018,7 +1032,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_workergrou
                     data__extendedResources_property_names = True
                     for data__extendedResources_key in data__extendedResources:
                         try:
-                            if not isinstance(data__extendedResources_key, str):
+                            if not isinstance(data__extendedResources_key, (str)):
                                 raise JsonSchemaValueException(rule='type')
                             if isinstance(data__extendedResources_key, str):
                                 data__extendedResources_key_len = len(data__extendedResources_key)
@@ -1028,16 +1042,16 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_workergrou
                             data__extendedResources_property_names = False
                     if not data__extendedResources_property_names:
                         raise JsonSchemaValueException(rule='propertyNames')
-        if 'tolerations' in data_keys:
-            data_keys.remove('tolerations')
-            data__tolerations = data['tolerations']
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_tolerations(data__tolerations, custom_formats, (name_prefix or 'data') + '.tolerations')
+        if "tolerations" in data_keys:
+            data_keys.remove("tolerations")
+            data__tolerations = data["tolerations"]
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_tolerations(data__tolerations, custom_formats, (name_prefix or "data") + ".tolerations")
         if data_keys:
             raise JsonSchemaValueException(rule='additionalProperties')
     return data
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, str):
+    if not isinstance(data, (str)):
         raise JsonSchemaValueException(rule='type')
     if isinstance(data, str):
         data_len = len(data)
@@ -1050,7 +1064,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123sub
     return data
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_annotationmap(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, dict):
+    if not isinstance(data, (dict)):
         raise JsonSchemaValueException(rule='type')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
@@ -1061,7 +1075,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_annotation
         for data_key in data_keys:
             if data_key not in []:
                 data_value = data.get(data_key)
-                if not isinstance(data_value, str):
+                if not isinstance(data_value, (str)):
                     raise JsonSchemaValueException(rule='type')
                 if isinstance(data_value, str):
                     data_value_len = len(data_value)
@@ -1071,7 +1085,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_annotation
             data_property_names = True
             for data_key in data:
                 try:
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data_key, custom_formats, (name_prefix or 'data') + '')
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data_key, custom_formats, (name_prefix or "data") + "")
                 except (JsonSchemaValueException, JsonSchemaValuesException):
                     data_property_names = False
             if not data_property_names:
@@ -1079,7 +1093,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_annotation
     return data
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelmap(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, dict):
+    if not isinstance(data, (dict)):
         raise JsonSchemaValueException(rule='type')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
@@ -1090,12 +1104,12 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelmap(d
         for data_key in data_keys:
             if data_key not in []:
                 data_value = data.get(data_key)
-                validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelvalue(data_value, custom_formats, (name_prefix or 'data') + '.{data_key}'.format(**locals()))
+                validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelvalue(data_value, custom_formats, (name_prefix or "data") + ".{data_key}".format(**locals()))
         if data_len != 0:
             data_property_names = True
             for data_key in data:
                 try:
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data_key, custom_formats, (name_prefix or 'data') + '')
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data_key, custom_formats, (name_prefix or "data") + "")
                 except (JsonSchemaValueException, JsonSchemaValuesException):
                     data_property_names = False
             if not data_property_names:
@@ -1103,7 +1117,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelmap(d
     return data
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123label(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, str):
+    if not isinstance(data, (str)):
         raise JsonSchemaValueException(rule='type')
     if isinstance(data, str):
         data_len = len(data)
@@ -1116,7 +1130,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123lab
     return data
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_jobname(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, str):
+    if not isinstance(data, (str)):
         raise JsonSchemaValueException(rule='type')
     if isinstance(data, str):
         data_len = len(data)

@@ -57,8 +57,8 @@ _INT_12 = LazyPattern(
     r"^(?:[-+]?0b[0-1_]+|[-+]?0o?[0-7_]+|[-+]?[0-9_]+|[-+]?0x[0-9a-fA-F_]+)$"
 )
 _NULL_12 = frozenset({"~", "null", "Null", "NULL", ""})
-# Every character _FLOAT_12 or _INT_12 can match: a scalar with any other (the
-# quantity 2Gi) is a string without compiling them.
+# A superset of the characters _FLOAT_12 or _INT_12 can match: a scalar with any
+# other (the quantity 2Gi) is a string without compiling them.
 _NUMBER_CHARACTERS = frozenset("0123456789_+-.eExXoObBabcdefABCDEFinfINFnaNA")
 _OTHER_12 = frozenset({"<<", "="})  # merge key and value: never in a job file
 # (Sets where ruamel.yaml has a `^(?:...)$` pattern: a plain scalar never ends

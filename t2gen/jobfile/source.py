@@ -218,17 +218,15 @@ def decode_source(path: str, raw: bytes) -> str:
     Raises:
         ConfigError: the bytes are not UTF-8; located at the first bad byte.
     """
-    start = (
-        3 if raw.startswith(b"\xef\xbb\xbf") else 0
-    )  # as "utf-8-sig", without its codec
+    # A BOM is dropped, as by the "utf-8-sig" codec (without importing it).
+    text = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
     try:
-        return raw[start:].decode("utf-8")
+        return text.decode("utf-8")
     except UnicodeDecodeError as err:
-        bad = start + err.start
-        line, col = line_col(raw, bad)
+        line, col = line_col(text, err.start)  # an editor shows no column for a BOM
         raise ConfigError(
             path=path,
             line=line,
             col=col,
-            message=f"not UTF-8 (byte 0x{raw[bad]:02x}); save the job file as UTF-8 text",
+            message=f"not UTF-8 (byte 0x{text[err.start]:02x}); save the job file as UTF-8 text",
         ) from None

@@ -5,7 +5,8 @@ unquoted ``yes``, ``n``, ``on``, ``0400``, ``1e3`` or ``2024-01-01`` are not
 strings there. The emitter here quotes every string whose plain form could be
 read as anything but that string, so what kubectl reads is exactly the object
 t2gen meant; the loader reads manifests with the same YAML 1.1 rules (plus
-go-yaml's ``y``/``n`` booleans and ``1e3`` floats), refusing duplicate keys.
+go-yaml's ``y``/``n`` booleans and ``1e3`` floats), refusing duplicate keys. Both
+use PyYAML's C implementation when it is available.
 """
 
 from __future__ import annotations
@@ -141,7 +142,6 @@ KubeLoader.yaml_implicit_resolvers = {
     ]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-# Compiled when a manifest is first read (`t2gen check`), not by every render.
 KubeLoader.add_implicit_resolver(
     "tag:yaml.org,2002:bool", LazyPattern(r"^(?:y|Y|n|N)$"), list("yYnN")
 )

@@ -21,7 +21,7 @@ from typing import Any
 
 from t2gen.jobfile.loader import JsonPath, SourceDoc
 from t2gen.kube.quantity import Quantity, parse_quantity
-from t2gen.kube.versions import DEFAULT_KUBE_VERSION, parse_kube_version
+from t2gen.kube.versions import require_kube_version
 from t2gen.patterns import LazyPattern
 from t2gen.problems import Problem, Warning_, format_json_path
 from t2gen.record import Record
@@ -50,7 +50,7 @@ A finding is a :class:`~t2gen.problems.Problem` (the job is invalid) or a
 """
 
 
-_DEFAULT_KUBE_VERSION = parse_kube_version(DEFAULT_KUBE_VERSION) or (1, 37)
+_DEFAULT_KUBE_VERSION = require_kube_version(None)  # DEFAULT_KUBE_VERSION
 
 
 class RuleOptions(Record):

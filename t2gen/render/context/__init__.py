@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from t2gen.jobfile.model import Job
-from t2gen.kube.versions import DEFAULT_KUBE_VERSION, parse_kube_version
+from t2gen.kube.versions import require_kube_version
 from t2gen.render.context import pod
 from t2gen.render.context.job_master import job_master
 from t2gen.render.context.meta import object_metadata
@@ -83,7 +83,7 @@ def build_context(
         are final.
     """
     spec = job.spec
-    version = kube_version or parse_kube_version(DEFAULT_KUBE_VERSION) or (1, 37)
+    version = kube_version or require_kube_version(None)  # DEFAULT_KUBE_VERSION
     topology = build_topology(job)
     affinity = pod_affinity(job)
     job_labels = names.common_labels(job.name, "worker")
