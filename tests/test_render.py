@@ -51,6 +51,22 @@ def test_undefined_names_fail_with_template_and_line(tmp_path: Path) -> None:
     assert str(info.value) == "custom/a.yaml.j2:4: 'nope' is undefined"
 
 
+@pytest.mark.parametrize(("expression", "message"), [("1 / 0", "division by zero")])
+def test_any_exception_fails_with_template_and_line(
+    tmp_path: Path, expression: str, message: str
+) -> None:
+    # Not a traceback: an overlay can raise what Python can.
+    templates = _set(
+        tmp_path,
+        {
+            "a.yaml.j2": f"apiVersion: v1\nkind: ConfigMap\ndata: {{{{ {expression} }}}}\n"
+        },
+    )
+    with pytest.raises(TemplateError) as info:
+        render({}, templates)
+    assert str(info.value) == f"custom/a.yaml.j2:3: {message}"
+
+
 def test_syntax_errors_fail_with_template_and_line(tmp_path: Path) -> None:
     templates = _set(tmp_path, {"a.yaml.j2": "apiVersion: v1\n{% if %}\n"})
     with pytest.raises(

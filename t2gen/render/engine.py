@@ -204,13 +204,7 @@ def render(
                 line=err.lineno,
                 message=err.message or "syntax error",
             ) from None
-        except (
-            jinja2.TemplateError,
-            TypeError,
-            ValueError,
-            KeyError,
-            AttributeError,
-        ) as err:
+        except Exception as err:  # a template may raise anything ({{ 1 / 0 }})
             filenames = {  # listed only when a template fails
                 str(path)
                 for directory in template_set.search_path()
