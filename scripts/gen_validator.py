@@ -39,20 +39,7 @@ class JsonSchemaValueException(ValueError):
 
 JsonSchemaValuesException = JsonSchemaValueException
 
-
-class _LazyPattern:
-    """A regular expression compiled on its first search: a job file uses a few of them."""
-
-    __slots__ = ("pattern", "compiled")
-
-    def __init__(self, pattern):
-        self.pattern = pattern
-        self.compiled = None
-
-    def search(self, text):
-        if self.compiled is None:
-            self.compiled = re.compile(self.pattern)
-        return self.compiled.search(text)
+from t2gen.patterns import LazyPattern  # compiled on first search: a job uses a few
 '''
 
 
@@ -113,7 +100,7 @@ def generate() -> str:
     # Compile each pattern on first use, not at import (a cold render's start-up).
     if code.count("REGEX_PATTERNS[") != code.count("].search("):
         raise SystemExit("generated code uses REGEX_PATTERNS other than .search()")
-    code = re.sub(r"^(    '.*': )re\.compile\(", r"\1_LazyPattern(", code, flags=re.M)
+    code = re.sub(r"^(    '.*': )re\.compile\(", r"\1LazyPattern(", code, flags=re.M)
     code = _raising_the_rule_only(code)
     lines = code.splitlines()
     body = "\n".join(line.rstrip() for line in lines).strip() + "\n"

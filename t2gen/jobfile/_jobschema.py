@@ -15,42 +15,29 @@ class JsonSchemaValueException(ValueError):
 
 JsonSchemaValuesException = JsonSchemaValueException
 
-
-class _LazyPattern:
-    """A regular expression compiled on its first search: a job file uses a few of them."""
-
-    __slots__ = ("pattern", "compiled")
-
-    def __init__(self, pattern):
-        self.pattern = pattern
-        self.compiled = None
-
-    def search(self, text):
-        if self.compiled is None:
-            self.compiled = re.compile(self.pattern)
-        return self.compiled.search(text)
+from t2gen.patterns import LazyPattern  # compiled on first search: a job uses a few
 
 from decimal import Decimal
 import re
 
 
 REGEX_PATTERNS = {
-    '^[^\\s\\u0000-\\u001f\\u007f]+$': _LazyPattern('^[^\\s\\u0000-\\u001f\\u007f]+\\Z'),
-    '^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$': _LazyPattern('^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?\\Z'),
-    '^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+$': _LazyPattern('^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+\\Z'),
-    '^[A-Za-z0-9._+-]+$': _LazyPattern('^[A-Za-z0-9._+-]+\\Z'),
-    '^[-._a-zA-Z][-._a-zA-Z0-9]*$': _LazyPattern('^[-._a-zA-Z][-._a-zA-Z0-9]*\\Z'),
-    '^[^\\u0000]*$': _LazyPattern('^[^\\u0000]*\\Z'),
-    '^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)$': _LazyPattern('^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)\\Z'),
-    '^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)$': _LazyPattern('^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)\\Z'),
-    '^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$': _LazyPattern('^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?\\Z'),
-    '^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?$': _LazyPattern('^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?\\Z'),
-    '^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?!-))*[a-z0-9]$|^[a-z]$': _LazyPattern('^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?!-))*[a-z0-9]\\Z|^[a-z]\\Z'),
-    '^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$': _LazyPattern('^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?\\Z'),
-    '^((?=[^/]{1,253}/)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$': _LazyPattern('^((?=[^/]{1,253}/)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?\\Z'),
-    '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$': _LazyPattern('^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*\\Z'),
-    '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$': _LazyPattern('^[a-z0-9]([-a-z0-9]*[a-z0-9])?\\Z'),
-    '^[a-z]([-a-z0-9]*[a-z0-9])?$': _LazyPattern('^[a-z]([-a-z0-9]*[a-z0-9])?\\Z')
+    '^[^\\s\\u0000-\\u001f\\u007f]+$': LazyPattern('^[^\\s\\u0000-\\u001f\\u007f]+\\Z'),
+    '^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$': LazyPattern('^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?\\Z'),
+    '^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+$': LazyPattern('^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+\\Z'),
+    '^[A-Za-z0-9._+-]+$': LazyPattern('^[A-Za-z0-9._+-]+\\Z'),
+    '^[-._a-zA-Z][-._a-zA-Z0-9]*$': LazyPattern('^[-._a-zA-Z][-._a-zA-Z0-9]*\\Z'),
+    '^[^\\u0000]*$': LazyPattern('^[^\\u0000]*\\Z'),
+    '^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)$': LazyPattern('^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)\\Z'),
+    '^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)$': LazyPattern('^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)\\Z'),
+    '^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$': LazyPattern('^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?\\Z'),
+    '^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?$': LazyPattern('^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?\\Z'),
+    '^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?!-))*[a-z0-9]$|^[a-z]$': LazyPattern('^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?!-))*[a-z0-9]\\Z|^[a-z]\\Z'),
+    '^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$': LazyPattern('^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?\\Z'),
+    '^((?=[^/]{1,253}/)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$': LazyPattern('^((?=[^/]{1,253}/)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?\\Z'),
+    '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$': LazyPattern('^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*\\Z'),
+    '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$': LazyPattern('^[a-z0-9]([-a-z0-9]*[a-z0-9])?\\Z'),
+    '^[a-z]([-a-z0-9]*[a-z0-9])?$': LazyPattern('^[a-z]([-a-z0-9]*[a-z0-9])?\\Z')
 }
 
 NoneType = type(None)
