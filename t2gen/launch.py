@@ -16,6 +16,10 @@ option, a typo or a missing argument always reaches Typer and gets its exact
 messages and exit codes. ``tests/test_launch.py`` runs every input case and
 golden command line both ways and compares stdout, stderr and exit code.
 
+Every command but ``--version`` and ``--help`` first installs
+:mod:`t2gen.bytecode`'s finder, which loads t2gen's own modules from their
+current bytecode without Python's general search (about 2 ms of a render).
+
 The process is short and bounded (at most a few job files of at most 1 MiB
 each), so the cyclic garbage collector is off for the run, and the process
 ends with ``os._exit`` after flushing, skipping the interpreter's teardown of
@@ -75,6 +79,9 @@ def _run(arguments: list[str]) -> int:
             f"t2gen {_help.VERSION}\n" if arguments == ["--version"] else _help.HELP
         )
         return 0
+    from t2gen import bytecode
+
+    bytecode.install()
     command = fast_command(arguments)
     if command is not None:
         return command()

@@ -13,6 +13,7 @@ from typing import Any
 
 import jinja2
 
+from t2gen.bytecode import cached_code
 from t2gen.render.environment import new_environment
 from t2gen.resources import templates_dir
 
@@ -166,13 +167,15 @@ def _precompiled(
     digest, module = entry
     if _digest(source) != digest:
         return None
-    from importlib.machinery import SourceFileLoader
-
-    module_path = Path(_precompiled.__file__).parent / f"{module}.py"
+    module_path = str(Path(_precompiled.__file__).parent / f"{module}.py")
     qualified = f"{_precompiled.__name__}.{module}"
-    code = SourceFileLoader(qualified, str(module_path)).get_code(qualified)
-    if code is None:  # pragma: no cover - a source file always has code
-        return None
+    code = cached_code(module_path)
+    if code is None:  # no current bytecode: compile it, and write it when allowed
+        from importlib.machinery import SourceFileLoader
+
+        code = SourceFileLoader(qualified, module_path).get_code(qualified)
+        if code is None:  # pragma: no cover - a source file always has code
+            return None
     namespace: dict[str, Any] = {
         "environment": environment,
         "__file__": filename,
