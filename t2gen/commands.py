@@ -19,11 +19,13 @@ from __future__ import annotations
 import errno
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from t2gen.errors import T2genError
 from t2gen.problems import Warning_, one_line
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "echo",

@@ -8,13 +8,15 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from t2gen.atomicdir import exchange, fsync_directory, locked, recover
 from t2gen.errors import OutputError
 from t2gen.kube.yamlio import dump_yaml
 from t2gen.patterns import LazyPattern
 from t2gen.render.engine import RenderedDocument
+
+if TYPE_CHECKING:  # a directory is written by -o only; a stream needs neither module
+    from pathlib import Path
 
 __all__ = [
     "KUSTOMIZATION",
@@ -230,15 +232,19 @@ def write_directory(
         contents[name] = f"# Source: {document.template}\n{dump_yaml(document.obj)}"
     contents[KUSTOMIZATION] = _kustomization(names, sources, contents)
 
+    from pathlib import Path
+
+    from t2gen import atomicdir
+
     target = Path(os.path.realpath(out_dir)) if out_dir.is_symlink() else out_dir
-    parent = target.parent if str(target.parent) else Path()
+    parent = target.parent  # "." for a bare name
     if target.exists() and not target.is_dir():
         raise OutputError(f"{out_dir}: exists and is not a directory")
     if not parent.is_dir():
         raise OutputError(f"{out_dir}: parent directory {parent} does not exist")
     try:
-        with locked(parent):
-            recover(parent, target.name)
+        with atomicdir.locked(parent):
+            atomicdir.recover(parent, target.name)
             _replace(target, contents, out_dir)
     except OSError as err:
         raise OutputError(f"{out_dir}: cannot write: {err.strerror or err}") from None
@@ -284,7 +290,9 @@ def _replace(target: Path, contents: dict[str, str], shown: Path) -> None:
     import shutil
     import uuid
 
-    parent = target.parent if str(target.parent) else Path()
+    from t2gen import atomicdir
+
+    parent = target.parent  # "." for a bare name
     if target.is_dir():
         present = {entry.name for entry in target.iterdir()}
         unchanged, changed = _written_files(target)
@@ -300,15 +308,15 @@ def _replace(target: Path, contents: dict[str, str], shown: Path) -> None:
                 handle.write(text)
                 handle.flush()
                 os.fsync(handle.fileno())
-        fsync_directory(staging)
+        atomicdir.fsync_directory(staging)
         if not target.is_dir():
             staging.rename(target)
-        elif exchange(staging, target):
+        elif atomicdir.exchange(staging, target):
             old = staging  # the old render, now at the staging name
         else:
             target.rename(old)
             staging.rename(target)
-        fsync_directory(parent)
+        atomicdir.fsync_directory(parent)
     except OSError:
         if not os.path.lexists(target) and old.is_dir():
             old.rename(target)

@@ -9,8 +9,8 @@ else; every stage they call is pure.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import IO
 
 from t2gen.checks import object_problems
@@ -41,7 +41,7 @@ __all__ = [
 
 def builtin_template_set() -> TemplateSet:
     """The built-in Kubernetes template set (``templates/k8s``)."""
-    return TemplateSet(name="k8s", builtin=templates_dir() / "k8s")
+    return TemplateSet(name="k8s", builtin=os.path.join(templates_dir(), "k8s"))
 
 
 def make_template_set(overlays: Sequence[str] = ()) -> TemplateSet:
@@ -56,10 +56,9 @@ def make_template_set(overlays: Sequence[str] = ()) -> TemplateSet:
     """
     layers = []
     for directory in overlays:
-        path = Path(directory)
-        if not path.is_dir():
+        if not os.path.isdir(directory):
             raise T2genError(f"{directory}: no such template directory")
-        layers.append((directory.rstrip("/") or "/", path))
+        layers.append((directory.rstrip("/") or "/", directory))
     builtin = builtin_template_set()
     return TemplateSet(
         name=builtin.name, builtin=builtin.builtin, overlays=tuple(layers)
@@ -359,7 +358,9 @@ def generate_ssh_secret(
         )
     else:
         files = generate_key_files(key_type or KEY_TYPES[0], comment=name)
-    templates = TemplateSet(name="secret", builtin=templates_dir() / "secret")
+    templates = TemplateSet(
+        name="secret", builtin=os.path.join(templates_dir(), "secret")
+    )
     documents = render(secret_context(name, namespace, files), templates)
     findings = object_problems([document.obj for document in documents])
     if findings:

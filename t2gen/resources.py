@@ -1,9 +1,12 @@
-"""Where t2gen's data lives: the only module that builds paths to templates and schemas."""
+"""Where t2gen's data lives: the only module that builds paths to templates and schemas.
+
+Paths are strings (``os.path``), so a render needs no ``pathlib`` (1.4 ms to import).
+"""
 
 from __future__ import annotations
 
 import functools
-from pathlib import Path
+import os
 
 from t2gen.errors import T2genError
 
@@ -17,7 +20,7 @@ __all__ = [
 
 
 @functools.cache
-def data_dir(name: str) -> Path:
+def data_dir(name: str) -> str:
     """Return the directory of packaged data ``name`` (``templates`` or ``schemas``).
 
     An installed wheel holds them inside the package (``t2gen/templates``); a
@@ -29,32 +32,32 @@ def data_dir(name: str) -> Path:
     Raises:
         T2genError: neither place has the directory (a broken installation).
     """
-    package = Path(__file__).resolve().parent
-    packaged = package / name
-    if packaged.is_dir():
+    package = os.path.dirname(os.path.realpath(__file__))
+    packaged = os.path.join(package, name)
+    if os.path.isdir(packaged):
         return packaged
-    checkout = package.parent / name
-    if checkout.is_dir():
+    checkout = os.path.join(os.path.dirname(package), name)
+    if os.path.isdir(checkout):
         return checkout
     raise T2genError(f"t2gen is installed without its {name}/ directory; reinstall it")
 
 
-def templates_dir() -> Path:
+def templates_dir() -> str:
     """Return the directory of the built-in template sets (``templates/<set>/``)."""
     return data_dir("templates")
 
 
-def schema_path() -> Path:
+def schema_path() -> str:
     """Return the path of the job file's JSON Schema."""
-    return data_dir("schemas") / "twister2job.schema.json"
+    return os.path.join(data_dir("schemas"), "twister2job.schema.json")
 
 
-def starter_job_path() -> Path:
+def starter_job_path() -> str:
     """Return the path of the commented starter job that ``t2gen init`` prints."""
-    return data_dir("templates") / "init" / "twister2job.yaml"
+    return os.path.join(data_dir("templates"), "init", "twister2job.yaml")
 
 
-def custom_resource_schema_path(api_version: str, kind: str) -> Path | None:
+def custom_resource_schema_path(api_version: str, kind: str) -> str | None:
     """Return t2gen's own JSON Schema of a custom resource, or None if t2gen ships none.
 
     The schemas of gang-scheduling objects (Volcano and coscheduling PodGroups,
@@ -68,7 +71,7 @@ def custom_resource_schema_path(api_version: str, kind: str) -> Path | None:
     group, _, version = api_version.rpartition("/")
     if not group or not version or "/" in group or not kind.isalnum():
         return None
-    path = (
-        data_dir("schemas") / "kube" / f"{group}_{version}_{kind.lower()}.schema.json"
+    path = os.path.join(
+        data_dir("schemas"), "kube", f"{group}_{version}_{kind.lower()}.schema.json"
     )
-    return path if path.is_file() else None
+    return path if os.path.isfile(path) else None

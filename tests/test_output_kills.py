@@ -1,7 +1,7 @@
 """``render -o DIR`` under SIGKILL and concurrency (issue 14, item 7).
 
 Each kill runs ``t2gen render JOB -o DIR`` in a subprocess whose directory swap
-is delayed (``t2gen.output.exchange`` wrapped with a sleep, in the child only;
+is delayed (``t2gen.atomicdir.exchange`` wrapped with a sleep, in the child only;
 ``strace -e inject`` need not be installed) and kills it at a random moment.
 After every kill DIR must hold the old or the new complete render, never a
 mix and never nothing; the next run must remove the killed run's leftovers.
@@ -36,16 +36,15 @@ _CHILD = """
 import os, sys, time
 from pathlib import Path
 import t2gen.atomicdir as atomicdir
-import t2gen.output as output
 delay = float(os.environ.get("T2GEN_TEST_DELAY", "0"))
 if os.environ.get("T2GEN_TEST_FALLBACK") == "1":
     atomicdir._renameat2.cache_clear()
     atomicdir._renameat2 = lambda: None
-real_exchange = output.exchange
+real_exchange = atomicdir.exchange
 def slow_exchange(new, current):
     time.sleep(delay)
     return real_exchange(new, current)
-output.exchange = slow_exchange
+atomicdir.exchange = slow_exchange
 real_rename = Path.rename
 def slow_rename(self, target):
     result = real_rename(self, target)

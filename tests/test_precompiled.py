@@ -91,7 +91,7 @@ def _poison(directory: Path, marker: Path) -> None:
     cache = jinja2.FileSystemBytecodeCache(str(directory))
     environment = jinja2.Environment()
     for template_set in ("k8s", "secret"):
-        search_path = str(templates_dir() / template_set)
+        search_path = str(Path(templates_dir(), template_set))
         for path in sorted(Path(search_path).glob("*.j2")):
             filename = os.path.join(search_path, path.name)  # noqa: PTH118 - as FileSystemLoader builds it
             bucket = cache.get_bucket(

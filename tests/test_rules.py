@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -125,7 +126,7 @@ def test_quantity_max_length_is_the_schema_s() -> None:
     from t2gen.jobfile.rules._base import QUANTITY_MAX_LENGTH
     from t2gen.resources import schema_path
 
-    defs = json.loads(schema_path().read_text(encoding="utf-8"))["$defs"]
+    defs = json.loads(Path(schema_path()).read_text(encoding="utf-8"))["$defs"]
     for name in ("quantity", "cpu", "memory"):
         if name in defs:
             assert defs[name]["maxLength"] == QUANTITY_MAX_LENGTH, name

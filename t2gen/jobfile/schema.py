@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import functools
 import json
 from typing import Any
@@ -29,7 +28,8 @@ def _schema() -> dict[str, Any]:
     It is not checked against its metaschema here: that takes ~100 ms, and the
     tests check the packaged file (``test_schema_is_valid_2020_12``).
     """
-    schema: dict[str, Any] = json.loads(schema_path().read_text(encoding="utf-8"))
+    with open(schema_path(), encoding="utf-8") as file:
+        schema: dict[str, Any] = json.load(file)
     return schema
 
 
@@ -39,7 +39,8 @@ def load_schema() -> dict[str, Any]:
     Returns:
         A fresh copy each call, so a caller that changes it changes nothing else.
     """
-    return copy.deepcopy(_schema())
+    schema: dict[str, Any] = _copied(_schema())
+    return schema
 
 
 def _is_integer(_checker: Any, instance: Any) -> bool:
@@ -108,9 +109,27 @@ def apply_defaults(data: Any) -> Any:
     Returns:
         A deep copy with defaults applied.
     """
-    result = copy.deepcopy(data)
+    result = _copied(data)
     _fill(result, _defaults_plan())
     return result
+
+
+def _copied(value: Any) -> Any:
+    """A deep copy of parsed JSON or YAML data: new dicts and lists, the immutable scalars shared.
+
+    As ``copy.deepcopy`` for such data, without importing ``copy`` (which a
+    render would otherwise load for this alone); anything else is deep-copied.
+    """
+    kind = type(value)
+    if kind is dict:
+        return {key: _copied(item) for key, item in value.items()}
+    if kind is list:
+        return [_copied(item) for item in value]
+    if kind in _IMMUTABLE:
+        return value
+    import copy
+
+    return copy.deepcopy(value)
 
 
 def resolve_ref(node: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
@@ -137,6 +156,7 @@ def resolve_ref(node: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
 
 _NO_DEFAULT = object()
 _SCALARS = (str, int, float, bool, type(None))
+_IMMUTABLE = frozenset(_SCALARS)
 
 
 class _Defaults:
@@ -189,7 +209,7 @@ def _fill(value: Any, plan: _Defaults) -> None:
                 if default is _NO_DEFAULT:
                     continue
                 value[name] = (
-                    default if isinstance(default, _SCALARS) else copy.deepcopy(default)
+                    default if isinstance(default, _SCALARS) else _copied(default)
                 )
             _fill(value[name], child)
     elif isinstance(value, list) and plan.items is not None:

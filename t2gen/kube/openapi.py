@@ -184,7 +184,8 @@ class KubeSchemas:
                 if _is_kubernetes_group(group) and path.is_file()
                 else None
             )
-            own = custom_resource_schema_path(api_version, kind)
+            found = custom_resource_schema_path(api_version, kind)
+            own = Path(found) if found is not None else None
             if (schema is None or not _is_group_of(schema, api_version)) and own:
                 self._own.add(key)
                 self._schemas[key] = (own, json.loads(own.read_text(encoding="utf-8")))

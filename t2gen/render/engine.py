@@ -14,8 +14,8 @@ later jobs' objects are built from the values the templates were given
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -79,18 +79,20 @@ class TemplateSet(Record):
 
     Attributes:
         name: the built-in set's name (``k8s``), shown in ``# Source:`` lines.
-        builtin: the built-in set's directory.
+        builtin: the built-in set's directory (a ``str`` or ``os.PathLike``).
         overlays: user directories whose files replace built-in ones of the same
             name or add objects (``--templates DIR``), with the label shown for each.
     """
 
     name: str
-    builtin: Path
-    overlays: tuple[tuple[str, Path], ...] = ()
+    builtin: str | os.PathLike[str]
+    overlays: tuple[tuple[str, str | os.PathLike[str]], ...] = ()
 
-    def search_path(self) -> list[Path]:
+    def search_path(self) -> list[str]:
         """Directories in lookup order: overlays, then the built-in set."""
-        return [path for _, path in self.overlays] + [self.builtin]
+        return [os.fspath(path) for _, path in self.overlays] + [
+            os.fspath(self.builtin)
+        ]
 
     def templates(self) -> list[tuple[str, str]]:
         """Return ``(template file name, source label)`` of every emitted template, sorted.
@@ -107,8 +109,8 @@ class TemplateSet(Record):
         """Return ``(file name, source label)`` of every template and partial, sorted by name."""
         chosen: dict[str, str] = {}
         for label, directory in [*self.overlays, (self.name, self.builtin)]:
-            for path in sorted(directory.glob("*.j2")):
-                chosen.setdefault(path.name, f"{label}/{path.name}")
+            for file_name in _template_files(directory):
+                chosen.setdefault(file_name, f"{label}/{file_name}")
         return sorted(chosen.items())
 
     def source(self, name: str) -> str:
@@ -117,11 +119,12 @@ class TemplateSet(Record):
         Raises:
             TemplateError: no template of that name.
         """
-        file_name = Path(name).name
+        file_name = os.path.basename(name)
         for directory in self.search_path():
-            path = directory / file_name
-            if path.is_file():
-                return path.read_text(encoding="utf-8")
+            path = os.path.join(directory, file_name)
+            if os.path.isfile(path):
+                with open(path, encoding="utf-8") as file:
+                    return file.read()
         known = ", ".join(n for n, _ in self.all_templates())
         raise TemplateError(
             template=name,
@@ -130,7 +133,18 @@ class TemplateSet(Record):
         )
 
 
-def make_environment(search_path: Sequence[Path]) -> jinja2.Environment:
+def _template_files(directory: str | os.PathLike[str]) -> list[str]:
+    """The names in ``directory`` ending in ``.j2`` (as ``Path.glob("*.j2")``), sorted; none if unreadable."""
+    try:
+        with os.scandir(directory) as entries:
+            return sorted(entry.name for entry in entries if entry.name.endswith(".j2"))
+    except OSError:
+        return []
+
+
+def make_environment(
+    search_path: Sequence[str | os.PathLike[str]],
+) -> jinja2.Environment:
     """Return the strict Jinja2 environment used for every template, one per search path.
 
     The environment is kept for the life of the process, so each template is
@@ -148,7 +162,7 @@ def make_environment(search_path: Sequence[Path]) -> jinja2.Environment:
         trimmed block lines, no HTML escaping, kept trailing newlines, YAML
         emission of every expression, and :data:`FILTERS`.
     """
-    return _environment(tuple(str(path) for path in search_path))
+    return _environment(tuple(os.fspath(path) for path in search_path))
 
 
 @functools.lru_cache(maxsize=16)
@@ -205,13 +219,15 @@ def render(
                 message=err.message or "syntax error",
             ) from None
         except Exception as err:  # a template may raise anything ({{ 1 / 0 }})
-            filenames = {  # listed only when a template fails
-                str(path)
+            filenames = {  # listed only when a template fails, named as Jinja2 names them
+                os.path.normpath(os.path.join(directory, file_name))
                 for directory in template_set.search_path()
-                for path in directory.glob("*.j2")
+                for file_name in _template_files(directory)
             }
             filename, line = _template_line(err, filenames)
-            where = label if filename is None else _label(Path(filename).name, label)
+            where = (
+                label if filename is None else _label(os.path.basename(filename), label)
+            )
             raise TemplateError(
                 template=where, line=line, message=str(err) or type(err).__name__
             ) from None
@@ -223,7 +239,7 @@ def _label(name: str | None, fallback: str) -> str:
     """Show a template as ``set/file``, keeping the set of the template being rendered."""
     if not name:
         return fallback
-    return f"{fallback.rsplit('/', 1)[0]}/{Path(name).name}"
+    return f"{fallback.rsplit('/', 1)[0]}/{os.path.basename(name)}"
 
 
 def _parse(text: str, label: str) -> list[RenderedDocument]:

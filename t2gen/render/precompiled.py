@@ -8,14 +8,17 @@ at run time. Nothing compiled is ever read from or written to a cache on disk.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+import os
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
 from t2gen.bytecode import cached_code
 from t2gen.render.environment import new_environment
 from t2gen.resources import templates_dir
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "PrecompiledLoader",
@@ -77,11 +80,13 @@ def compile_builtin_templates() -> dict[str, str]:
         :func:`compile_key` and, per template, the SHA-256 of the source it was
         compiled from.
     """
+    from pathlib import Path
+
     environment = new_environment(None)
     manifest: dict[str, tuple[str, str]] = {}
     modules: dict[str, str] = {}
     for directory in sorted(
-        path for path in templates_dir().iterdir() if path.is_dir()
+        path for path in Path(templates_dir()).iterdir() if path.is_dir()
     ):
         for path in sorted(directory.glob("*.j2")):
             source = path.read_text(encoding="utf-8")
@@ -158,16 +163,17 @@ def _precompiled(
     """The namespace of a current precompiled built-in template, or None."""
     from t2gen.render import _precompiled
 
-    path = Path(filename)
-    if path.parent.parent != templates_dir() or name != path.name:
+    directory, file_name = os.path.split(filename)
+    sets, set_name = os.path.split(directory)
+    if sets != templates_dir() or name != file_name:
         return None
-    entry = _precompiled.TEMPLATES.get(f"{path.parent.name}/{path.name}")
+    entry = _precompiled.TEMPLATES.get(f"{set_name}/{file_name}")
     if entry is None or compile_key(environment) != _precompiled.KEY:
         return None
     digest, module = entry
     if _digest(source) != digest:
         return None
-    module_path = str(Path(_precompiled.__file__).parent / f"{module}.py")
+    module_path = os.path.join(os.path.dirname(_precompiled.__file__), f"{module}.py")
     qualified = f"{_precompiled.__name__}.{module}"
     code = cached_code(module_path)
     if code is None:  # no current bytecode: compile it, and write it when allowed

@@ -16,7 +16,6 @@ only) and, for every other mechanism, for no gang, and for Volcano with
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from t2gen.jobfile.model import Job
@@ -271,6 +270,8 @@ def task_affinity(
     required = scheduling.topology_mode == "required"
     if not scheduling.has_topology or (scheduling.gang == "volcano" and not required):
         return base
+    import copy  # only a job with a task topology gets here
+
     result = copy.deepcopy(base) if base else {}
     for kind, groups in (
         ("podAffinity", scheduling.affinity),
