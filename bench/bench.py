@@ -1,7 +1,9 @@
 """Benchmark t2gen against the interpreter's floor and a Go peer, measured in the same run.
 
 Medians of whole-process wall times (a Python timing loop around subprocess,
-so nothing but the standard library is needed):
+so nothing but the standard library is needed). The single commands that the
+ratios compare run round-robin, one run of each per round, so that drift in
+the machine's speed during the run falls on all of them alike:
 
 * cold ``t2gen --version``, ``--help``, ``validate`` and ``render`` of the example;
 * ``python -c pass`` (the floor) and two Go peers doing comparable work on the
@@ -168,29 +170,6 @@ def main() -> None:
             print(f"{figure.label:<58} {figure.median_ms:9.1f} ms", flush=True)
             return figure
 
-        add("python", "python -c pass", [args.python, "-c", "pass"])
-        add(
-            "jinja_yaml",
-            'python -c "import jinja2, yaml" (the floor of a Jinja2 renderer)',
-            [args.python, "-c", "import jinja2, yaml"],
-        )
-        add("version", "t2gen --version", [t2gen, "--version"])
-        add("help", "t2gen --help", [t2gen, "--help"])
-        add(
-            "validate",
-            "t2gen validate examples/wordcount.yaml",
-            [t2gen, "validate", str(EXAMPLE)],
-        )
-        add(
-            "render",
-            "t2gen render examples/wordcount.yaml",
-            [t2gen, "render", str(EXAMPLE)],
-        )
-        add(
-            "render_validate",
-            "t2gen render --validate examples/wordcount.yaml",
-            [t2gen, "render", "--validate", str(EXAMPLE)],
-        )
         kubectl = kubectl_path()
         base = work / "base"
         subprocess.run(
@@ -198,29 +177,62 @@ def main() -> None:
             check=True,
             stderr=subprocess.DEVNULL,
         )
+        chart = work / "chart"
+        (chart / "templates").mkdir(parents=True)
+        (chart / "Chart.yaml").write_text(
+            "apiVersion: v2\nname: wordcount\nversion: 0.1.0\n", encoding="utf-8"
+        )
+        with (chart / "templates" / "job.yaml").open("w", encoding="utf-8") as out:
+            subprocess.run(
+                [t2gen, "render", "--format", "helm", str(EXAMPLE)],
+                check=True,
+                stdout=out,
+                stderr=subprocess.DEVNULL,
+            )
+        # The commands the ratios compare run round-robin, one run of each per
+        # round, so the machine's drift over the minute they take is shared
+        # rather than landing on whichever command ran in a slow stretch.
+        single: dict[str, tuple[str, list[str]]] = {
+            "python": ("python -c pass", [args.python, "-c", "pass"]),
+            "jinja_yaml": (
+                'python -c "import jinja2, yaml" (the floor of a Jinja2 renderer)',
+                [args.python, "-c", "import jinja2, yaml"],
+            ),
+            "version": ("t2gen --version", [t2gen, "--version"]),
+            "help": ("t2gen --help", [t2gen, "--help"]),
+            "validate": (
+                "t2gen validate examples/wordcount.yaml",
+                [t2gen, "validate", str(EXAMPLE)],
+            ),
+            "render": (
+                "t2gen render examples/wordcount.yaml",
+                [t2gen, "render", str(EXAMPLE)],
+            ),
+            "render_validate": (
+                "t2gen render --validate examples/wordcount.yaml",
+                [t2gen, "render", "--validate", str(EXAMPLE)],
+            ),
+        }
         if kubectl:
-            add(
-                "kustomize",
+            single["kustomize"] = (
                 "kubectl kustomize DIR (t2gen -o output)",
                 [kubectl, "kustomize", str(base)],
             )
         if HELM.exists():
-            chart = work / "chart"
-            (chart / "templates").mkdir(parents=True)
-            (chart / "Chart.yaml").write_text(
-                "apiVersion: v2\nname: wordcount\nversion: 0.1.0\n", encoding="utf-8"
-            )
-            with (chart / "templates" / "job.yaml").open("w", encoding="utf-8") as out:
-                subprocess.run(
-                    [t2gen, "render", "--format", "helm", str(EXAMPLE)],
-                    check=True,
-                    stdout=out,
-                    stderr=subprocess.DEVNULL,
-                )
-            add(
-                "helm",
+            single["helm"] = (
                 "helm template CHART (t2gen --format helm as its templates)",
                 [str(HELM), "template", "wordcount", str(chart)],
+            )
+        for key, (label, _) in single.items():
+            figures[key] = Figure(label, [])
+        for round_ in range(2 + runs):  # two warm-up rounds
+            for key, (label, command) in single.items():
+                times = measure(label, command, 1, warmup=0).times
+                if round_ >= 2:
+                    figures[key].times += times
+        for key in single:
+            print(
+                f"{figures[key].label:<58} {figures[key].median_ms:9.1f} ms", flush=True
             )
 
         batch_dir = work / "batch"
@@ -293,7 +305,8 @@ def main() -> None:
         "# t2gen benchmark",
         "",
         f"Machine: {machine()}. Medians of {runs} runs after 2 warm-up runs (batch: {max(3, runs // 5)} runs), "
-        "whole processes, measured by `make bench` (bench/bench.py) in one run.",
+        "whole processes, measured by `make bench` (bench/bench.py) in one run; the commands "
+        "down to `helm template` run round-robin, one run of each per round.",
         "",
         "| command | median ms | x python -c pass |",
         "|---|---:|---:|",
