@@ -135,11 +135,18 @@ def test_only_plain_file_lists_are_fast(argv: list[str]) -> None:
 
 
 def _run_script(
-    *argv: str, stdout: object = subprocess.PIPE
+    *argv: str, stdout: object = subprocess.PIPE, loaded: tuple[str, ...] = ()
 ) -> subprocess.CompletedProcess[str]:
+    """Run the console script's main; stderr ends with whether Typer was imported,
+    or with which of the modules ``loaded`` were."""
+    report = (
+        f"[m for m in {loaded!r} if m in sys.modules]"
+        if loaded
+        else "'typer' in sys.modules"
+    )
     code = (
         "import sys, atexit\n"
-        "atexit.register(lambda: print('typer' in sys.modules, file=sys.stderr))\n"
+        f"atexit.register(lambda: print({report}, file=sys.stderr))\n"
         f"sys.argv = ['t2gen', *{list(argv)!r}]\n"
         "from t2gen.launch import main\n"
         "main()\n"
@@ -168,22 +175,8 @@ def test_the_fast_path_imports_no_typer() -> None:
 
 def test_a_plain_render_imports_only_what_it_uses() -> None:
     """pathlib (1.4 ms), copy, the -o writer and Typer are not loaded by a render to stdout."""
-    code = (
-        "import sys, atexit\n"
-        "unused = ('typer', 'pathlib', 'copy', 't2gen.atomicdir', 't2gen.cli')\n"
-        "atexit.register(lambda: print([m for m in unused if m in sys.modules], file=sys.stderr))\n"
-        "sys.argv = ['t2gen', 'render', 'examples/wordcount.yaml']\n"
-        "from t2gen.launch import main\n"
-        "main()\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        check=False,
-    )
+    unused = ("typer", "pathlib", "copy", "t2gen.atomicdir", "t2gen.cli")
+    result = _run_script("render", "examples/wordcount.yaml", loaded=unused)
     assert (result.returncode, result.stderr) == (0, "[]\n")
 
 
