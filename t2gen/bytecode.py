@@ -1,10 +1,13 @@
 """t2gen's own modules loaded straight from their compiled bytecode, for a short-lived CLI.
 
-A render imports about 90 of t2gen's small modules. Python's general import
-system spends about 80 us on each even when its ``.pyc`` is current: the path
-finder scans for extension modules, packages, sources and bytecode in turn,
-and ``SourceFileLoader`` works out, reads and checks the cache file through
-layers of Python code. That is 7 ms, more than t2gen's own work in a render.
+A render imports about 90 of t2gen's small modules, and Python's import
+system spends about 90 us on each even when its ``.pyc`` is current (measured
+on an empty module). Part of that is finding it: the path finder tries
+extension modules, packages, sources and bytecode in turn, and
+``SourceFileLoader`` works out, reads and checks the cache file through layers
+of Python code. This module cuts that part, about a fifth, some 2 ms of a
+render; the rest (module locks, spec and module set-up) is the import system's
+own and stays.
 
 :class:`PackageFinder` answers only for submodules of one package directory
 (``t2gen.*``) in the simple case: a ``.py`` file or a package with an
