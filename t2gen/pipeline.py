@@ -56,9 +56,9 @@ def make_template_set(overlays: Sequence[str] = ()) -> TemplateSet:
     """
     layers = []
     for directory in overlays:
-        if not os.path.isdir(directory):
+        if not os.path.isdir(directory or "."):
             raise T2genError(f"{directory}: no such template directory")
-        layers.append((directory.rstrip("/") or "/", directory))
+        layers.append((directory.rstrip("/") or "/", directory or "."))
     builtin = builtin_template_set()
     return TemplateSet(
         name=builtin.name, builtin=builtin.builtin, overlays=tuple(layers)

@@ -78,6 +78,9 @@ def test_templates_list_and_show() -> None:
     )
     missing = runner.invoke(app, ["templates", "show", "nope.j2"])
     assert missing.exit_code == 1 and "no such template" in missing.stderr
+    for spelling in ("configmap.yaml.j2/", "k8s//configmap.yaml.j2/."):
+        again = runner.invoke(app, ["templates", "show", spelling])
+        assert (again.exit_code, again.stdout) == (0, shown.stdout)
 
 
 def test_templates_list_shows_overlays(tmp_path: object) -> None:

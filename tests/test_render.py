@@ -21,6 +21,15 @@ def _context() -> dict[str, object]:
     return build_context(valid_job(job_text()))
 
 
+def test_an_empty_overlay_name_is_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from t2gen.pipeline import make_template_set
+
+    monkeypatch.chdir(tmp_path)
+    assert make_template_set([""]).search_path()[0] == "."
+
+
 def test_builtin_set_lists_templates_without_partials() -> None:
     names = [name for name, _ in builtin_template_set().templates()]
     assert "_pod.yaml.j2" not in names

@@ -119,7 +119,7 @@ class TemplateSet(Record):
         Raises:
             TemplateError: no template of that name.
         """
-        file_name = os.path.basename(name)
+        file_name = os.path.basename(os.path.normpath(name))  # as Path(name).name
         for directory in self.search_path():
             path = os.path.join(directory, file_name)
             if os.path.isfile(path):
