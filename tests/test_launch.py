@@ -180,6 +180,22 @@ def test_a_plain_render_imports_only_what_it_uses() -> None:
     assert (result.returncode, result.stderr) == (0, "[]\n")
 
 
+def test_docstrings_stripped_by_python_OO_change_nothing() -> None:
+    """Rules are documented by their docstrings, which ``-OO`` removes; they still run."""
+    plain = _run_script("render", "examples/wordcount.yaml")
+    code = "import sys\nsys.argv = ['t2gen', 'render', 'examples/wordcount.yaml']\nfrom t2gen.launch import main\nmain()\n"
+    stripped = subprocess.run(
+        [sys.executable, "-OO", "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
+    assert (stripped.returncode, stripped.stderr) == (0, "")
+    assert stripped.stdout == plain.stdout
+
+
 def test_a_usage_error_still_reaches_typer() -> None:
     result = _run_script("render", "--bogus", "examples/wordcount.yaml")
     assert result.returncode == 2
