@@ -29,6 +29,7 @@ library leaves ``sys.meta_path`` alone.
 
 from __future__ import annotations
 
+import io
 import marshal
 import os
 import sys
@@ -36,9 +37,7 @@ from importlib.machinery import EXTENSION_SUFFIXES, ModuleSpec, SourceFileLoader
 from importlib.util import MAGIC_NUMBER
 from types import CodeType
 
-TYPE_CHECKING = (
-    False  # typing is not imported yet when the console script calls install()
-)
+TYPE_CHECKING = False  # only the type checker needs typing here
 if TYPE_CHECKING:
     from typing import Any
 
@@ -72,7 +71,7 @@ def cached_code(source: str) -> CodeType | None:
         head, "__pycache__", f"{tail[:-3]}.{sys.implementation.cache_tag}{level}.pyc"
     )
     try:
-        with open(cached, "rb") as file:
+        with io.open_code(cached) as file:  # as CPython reads it (PEP 578 hooks)
             data = file.read()
         stat = os.stat(source)
     except OSError:
@@ -94,6 +93,9 @@ def cached_code(source: str) -> CodeType | None:
     import _imp
 
     _imp._fix_co_filename(code, source)  # type: ignore[attr-defined]
+    if sys.flags.verbose:  # what `python -v` prints for a module read from its cache
+        print(f"# {cached} matches {source}", file=sys.stderr)
+        print(f"# code object from {cached!r}", file=sys.stderr)
     return code
 
 
