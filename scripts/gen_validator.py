@@ -111,6 +111,19 @@ def generate() -> str:
         + "\n"
         + body
         + "\n\ndef validate(data):\n    return validate_https___t2gen_dev_schemas_twister2job_schema_json(data)\n"
+        + _defaults(json.loads(text))
+    )
+
+
+def _defaults(schema: dict[str, object]) -> str:
+    """``DEFAULTS``: the schema's defaults as t2gen.jobfile.schema.defaults_table gives them."""
+    from t2gen.jobfile.schema import defaults_table
+
+    rows = "".join(f"    {row!r},\n" for row in defaults_table(schema))
+    return (
+        "\n\n# What apply_defaults fills in (t2gen.jobfile.schema.defaults_table): per schema\n"
+        "# node, (properties as (name, has_default, default, node), items node); root first.\n"
+        f"DEFAULTS = (\n{rows})\n"
     )
 
 

@@ -96,6 +96,33 @@ def test_defaults_come_from_the_schema() -> None:
     }  # wrong types are left to the schema check
 
 
+@pytest.mark.parametrize(
+    "document",
+    [
+        {},
+        {"spec": {"workers": [{}, {"count": 2}], "env": [{}], "scheduling": {}}},
+        {
+            "spec": {
+                key: {} for key in load_schema()["properties"]["spec"]["properties"]
+            }
+        },
+        *(load_config(str(example)).data for example in EXAMPLES),
+    ],
+    ids=lambda document: str(len(json.dumps(document))),
+)
+def test_the_generated_defaults_table_fills_what_the_schema_says(
+    document: dict[str, object],
+) -> None:
+    """apply_defaults reads _jobschema.DEFAULTS; the same walk over the schema itself agrees."""
+    from t2gen.jobfile import schema
+
+    expected = schema._copied(document)
+    loaded = load_schema()
+    schema._fill(expected, schema._plan(loaded, loaded, {}))
+    assert apply_defaults(document) == expected
+    assert json.dumps(apply_defaults(document)) == json.dumps(expected)  # key order too
+
+
 def test_three_mistakes_three_located_problems() -> None:
     text = job_text("workers:\n  - count: 0\n    perPod: two\nbindWorkersToCpu: yes\n")
     assert problems(text) == [
