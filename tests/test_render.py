@@ -96,6 +96,29 @@ def test_errors_in_partials_name_the_partial(tmp_path: Path) -> None:
         render({}, templates)
 
 
+@pytest.mark.parametrize(
+    ("partial", "message"),
+    [
+        ("metadata: {{ missing }}\n", "'missing' is undefined"),
+        ("metadata: {{ x\n", "unexpected end of template"),
+    ],
+)
+def test_errors_in_an_overlay_partial_name_the_overlay_file(
+    tmp_path: Path, partial: str, message: str
+) -> None:
+    """A built-in template including an overlay's partial: the error is the overlay's."""
+    builtin = build_file_tree(
+        tmp_path / "set",
+        {"a.yaml.j2": "apiVersion: v1\nkind: ConfigMap\n{% include '_p.j2' %}\n"},
+    )
+    build_file_tree(tmp_path / "over", {"_p.j2": partial})
+    templates = TemplateSet(
+        name="custom", builtin=builtin, overlays=(("over", tmp_path / "over"),)
+    )
+    with pytest.raises(TemplateError, match=rf"^over/_p.j2:1: {message}"):
+        render({}, templates)
+
+
 def test_broken_yaml_names_the_template_and_the_rendered_line(tmp_path: Path) -> None:
     templates = _set(
         tmp_path,

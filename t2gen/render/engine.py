@@ -213,26 +213,38 @@ def render(
         try:
             text = environment.get_template(file_name).render(context)
         except jinja2.TemplateSyntaxError as err:
+            shown = _labels(template_set).get(os.path.normpath(err.filename or ""))
             raise TemplateError(
-                template=_label(err.name, label),
+                template=shown or _label(err.name, label),
                 line=err.lineno,
                 message=err.message or "syntax error",
             ) from None
         except Exception as err:  # a template may raise anything ({{ 1 / 0 }})
-            filenames = {  # listed only when a template fails, named as Jinja2 names them
-                os.path.normpath(os.path.join(directory, file_name))
-                for directory in template_set.search_path()
-                for file_name in _template_files(directory)
-            }
-            filename, line = _template_line(err, filenames)
-            where = (
-                label if filename is None else _label(os.path.basename(filename), label)
-            )
+            labels = _labels(template_set)
+            filename, line = _template_line(err, set(labels))
             raise TemplateError(
-                template=where, line=line, message=str(err) or type(err).__name__
+                template=label if filename is None else labels[filename],
+                line=line,
+                message=str(err) or type(err).__name__,
             ) from None
         documents.extend(_parse(text, label))
     return documents
+
+
+def _labels(template_set: TemplateSet) -> dict[str, str]:
+    """``{template file, as Jinja2 names it: its label}``: ``DIR/file`` in an overlay, ``set/file`` built in.
+
+    Listed only when a template fails, to name the file the error is in, which
+    may be an overlay's partial included by a built-in template.
+    """
+    return {
+        os.path.normpath(os.path.join(directory, file_name)): f"{label}/{file_name}"
+        for label, directory in [
+            *template_set.overlays,
+            (template_set.name, template_set.builtin),
+        ]
+        for file_name in _template_files(directory)
+    }
 
 
 def _label(name: str | None, fallback: str) -> str:
