@@ -111,6 +111,7 @@ def generate() -> str:
         + "\n"
         + body
         + "\n\ndef validate(data):\n    return validate_https___t2gen_dev_schemas_twister2job_schema_json(data)\n"
+        + f"\n\n# Checked by t2gen.jobfile.schema before this module is used.\nSCHEMA_SHA256 = {digest!r}\n"
         + _defaults(json.loads(text))
     )
 

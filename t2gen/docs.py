@@ -298,6 +298,10 @@ def write_docs(root: Path) -> list[Path]:
 
 
 if __name__ == "__main__":  # pragma: no cover - `make docs`
+    if sys.flags.optimize >= 2:
+        raise SystemExit(
+            "make docs reads docstrings, which python -OO strips; run it without -OO"
+        )
     for written_path in write_docs(
         Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd()
     ):

@@ -58,7 +58,8 @@ def make_template_set(overlays: Sequence[str] = ()) -> TemplateSet:
     for directory in overlays:
         if not os.path.isdir(directory or "."):
             raise T2genError(f"{directory}: no such template directory")
-        layers.append((directory.rstrip("/") or "/", directory or "."))
+        label = directory.rstrip("/") or ("/" if directory else ".")
+        layers.append((label, directory or "."))
     builtin = builtin_template_set()
     return TemplateSet(
         name=builtin.name, builtin=builtin.builtin, overlays=tuple(layers)

@@ -180,8 +180,12 @@ def test_a_plain_render_imports_only_what_it_uses() -> None:
     assert (result.returncode, result.stderr) == (0, "[]\n")
 
 
-def test_docstrings_stripped_by_python_OO_change_nothing() -> None:
-    """Rules are documented by their docstrings, which ``-OO`` removes; they still run."""
+def test_python_OO_renders_the_same_objects() -> None:
+    """Rules are documented by their docstrings, which ``-OO`` removes; they still run.
+
+    (Under ``-OO`` a subcommand's ``--help`` is shorter: Typer takes its text from
+    the command's docstring.)
+    """
     plain = _run_script("render", "examples/wordcount.yaml")
     code = "import sys\nsys.argv = ['t2gen', 'render', 'examples/wordcount.yaml']\nfrom t2gen.launch import main\nmain()\n"
     stripped = subprocess.run(

@@ -27,7 +27,8 @@ def test_an_empty_overlay_name_is_the_current_directory(
     from t2gen.pipeline import make_template_set
 
     monkeypatch.chdir(tmp_path)
-    assert make_template_set([""]).search_path()[0] == "."
+    templates = make_template_set([""])
+    assert templates.search_path()[0] == "." and templates.overlays[0][0] == "."
 
 
 def test_builtin_set_lists_templates_without_partials() -> None:
@@ -117,6 +118,14 @@ def test_errors_in_an_overlay_partial_name_the_overlay_file(
     )
     with pytest.raises(TemplateError, match=rf"^over/_p.j2:1: {message}"):
         render({}, templates)
+    # The same directory twice: the first is the one searched, and named.
+    twice = TemplateSet(
+        name="custom",
+        builtin=builtin,
+        overlays=(("first", tmp_path / "over"), ("second", tmp_path / "over")),
+    )
+    with pytest.raises(TemplateError, match=rf"^first/_p.j2:1: {message}"):
+        render({}, twice)
 
 
 def test_broken_yaml_names_the_template_and_the_rendered_line(tmp_path: Path) -> None:

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -108,7 +112,12 @@ def test_defaults_come_from_the_schema() -> None:
         },
         *(load_config(str(example)).data for example in EXAMPLES),
     ],
-    ids=lambda document: str(len(json.dumps(document))),
+    ids=[
+        "empty",
+        "empty-parts",
+        "every-spec-section-empty",
+        *(p.stem for p in EXAMPLES),
+    ],
 )
 def test_the_generated_defaults_table_fills_what_the_schema_says(
     document: dict[str, object],
@@ -121,6 +130,41 @@ def test_the_generated_defaults_table_fills_what_the_schema_says(
     schema._fill(expected, schema._plan(loaded, loaded, {}))
     assert apply_defaults(document) == expected
     assert json.dumps(apply_defaults(document)) == json.dumps(expected)  # key order too
+
+
+def test_a_schema_edited_without_make_generate_takes_effect_at_once(
+    tmp_path: Path,
+) -> None:
+    """The generated validator and defaults table are used only while they match the schema."""
+    for part in ("t2gen", "schemas", "templates"):
+        shutil.copytree(
+            ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    schema = tmp_path / "schemas" / "twister2job.schema.json"
+    text = schema.read_text(encoding="utf-8")
+    assert text.count('"default": "IfNotPresent"') == 1
+    schema.write_text(
+        text.replace('"default": "IfNotPresent"', '"default": "Always"'),
+        encoding="utf-8",
+    )
+    code = (
+        "import sys\n"
+        "sys.argv = ['t2gen', 'render', sys.argv[1]]\n"
+        "from t2gen.launch import main\n"
+        "main()\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(ROOT / "examples" / "wordcount.yaml")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
+    assert (result.returncode, result.stderr) == (0, "")
+    assert "imagePullPolicy: Always" in result.stdout
+    assert "IfNotPresent" not in result.stdout
 
 
 def test_three_mistakes_three_located_problems() -> None:

@@ -1134,6 +1134,10 @@ def validate(data):
     return validate_https___t2gen_dev_schemas_twister2job_schema_json(data)
 
 
+# Checked by t2gen.jobfile.schema before this module is used.
+SCHEMA_SHA256 = '3a7b5401d50c80458515352dfb2db23a145ee30645734432091818172ece060e'
+
+
 # What apply_defaults fills in (t2gen.jobfile.schema.defaults_table): per schema
 # node, (properties as (name, has_default, default, node), items node); root first.
 DEFAULTS = (

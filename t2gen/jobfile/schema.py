@@ -64,15 +64,35 @@ def _validator() -> Any:
     return strict(_schema(), format_checker=FormatChecker())
 
 
+@functools.cache
+def _generated_is_current() -> bool:
+    """Whether ``t2gen.jobfile._jobschema`` was generated from the packaged schema as it is now.
+
+    A schema edited in a checkout without ``make generate`` then still takes
+    effect at once (through jsonschema and the walk over the schema), as an
+    edited template does; reading and hashing the 41 KB file costs ~0.1 ms.
+    """
+    import hashlib
+
+    from t2gen.jobfile import _jobschema
+
+    with open(schema_path(), encoding="utf-8") as file:
+        digest = hashlib.sha256(file.read().encode("utf-8")).hexdigest()
+    return bool(digest == _jobschema.SCHEMA_SHA256)
+
+
 def is_valid_fast(data: Any) -> bool:
     """Check a document against the schema with the generated code in ``t2gen.jobfile._jobschema``.
 
     Equivalent to :func:`schema_problems` being empty (the tests compare them),
     in a fraction of the time and without importing jsonschema; it says only
-    whether the document is valid, not why.
+    whether the document is valid, not why. False, so that the caller asks
+    jsonschema, when the generated code is older than the schema.
     """
     from t2gen.jobfile import _jobschema
 
+    if not _generated_is_current():
+        return False
     try:
         _jobschema.validate(data)  # type: ignore[no-untyped-call]
     except _jobschema.JsonSchemaValueException:
@@ -229,9 +249,15 @@ def defaults_table(schema: dict[str, Any]) -> tuple[Any, ...]:
 
 @functools.cache
 def _defaults_plan() -> _Defaults:
-    """The packaged schema's :class:`_Defaults`, from the generated table (see :func:`defaults_table`)."""
+    """The packaged schema's :class:`_Defaults`, from the generated table (see :func:`defaults_table`).
+
+    Worked out from the schema itself when the generated table is older than it.
+    """
     from t2gen.jobfile import _jobschema
 
+    if not _generated_is_current():
+        schema = _schema()
+        return _plan(schema, schema, {})
     table = _jobschema.DEFAULTS
     plans = [_Defaults() for _ in table]
     for plan, (properties, items) in zip(plans, table, strict=True):

@@ -119,7 +119,7 @@ class TemplateSet(Record):
         Raises:
             TemplateError: no template of that name.
         """
-        file_name = os.path.basename(os.path.normpath(name))  # as Path(name).name
+        file_name = os.path.basename(os.path.normpath(name))  # "x.j2/" names x.j2
         for directory in self.search_path():
             path = os.path.join(directory, file_name)
             if os.path.isfile(path):
@@ -237,14 +237,18 @@ def _labels(template_set: TemplateSet) -> dict[str, str]:
     Listed only when a template fails, to name the file the error is in, which
     may be an overlay's partial included by a built-in template.
     """
-    return {
-        os.path.normpath(os.path.join(directory, file_name)): f"{label}/{file_name}"
-        for label, directory in [
-            *template_set.overlays,
-            (template_set.name, template_set.builtin),
-        ]
-        for file_name in _template_files(directory)
-    }
+    labels: dict[str, str] = {}
+    for label, directory in [
+        *template_set.overlays,
+        (template_set.name, template_set.builtin),
+    ]:
+        for file_name in _template_files(directory):
+            # The first directory wins, as in Jinja2's search and all_templates().
+            labels.setdefault(
+                os.path.normpath(os.path.join(directory, file_name)),
+                f"{label}/{file_name}",
+            )
+    return labels
 
 
 def _label(name: str | None, fallback: str) -> str:
