@@ -41,7 +41,7 @@ TYPE_CHECKING = False  # only the type checker needs typing here
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["PackageFinder", "cached_code", "install"]
+__all__ = ["BytecodeLoader", "PackageFinder", "cached_code", "install"]
 
 _EXTENSIONS = tuple(EXTENSION_SUFFIXES)
 
@@ -99,8 +99,13 @@ def cached_code(source: str) -> CodeType | None:
     return code
 
 
-class _BytecodeLoader(SourceFileLoader):
-    """``SourceFileLoader`` that takes current bytecode through :func:`cached_code`."""
+class BytecodeLoader(SourceFileLoader):
+    """``SourceFileLoader`` that takes current bytecode through :func:`cached_code`.
+
+    Args:
+        fullname: the module's name.
+        path: its ``.py`` file.
+    """
 
     def get_code(self, fullname: str) -> CodeType | None:
         """The module's code: its current bytecode, else whatever ``SourceFileLoader`` does."""
@@ -178,16 +183,14 @@ class PackageFinder:
             origin = os.path.join(base, "__init__.py")
             spec = ModuleSpec(
                 fullname,
-                _BytecodeLoader(fullname, origin),
+                BytecodeLoader(fullname, origin),
                 origin=origin,
                 is_package=True,
             )
             spec.submodule_search_locations = [base]
         elif leaf + ".py" in listing.files:
             origin = os.path.join(directory, leaf + ".py")
-            spec = ModuleSpec(
-                fullname, _BytecodeLoader(fullname, origin), origin=origin
-            )
+            spec = ModuleSpec(fullname, BytecodeLoader(fullname, origin), origin=origin)
         else:
             return None
         spec.has_location = True

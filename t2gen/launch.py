@@ -33,9 +33,8 @@ import gc
 import sys
 from collections.abc import Callable, Sequence
 
-TYPE_CHECKING = (
-    False  # typing costs ~6 ms to import; `t2gen --version` needs none of it
-)
+# typing costs ~6 ms to import; `t2gen --version` needs none of it.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NoReturn
 

@@ -97,7 +97,7 @@ def test_every_module_loads_as_without_the_finder(tmp_path: Path) -> None:
     assert fast == plain
     # The finder answered for every module but itself, imported before it existed.
     assert loaders.pop("t2gen.bytecode") == "SourceFileLoader"
-    assert set(loaders.values()) == {"_BytecodeLoader"}
+    assert set(loaders.values()) == {"BytecodeLoader"}
 
 
 def test_the_console_script_installs_it_for_a_command_and_not_for_version() -> None:
@@ -113,7 +113,7 @@ def test_the_console_script_installs_it_for_a_command_and_not_for_version() -> N
         "main()\n"
     )
     for argv, shown in (
-        (["render", "examples/wordcount.yaml"], "_BytecodeLoader"),
+        (["render", "examples/wordcount.yaml"], "BytecodeLoader"),
         (["--version"], "0"),
     ):
         result = subprocess.run(
@@ -302,7 +302,7 @@ def test_modules_and_packages_load_through_the_finder(
     leaf = importlib.import_module(f"{name}.sub.leaf")
     sub = sys.modules[f"{name}.sub"]
     assert (plain.VALUE, sub.VALUE, leaf.VALUE) == ("plain", "sub", "leaf")
-    assert type(leaf.__loader__).__name__ == "_BytecodeLoader"
+    assert type(leaf.__loader__).__name__ == "BytecodeLoader"
     assert sub.__path__ == [str(root / "sub")]
     assert sub.__file__ == str(root / "sub" / "__init__.py")
     assert leaf.__file__ == str(root / "sub" / "leaf.py")
@@ -346,4 +346,4 @@ def test_new_modules_are_found_after_invalidate_caches(
     importlib.invalidate_caches()
     module = importlib.import_module(f"{name}.late")
     assert module.VALUE == "late"
-    assert type(module.__loader__).__name__ == "_BytecodeLoader"
+    assert type(module.__loader__).__name__ == "BytecodeLoader"

@@ -354,11 +354,10 @@ def load_or_generate(
                     directory / name, name[len(prefix) : -len(_SUFFIX)]
                 )
                 if data is not None:
+                    # Ours and intact, yet maybe not a validator: then make it again.
                     try:
                         return _from_code(data, formats)
-                    except (
-                        Exception
-                    ):  # ours, intact, yet not a validator: make it again
+                    except Exception:
                         pass
     try:
         data = _generate(schema(), formats)

@@ -11,8 +11,7 @@ editors; a test keeps the two in step.
 
 from __future__ import annotations
 
-import functools
-import re
+from t2gen.patterns import LazyPattern
 
 __all__ = [
     "DEPRECATED_NODE_LABELS",
@@ -82,10 +81,12 @@ _QUALIFIED_NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
 _PORT_NAME = r"[a-z0-9]([a-z0-9]|-(?=[a-z0-9]))*"
 
 
-@functools.cache
-def _compiled(pattern: str) -> re.Pattern[str]:
-    """A pattern compiled on first use (start-up stays cheap for ``--version``)."""
-    return re.compile(pattern)
+# Compiled on first use (start-up stays cheap for ``--version``).
+_DNS1123_LABEL_RE = LazyPattern(_DNS1123_LABEL)
+_DNS1035_LABEL_RE = LazyPattern(_DNS1035_LABEL)
+_DNS1123_SUBDOMAIN_RE = LazyPattern(rf"{_DNS1123_LABEL}(\.{_DNS1123_LABEL})*")
+_QUALIFIED_NAME_RE = LazyPattern(_QUALIFIED_NAME)
+_PORT_NAME_RE = LazyPattern(_PORT_NAME)
 
 
 def is_dns1123_label(value: object) -> bool:
@@ -93,7 +94,7 @@ def is_dns1123_label(value: object) -> bool:
     return (
         isinstance(value, str)
         and len(value) <= DNS1123_LABEL_MAX
-        and _compiled(_DNS1123_LABEL).fullmatch(value) is not None
+        and _DNS1123_LABEL_RE.fullmatch(value) is not None
     )
 
 
@@ -102,7 +103,7 @@ def is_dns1035_label(value: object) -> bool:
     return (
         isinstance(value, str)
         and len(value) <= DNS1123_LABEL_MAX
-        and _compiled(_DNS1035_LABEL).fullmatch(value) is not None
+        and _DNS1035_LABEL_RE.fullmatch(value) is not None
     )
 
 
@@ -111,8 +112,7 @@ def is_dns1123_subdomain(value: object) -> bool:
     return (
         isinstance(value, str)
         and len(value) <= DNS1123_SUBDOMAIN_MAX
-        and _compiled(rf"{_DNS1123_LABEL}(\.{_DNS1123_LABEL})*").fullmatch(value)
-        is not None
+        and _DNS1123_SUBDOMAIN_RE.fullmatch(value) is not None
     )
 
 
@@ -128,8 +128,7 @@ def is_qualified_name(value: object) -> bool:
     if slash and not is_dns1123_subdomain(prefix):
         return False
     return (
-        len(name) <= LABEL_VALUE_MAX
-        and _compiled(_QUALIFIED_NAME).fullmatch(name) is not None
+        len(name) <= LABEL_VALUE_MAX and _QUALIFIED_NAME_RE.fullmatch(name) is not None
     )
 
 
@@ -139,7 +138,7 @@ def is_label_value(value: object) -> bool:
         value == ""
         or (
             len(value) <= LABEL_VALUE_MAX
-            and _compiled(_QUALIFIED_NAME).fullmatch(value) is not None
+            and _QUALIFIED_NAME_RE.fullmatch(value) is not None
         )
     )
 
@@ -153,6 +152,6 @@ def is_port_name(value: object) -> bool:
     return (
         isinstance(value, str)
         and len(value) <= PORT_NAME_MAX
-        and _compiled(_PORT_NAME).fullmatch(value) is not None
+        and _PORT_NAME_RE.fullmatch(value) is not None
         and any("a" <= char <= "z" for char in value)
     )

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import jinja2
 
-from t2gen.bytecode import cached_code
+from t2gen.bytecode import BytecodeLoader
 from t2gen.render.environment import new_environment
 from t2gen.resources import templates_dir
 
@@ -175,13 +175,9 @@ def _precompiled(
         return None
     module_path = os.path.join(os.path.dirname(_precompiled.__file__), f"{module}.py")
     qualified = f"{_precompiled.__name__}.{module}"
-    code = cached_code(module_path)
-    if code is None:  # no current bytecode: compile it, and write it when allowed
-        from importlib.machinery import SourceFileLoader
-
-        code = SourceFileLoader(qualified, module_path).get_code(qualified)
-        if code is None:  # pragma: no cover - a source file always has code
-            return None
+    code = BytecodeLoader(qualified, module_path).get_code(qualified)
+    if code is None:  # pragma: no cover - a source file always has code
+        return None
     namespace: dict[str, Any] = {
         "environment": environment,
         "__file__": filename,
