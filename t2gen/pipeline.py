@@ -18,7 +18,7 @@ from t2gen.errors import ConfigError, SchemaError, T2genError, ValidationError
 from t2gen.jobfile.loader import SourceDoc, decode_source, parse_config, read_source
 from t2gen.jobfile.model import Job, build_job
 from t2gen.jobfile.rules import RuleOptions, run_rules
-from t2gen.jobfile.schema import apply_defaults, schema_problems
+from t2gen.jobfile.schema import apply_defaults, schema_findings, without_rejected
 from t2gen.kube.limits import may_be_too_large, size_problems
 from t2gen.kube.objects import duplicate_findings
 from t2gen.kube.order import sort_documents
@@ -89,10 +89,11 @@ def validate(
     Raises:
         SchemaError: with every problem found, schema and rules alike, sorted by position.
     """
+    problems, rejected = schema_findings(doc)
     data = apply_defaults(doc.data)
-    problems = schema_problems(doc)
-    if isinstance(data, dict):
-        findings = run_rules(data, doc, options)
+    checked = without_rejected(apply_defaults(doc.data), rejected)
+    if isinstance(checked, dict):  # the rules never read what the schema refused
+        findings = run_rules(checked, doc, options)
         problems += findings.problems
         if warnings is not None:
             warnings += findings.warnings

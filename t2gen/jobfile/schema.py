@@ -6,18 +6,20 @@ import functools
 import json
 from typing import Any
 
-from t2gen.jobfile.loader import SourceDoc
+from t2gen.jobfile.loader import JsonPath, SourceDoc
 from t2gen.jobfile.messages import problems_for, short_value, suggest
-from t2gen.problems import Problem
+from t2gen.problems import Problem, format_json_path
 from t2gen.resources import schema_path
 
 __all__ = [
     "apply_defaults",
     "is_valid_fast",
     "load_schema",
+    "schema_findings",
     "schema_problems",
     "short_value",
     "suggest",
+    "without_rejected",
 ]
 
 
@@ -91,7 +93,7 @@ def is_valid_fast(data: Any) -> bool:
     """
     from t2gen.jobfile import _jobschema
 
-    if not _generated_is_current():
+    if not _generated_is_current() or _first_non_finite(data) is not None:
         return False
     try:
         _jobschema.validate(data)  # type: ignore[no-untyped-call]
@@ -109,10 +111,130 @@ def schema_problems(doc: SourceDoc) -> list[Problem]:
     Returns:
         Every violation as a located :class:`Problem`, sorted by position; empty if valid.
     """
+    return schema_findings(doc)[0]
+
+
+_VALUE_KEYWORDS = frozenset(
+    {
+        "type", "enum", "const", "minimum", "maximum", "exclusiveMinimum",
+        "exclusiveMaximum", "multipleOf", "pattern", "format", "minLength",
+        "maxLength", "minItems", "maxItems", "uniqueItems", "maxProperties",
+        "anyOf", "oneOf", "not", "allOf", "contains",
+    }
+)  # fmt: skip
+"""Schema keywords that refuse a value itself (not a key of its mapping, such as ``required``)."""
+
+
+def schema_findings(doc: SourceDoc) -> tuple[list[Problem], list[JsonPath]]:
+    """Validate a parsed job file against the schema; also say which values it refused.
+
+    Besides the schema, every number must be finite: JSON Schema's ``minimum``
+    and ``maximum`` let ``.nan`` and ``.inf`` through (every comparison with NaN
+    is false), and no field of a job takes one.
+
+    Args:
+        doc: the parsed job file (its data as written, before defaults).
+
+    Returns:
+        ``(problems, rejected)``: every violation as a located :class:`Problem`,
+        sorted by position, and the JSON paths of the values the schema refused
+        (a wrong type, out of range, too long...), which the rules must not
+        read (:func:`without_rejected`).
+    """
     problems: list[Problem] = []
-    for error in _validator().iter_errors(doc.data):
+    rejected: list[JsonPath] = []
+    non_finite = list(_non_finite(doc.data, ()))
+    told = {path for path, _ in non_finite}  # said once, below, not as a wrong type too
+    errors = [
+        error
+        for error in _validator().iter_errors(doc.data)
+        if tuple(error.absolute_path) not in told
+    ]
+    # A value of the wrong type is that one problem (1e308 for an integer is not
+    # also out of its range).
+    mistyped = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
+    for error in errors:
+        where = tuple(error.absolute_path)
+        if where in mistyped and error.validator in _VALUE_KEYWORDS - {"type"}:
+            continue
         problems.extend(problems_for(error, doc))
-    return sorted(set(problems))
+        if error.validator in _VALUE_KEYWORDS:
+            rejected.append(where)
+    for path, value in non_finite:
+        line, col = doc.position(path)
+        problems.append(
+            Problem(
+                doc.path,
+                line,
+                col,
+                f"{value} is not a finite number (a number past 1.8e308 reads as .inf); write one in the field's range",
+                format_json_path(path),
+            )
+        )
+        rejected.append(path)
+    return sorted(set(problems)), rejected
+
+
+def _non_finite(data: Any, path: JsonPath) -> Any:
+    """Yield ``(path, value)`` of every NaN or infinite float in a document."""
+    stack = [(path, data)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, float) and (value != value or value in (_INF, -_INF)):
+            yield (
+                where,
+                ".nan" if value != value else ("-.inf" if value < 0 else ".inf"),
+            )
+        elif isinstance(value, dict):
+            stack.extend(((*where, key), item) for key, item in value.items())
+        elif isinstance(value, list):
+            stack.extend(((*where, index), item) for index, item in enumerate(value))
+
+
+_INF = float("inf")
+
+
+def _first_non_finite(data: Any) -> JsonPath | None:
+    """The path of the first NaN or infinite number in a document, or None."""
+    return next((path for path, _ in _non_finite(data, ())), None)
+
+
+def without_rejected(data: Any, rejected: list[JsonPath]) -> Any:
+    """A document without the values the schema refused, for the rules.
+
+    A rule then never iterates over or allocates by a value the schema did not
+    accept (a ``perPod`` of 2^31 would make a rule loop two billion times): a
+    refused key of a mapping is removed, as if not written, and a refused list
+    item becomes ``null``, a wrong type, which every rule skips. Refused values
+    deeper than a refused one are covered by it.
+
+    Args:
+        data: the document with defaults applied (changed in place).
+        rejected: JSON paths from :func:`schema_findings`.
+
+    Returns:
+        ``data`` (or None when the document itself was refused).
+    """
+    for path in sorted(rejected, key=len):
+        if not path:
+            return None
+        parent = data
+        for part in path[:-1]:
+            if (isinstance(parent, dict) and part in parent) or (
+                isinstance(parent, list)
+                and isinstance(part, int)
+                and part < len(parent)
+            ):
+                parent = parent[part]
+            else:
+                parent = None
+                break
+        last = path[-1]
+        if isinstance(parent, dict) and last in parent:
+            del parent[last]
+        elif isinstance(parent, list) and isinstance(last, int) and last < len(parent):
+            parent[last] = None
+    return data
 
 
 def apply_defaults(data: Any) -> Any:
