@@ -218,23 +218,26 @@ def without_rejected(data: Any, rejected: list[JsonPath]) -> Any:
     for path in sorted(rejected, key=len):
         if not path:
             return None
-        parent = data
-        for part in path[:-1]:
-            if (isinstance(parent, dict) and part in parent) or (
-                isinstance(parent, list)
-                and isinstance(part, int)
-                and part < len(parent)
-            ):
-                parent = parent[part]
-            else:
-                parent = None
-                break
+        parent = _child(data, path[:-1])
         last = path[-1]
         if isinstance(parent, dict) and last in parent:
             del parent[last]
         elif isinstance(parent, list) and isinstance(last, int) and last < len(parent):
             parent[last] = None
     return data
+
+
+def _child(data: Any, path: JsonPath) -> Any:
+    """The node at ``path`` in ``data``, or None if there is none."""
+    node = data
+    for part in path:
+        if isinstance(node, dict):
+            node = node.get(part)
+        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+            node = node[part]
+        else:
+            return None
+    return node
 
 
 def apply_defaults(data: Any) -> Any:
