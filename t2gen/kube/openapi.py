@@ -118,6 +118,45 @@ def _is_base64(value: object) -> bool:
     return True
 
 
+_INTEGER_FORMATS = {"int32": 2**31, "int64": 2**63}
+"""Kubernetes' integer formats and the bound of their range: [-bound, bound - 1]."""
+
+
+def _integer_format(bound: int) -> Any:
+    """A format check: an integer (or an integral float) within ``[-bound, bound)``, as Go decodes it.
+
+    The API server decodes an ``int32`` field into a Go ``int32``, so ``replicas``
+    of 2^31, 2^64, 10^100 or 1e308 is refused (``json: cannot unmarshal number
+    ... into Go struct field ... of type int32``); jsonschema's ``integer``
+    type accepts them all.
+    """
+
+    def check(value: object) -> bool:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return True  # the type keyword's to refuse
+        if isinstance(value, float) and not value.is_integer():
+            return True  # not an integer: the type keyword's to refuse
+        return -bound <= value < bound
+
+    return check
+
+
+def _has_wide_numbers(obj: object) -> bool:
+    """Whether an object holds a float or an integer outside int32, which the fast validator does not range-check."""
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, float) or (
+            isinstance(item, int) and not -(2**31) <= item < 2**31
+        ):
+            return True
+    return False
+
+
 class _Finding(Record):
     path: str
     message: str
@@ -213,6 +252,8 @@ class KubeSchemas:
                 registry = Resource.from_contents(found[1]) @ self._registry
                 checker = FormatChecker(formats=())
                 checker.checks("byte")(_is_base64)
+                for name, bound in _INTEGER_FORMATS.items():
+                    checker.checks(name)(_integer_format(bound))
                 self._validators[key] = Draft202012Validator(
                     found[1], registry=registry, format_checker=checker
                 )
@@ -283,7 +324,7 @@ class KubeSchemas:
         if self._schema(kind, api_version) is None:
             return [], False
         fast = self._fast_validator(kind, api_version)
-        if fast is not None and fast(obj):
+        if fast is not None and not _has_wide_numbers(obj) and fast(obj):
             return [], True
         validator = self._validator(kind, api_version)
         assert validator is not None  # the kind has a schema
@@ -373,6 +414,15 @@ def _describe(error: Any) -> _Finding:
         shown = repr(error.instance)
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
         return _Finding(path, f"{shown} is not of type {error.validator_value!r}")
+    if error.validator == "format" and error.validator_value in _INTEGER_FORMATS:
+        bound = _INTEGER_FORMATS[error.validator_value]
+        shown = repr(error.instance)
+        shown = shown if len(shown) <= 30 else shown[:27] + "..."
+        return _Finding(
+            path,
+            f"{shown} is out of range for {error.validator_value} ({-bound} to {bound - 1}); "
+            "the API server refuses it",
+        )
     if error.validator == "format":
         return _Finding(path, f"not valid {error.validator_value} (base64 expected)")
     message = error.message
