@@ -202,6 +202,37 @@ def _load_all(
     return loaded
 
 
+def _duplicate_jobs(loaded: Sequence[tuple[Job, str]]) -> list[Problem]:
+    """Jobs of one batch with the same name in the same namespace, each naming the file of the first.
+
+    Their objects would have the same names, so one ``kubectl apply`` would
+    replace the first job's objects with the second's.
+    """
+    first: dict[tuple[str | None, str], Job] = {}
+    problems = []
+    for job, text in loaded:
+        key = (job.namespace, job.name)
+        if key not in first:
+            first[key] = job
+            continue
+        from t2gen.jobfile.fastload import fast_load_doc
+        from t2gen.jobfile.loader import parse_config
+
+        doc = fast_load_doc(text, path=job.source) or parse_config(
+            text, path=job.source
+        )
+        line, col = doc.position(("metadata", "name"))
+        where = f"namespace {job.namespace}" if job.namespace else "one namespace"
+        message = (
+            "the job file is given twice; give each job file once"
+            if first[key].source == job.source
+            else f"job {job.name!r} is also defined by {first[key].source}; two jobs in "
+            f"{where} need different names (their objects would replace each other)"
+        )
+        problems.append(Problem(job.source, line, col, message, "metadata.name"))
+    return problems
+
+
 def render_jobs(
     paths: Sequence[str],
     *,
@@ -239,6 +270,9 @@ def render_jobs(
         warnings=warnings,
         options=RuleOptions(kube_version=version),
     )
+    duplicates = _duplicate_jobs(loaded)
+    if duplicates:
+        raise SchemaError(problems=duplicates)
     job_object_bytes = None
     if job_object is not None:  # --job-object: rare, so imported only then
         from t2gen.twister2.jobobject import read_job_object
