@@ -86,7 +86,7 @@ def check_image_scripts(data: dict[str, Any], doc: SourceDoc) -> Iterator[Proble
 
     An image reference (registry, repository, tag) is ASCII by the OCI
     distribution grammar (https://github.com/distribution/reference,
-    ``reference.go``); a Cyrillic ``а`` where a Latin ``a`` is expected reads
+    ``reference.go``); a Cyrillic a (U+0430) where a Latin a is expected reads
     the same in a pull request but is another name, which a runtime refuses or,
     worse, a registry resolves. t2gen warns and names the first such letter.
     """
