@@ -19,7 +19,7 @@ from t2gen.jobfile.loader import SourceDoc, decode_source, parse_config, read_so
 from t2gen.jobfile.model import Job, build_job
 from t2gen.jobfile.rules import RuleOptions, run_rules
 from t2gen.jobfile.schema import apply_defaults, schema_findings, without_rejected
-from t2gen.kube.limits import may_be_too_large, size_problems
+from t2gen.kube.limits import size_problems
 from t2gen.kube.objects import duplicate_findings
 from t2gen.kube.order import sort_documents
 from t2gen.kube.versions import KubeVersionError, require_kube_version
@@ -155,21 +155,15 @@ def validate_files(
         The validated jobs, in argument order.
 
     Raises:
-        SchemaError: any file is unreadable or invalid, or renders an object too large
-            for ``kubectl apply`` (as :func:`generate` says); holds every problem of every file.
+        SchemaError: any file is unreadable or invalid (including the
+            ``object-size`` rule's estimate that an object cannot fit ``kubectl
+            apply``; nothing is rendered); holds every problem of every file.
     """
     loaded = _load_all(
         paths, namespace=namespace, stdin=stdin, warnings=warnings, options=None
     )
-    problems: list[Problem] = []
-    for job, text in loaded:
-        if may_be_too_large(
-            job, text
-        ):  # as render would refuse it (render checks every job)
-            rendered = render(build_context(job), builtin_template_set())
-            problems += size_problems(job, text, rendered)
-    if problems:
-        raise SchemaError(problems=problems)
+    # Nothing is rendered: the object-size rule (t2gen.jobfile.rules.size) has
+    # judged from the job file whether its objects fit kubectl apply.
     return [job for job, _ in loaded]
 
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from t2gen.cli import app
@@ -66,3 +67,22 @@ def test_plan_gt_against_a_5000_digit_label_value(tmp_path: Path) -> None:
     assert "Traceback" not in result.output
     assert result.exit_code == 1  # no node has a label value Kubernetes reads as > 5
     assert "fit" in result.stdout + result.stderr
+
+
+def test_validate_and_plan_judge_object_sizes_without_rendering(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The 64 KiB variable x 50 groups x 64 workers per pod: once 2.3 s of CPU
+    # rendering 200 MB before it was refused; now refused by the object-size rule.
+    def no_render(*_: object, **__: object) -> None:
+        raise AssertionError("validate rendered a template")
+
+    monkeypatch.setattr("t2gen.render.engine.render", no_render)
+    monkeypatch.setattr("t2gen.pipeline.render", no_render)
+    case = ROOT / "tests" / "cases" / "env-64k-50-groups-64-per-pod" / "config.yaml"
+    for command in (["validate", str(case)], ["plan", str(case)]):
+        result = runner.invoke(app, command)
+        assert result.exit_code == 1
+        assert "would take at least 4,175 KiB, mostly 64 containers" in result.stderr
+    example = str(ROOT / "examples" / "wordcount.yaml")
+    assert runner.invoke(app, ["validate", example]).exit_code == 0

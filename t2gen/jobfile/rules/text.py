@@ -10,15 +10,16 @@ from t2gen.jobfile.loader import JsonPath, SourceDoc
 from t2gen.jobfile.rules._base import as_dict, problem, rule, warning
 from t2gen.problems import Problem
 
-_INVISIBLE_CATEGORIES = frozenset({"Cf", "Co", "Cn", "Zl", "Zp"})
+_INVISIBLE_CATEGORIES = frozenset({"Cf", "Co", "Cn"})
 """Unicode categories a reader cannot see: format characters (bidirectional
 controls U+202A-U+202E and U+2066-U+2069, zero-width U+200B-U+200D, marks
-U+200E/U+200F, the BOM U+FEFF, the soft hyphen), private use, unassigned,
-and line and paragraph separators."""
+U+200E/U+200F, the BOM U+FEFF, the soft hyphen), private use and unassigned.
+Line and paragraph separators (U+2028, U+2029) are kept: t2gen writes them
+escaped, so a reader sees them (``tests/cases/line-break-escapes``)."""
 
 
 def invisible_character(text: str) -> tuple[int, str] | None:
-    """The first invisible, bidirectional or non-ASCII space character of ``text``, as (index, ``U+XXXX NAME``).
+    """The first invisible or bidirectional-control character of ``text``, as (index, ``U+XXXX NAME``).
 
     ASCII text has none (checked first, so the common case costs one call).
     """
@@ -28,7 +29,7 @@ def invisible_character(text: str) -> tuple[int, str] | None:
         if ord(char) < 0x80:
             continue
         category = unicodedata.category(char)
-        if category in _INVISIBLE_CATEGORIES or category == "Zs":
+        if category in _INVISIBLE_CATEGORIES:
             name = unicodedata.name(char, "unnamed")
             return index, f"U+{ord(char):04X} {name}"
     return None
@@ -62,9 +63,9 @@ def check_invisible_characters(
     "Trojan Source" attack on code review (CVE-2021-42574,
     https://trojansource.codes/). Kubernetes itself passes annotation values
     and most strings through unchecked, so t2gen refuses these characters in
-    every key and value of a job file: Unicode's format (Cf), private-use,
-    unassigned, line- and paragraph-separator characters, and every space but
-    the ASCII one.
+    every key and value of a job file: Unicode's format (Cf), private-use
+    and unassigned code points (``spec.image`` admits no space at all: the
+    schema refuses it).
     """
     for path, text, is_key in _strings(data, ()):
         found = invisible_character(text)
