@@ -160,7 +160,10 @@ def schema_findings(doc: SourceDoc) -> tuple[list[Problem], list[JsonPath]]:
         problems.extend(problems_for(error, doc))
         if error.validator in _VALUE_KEYWORDS:
             rejected.append(where)
+    unknown = _unknown_keys(errors)
     for path, value in non_finite:
+        if any(path[:end] in unknown for end in range(1, len(path) + 1)):
+            continue  # under a key the schema does not know: reported once, as that
         line, col = doc.position(path)
         problems.append(
             Problem(
@@ -173,6 +176,23 @@ def schema_findings(doc: SourceDoc) -> tuple[list[Problem], list[JsonPath]]:
         )
         rejected.append(path)
     return sorted(set(problems)), rejected
+
+
+def _unknown_keys(errors: list[Any]) -> set[JsonPath]:
+    """The paths of the keys ``additionalProperties`` errors report as unknown."""
+    unknown: set[JsonPath] = set()
+    for error in errors:
+        if error.validator == "additionalProperties" and isinstance(
+            error.instance, dict
+        ):
+            where = tuple(error.absolute_path)
+            known = (
+                error.schema.get("properties", {})
+                if isinstance(error.schema, dict)
+                else {}
+            )
+            unknown.update((*where, key) for key in error.instance if key not in known)
+    return unknown
 
 
 def _non_finite(data: Any, path: JsonPath) -> Any:
