@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import re
 import stat
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -44,6 +43,8 @@ from jinja2.exceptions import SecurityError
 from jinja2.nodes import EvalContext
 from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from t2gen.patterns import LazyPattern
 
 __all__ = [
     "MAX_INT_BITS",
@@ -263,8 +264,9 @@ def _check_made(value: Any, what: str) -> None:
     _charge_value(value)
 
 
-_PRINTF_WIDTH = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
-_FORMAT_FIELD = re.compile(r"\{[^{}]*\}")
+_PRINTF_WIDTH = LazyPattern(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
+_FORMAT_FIELD = LazyPattern(r"\{[^{}]*\}")
+_DIGITS = LazyPattern(r"\d+")
 
 
 def _check_format(template: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
@@ -275,7 +277,7 @@ def _check_format(template: str, args: tuple[Any, ...], kwargs: dict[str, Any]) 
             numbers += [int(g[:13]) for g in match.groups() if g and g != "*"]
     if "{" in template:
         for match in _FORMAT_FIELD.finditer(template):
-            numbers += [int(d[:13]) for d in re.findall(r"\d+", match.group())]
+            numbers += [int(d[:13]) for d in _DIGITS.findall(match.group())]
     numbers += [
         value
         for value in (*args, *kwargs.values())
