@@ -277,7 +277,7 @@ def _check_format(template: str, args: tuple[Any, ...], kwargs: dict[str, Any]) 
             numbers += [int(g[:13]) for g in match.groups() if g and g != "*"]
     if "{" in template:
         for match in _FORMAT_FIELD.finditer(template):
-            numbers += [int(d[:13]) for d in _DIGITS.findall(match.group())]
+            numbers += [int(d.group()[:13]) for d in _DIGITS.finditer(match.group())]
     numbers += [
         value
         for value in (*args, *kwargs.values())
