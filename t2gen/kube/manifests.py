@@ -11,13 +11,13 @@ from t2gen.record import Record
 
 __all__ = ["MAX_MANIFEST_BYTES", "Manifest", "read_located_manifests", "read_manifests"]
 
-MAX_MANIFEST_BYTES = 64 * 1024 * 1024
-"""Largest manifest stream ``t2gen check`` reads (64 MiB): thousands of objects.
+MAX_MANIFEST_BYTES = 20 * 1024 * 1024
+"""Largest manifest stream ``t2gen check`` reads (20 MiB): thousands of objects.
 
-The API server takes a request body of at most 3 MiB per object
-(``MaxRequestBodyBytes``, kubernetes/kubernetes
-``staging/src/k8s.io/apiserver/pkg/server/config.go``), so a stream of this size
-holds at least twenty objects, typically thousands."""
+Checking takes time and memory in proportion to the stream; this bound keeps
+one stream within the 200 MB memory budget of ``bench/floods.py``. The API
+server takes at most 3 MiB per object (``MaxRequestBodyBytes``,
+kubernetes/kubernetes ``staging/src/k8s.io/apiserver/pkg/server/config.go``)."""
 
 
 class Manifest(Record):
