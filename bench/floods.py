@@ -337,7 +337,9 @@ def main(argv: list[str] | None = None) -> int:
         "--only", default="", help="measure only the floods whose label holds this text"
     )
     args = parser.parse_args(argv)
-    with appended_to(args.append, "Flood files: t2gen validate (bench/floods.py)"):
+    with appended_to(
+        args.append, "Flood inputs: CPU against a plain render (bench/floods.py)"
+    ):
         _measure(args.runs, args.only)
     return 0
 
