@@ -29,6 +29,7 @@ def test_a_closed_stream_is_one_line_and_exit_1(line: str, message: str) -> None
         cwd=ROOT,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         check=False,
     )
     assert (done.returncode, done.stderr) == (1, message + "\n")

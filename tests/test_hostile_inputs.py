@@ -29,7 +29,11 @@ def test_check_refuses_a_billion_laughs_without_expanding_it() -> None:
         "print(code, tracemalloc.get_traced_memory()[1], file=sys.stderr)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=False
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
     )
     code_text, peak_bytes = done.stderr.strip().splitlines()[-1].split()
     assert code_text == "1"
@@ -52,13 +56,13 @@ def test_check_reads_a_manifest_stream_of_several_megabytes(tmp_path: Path) -> N
 
 
 def test_plan_gt_against_a_5000_digit_label_value(tmp_path: Path) -> None:
-    nodes = json.loads((ROOT / "examples" / "nodes.json").read_text())
+    nodes = json.loads((ROOT / "examples" / "nodes.json").read_text(encoding="utf-8"))
     nodes["items"][0]["metadata"].setdefault("labels", {})["num"] = "9" * 5000
     nodes_file = tmp_path / "nodes.json"
     nodes_file.write_text(json.dumps(nodes), encoding="utf-8")
     job = tmp_path / "job.yaml"
     job.write_text(
-        (ROOT / "examples" / "wordcount.yaml").read_text()
+        (ROOT / "examples" / "wordcount.yaml").read_text(encoding="utf-8")
         + "  placement:\n    nodeAffinity:\n      required:\n"
         + '        - {key: num, operator: Gt, values: ["5"]}\n',
         encoding="utf-8",

@@ -83,7 +83,9 @@ FIELDS = _number_fields(SCHEMA, SCHEMA)
 
 def _with_value(path: tuple[str | int, ...], marker: str) -> dict[str, Any]:
     """The example job with ``marker`` (a string replaced later by the spelling) at ``path``."""
-    data = yaml.safe_load((ROOT / "examples" / "wordcount.yaml").read_text())
+    data = yaml.safe_load(
+        (ROOT / "examples" / "wordcount.yaml").read_text(encoding="utf-8")
+    )
     node: Any = data
     for part, following in zip(path, (*path[1:], None), strict=True):
         empty: Any = [] if isinstance(following, int) else {}

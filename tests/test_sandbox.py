@@ -210,6 +210,7 @@ def escapes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
         text=True,
+        encoding="utf-8",
         check=True,
         timeout=120,
     )

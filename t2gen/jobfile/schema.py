@@ -9,6 +9,12 @@ from typing import Any
 from t2gen import fastpaths
 from t2gen.jobfile.loader import JsonPath, SourceDoc
 from t2gen.jobfile.messages import problems_for, short_value, suggest
+from t2gen.jobfile.refused import (
+    first_non_finite,
+    non_finite,
+    unknown_keys,
+    without_rejected,
+)
 from t2gen.problems import Problem, format_json_path
 from t2gen.resources import schema_path
 
@@ -99,7 +105,7 @@ def is_valid_fast(data: Any) -> bool:
     if (
         not fastpaths.enabled("SCHEMA_CODE")
         or not _generated_is_current()
-        or _first_non_finite(data) is not None
+        or first_non_finite(data) is not None
     ):
         return False
     try:
@@ -150,8 +156,8 @@ def schema_findings(doc: SourceDoc) -> tuple[list[Problem], list[JsonPath]]:
     """
     problems: list[Problem] = []
     rejected: list[JsonPath] = []
-    non_finite = list(_non_finite(doc.data, ()))
-    told = {path for path, _ in non_finite}  # said once, below, not as a wrong type too
+    numbers = list(non_finite(doc.data, ()))
+    told = {path for path, _ in numbers}  # said once, below, not as a wrong type too
     errors = [
         error
         for error in _validator().iter_errors(doc.data)
@@ -167,8 +173,8 @@ def schema_findings(doc: SourceDoc) -> tuple[list[Problem], list[JsonPath]]:
         problems.extend(problems_for(error, doc))
         if error.validator in _VALUE_KEYWORDS:
             rejected.append(where)
-    unknown = _unknown_keys(errors)
-    for path, value in non_finite:
+    unknown = unknown_keys(errors)
+    for path, value in numbers:
         if any(path[:end] in unknown for end in range(1, len(path) + 1)):
             continue  # under a key the schema does not know: reported once, as that
         line, col = doc.position(path)
@@ -183,88 +189,6 @@ def schema_findings(doc: SourceDoc) -> tuple[list[Problem], list[JsonPath]]:
         )
         rejected.append(path)
     return sorted(set(problems)), rejected
-
-
-def _unknown_keys(errors: list[Any]) -> set[JsonPath]:
-    """The paths of the keys ``additionalProperties`` errors report as unknown."""
-    unknown: set[JsonPath] = set()
-    for error in errors:
-        if error.validator == "additionalProperties" and isinstance(
-            error.instance, dict
-        ):
-            where = tuple(error.absolute_path)
-            known = (
-                error.schema.get("properties", {})
-                if isinstance(error.schema, dict)
-                else {}
-            )
-            unknown.update((*where, key) for key in error.instance if key not in known)
-    return unknown
-
-
-def _non_finite(data: Any, path: JsonPath) -> Any:
-    """Yield ``(path, value)`` of every NaN or infinite float in a document."""
-    stack = [(path, data)]
-    while stack:
-        where, value = stack.pop()
-        if isinstance(value, float) and (value != value or value in (_INF, -_INF)):
-            yield (
-                where,
-                ".nan" if value != value else ("-.inf" if value < 0 else ".inf"),
-            )
-        elif isinstance(value, dict):
-            stack.extend(((*where, key), item) for key, item in value.items())
-        elif isinstance(value, list):
-            stack.extend(((*where, index), item) for index, item in enumerate(value))
-
-
-_INF = float("inf")
-
-
-def _first_non_finite(data: Any) -> JsonPath | None:
-    """The path of the first NaN or infinite number in a document, or None."""
-    return next((path for path, _ in _non_finite(data, ())), None)
-
-
-def without_rejected(data: Any, rejected: list[JsonPath]) -> Any:
-    """A document without the values the schema refused, for the rules.
-
-    A rule then never iterates over or allocates by a value the schema did not
-    accept (a ``perPod`` of 2^31 would make a rule loop two billion times): a
-    refused key of a mapping is removed, as if not written, and a refused list
-    item becomes ``null``, a wrong type, which every rule skips. Refused values
-    deeper than a refused one are covered by it.
-
-    Args:
-        data: the document with defaults applied (changed in place).
-        rejected: JSON paths from :func:`schema_findings`.
-
-    Returns:
-        ``data`` (or None when the document itself was refused).
-    """
-    for path in sorted(rejected, key=len):
-        if not path:
-            return None
-        parent = _child(data, path[:-1])
-        last = path[-1]
-        if isinstance(parent, dict) and last in parent:
-            del parent[last]
-        elif isinstance(parent, list) and isinstance(last, int) and last < len(parent):
-            parent[last] = None
-    return data
-
-
-def _child(data: Any, path: JsonPath) -> Any:
-    """The node at ``path`` in ``data``, or None if there is none."""
-    node = data
-    for part in path:
-        if isinstance(node, dict):
-            node = node.get(part)
-        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
-            node = node[part]
-        else:
-            return None
-    return node
 
 
 def apply_defaults(data: Any) -> Any:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from t2gen.errors import T2genError
+from t2gen.kube.intformats import INTEGER_FORMATS, has_wide_numbers, integer_format
 from t2gen.record import Record
 
 __all__ = ["KubeSchemas", "latest_schema_version", "schema_versions"]
@@ -116,45 +117,6 @@ def _is_base64(value: object) -> bool:
     except (binascii.Error, ValueError):
         return False
     return True
-
-
-_INTEGER_FORMATS = {"int32": 2**31, "int64": 2**63}
-"""Kubernetes' integer formats and the bound of their range: [-bound, bound - 1]."""
-
-
-def _integer_format(bound: int) -> Any:
-    """A format check: an integer (or an integral float) within ``[-bound, bound)``, as Go decodes it.
-
-    The API server decodes an ``int32`` field into a Go ``int32``, so ``replicas``
-    of 2^31, 2^64, 10^100 or 1e308 is refused (``json: cannot unmarshal number
-    ... into Go struct field ... of type int32``); jsonschema's ``integer``
-    type accepts them all.
-    """
-
-    def check(value: object) -> bool:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return True  # the type keyword's to refuse
-        if isinstance(value, float) and not value.is_integer():
-            return True  # not an integer: the type keyword's to refuse
-        return -bound <= value < bound
-
-    return check
-
-
-def _has_wide_numbers(obj: object) -> bool:
-    """Whether an object holds a float or an integer outside int32, which the fast validator does not range-check."""
-    stack = [obj]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, float) or (
-            isinstance(item, int) and not -(2**31) <= item < 2**31
-        ):
-            return True
-    return False
 
 
 class _Finding(Record):
@@ -252,8 +214,8 @@ class KubeSchemas:
                 registry = Resource.from_contents(found[1]) @ self._registry
                 checker = FormatChecker(formats=())
                 checker.checks("byte")(_is_base64)
-                for name, bound in _INTEGER_FORMATS.items():
-                    checker.checks(name)(_integer_format(bound))
+                for name, bound in INTEGER_FORMATS.items():
+                    checker.checks(name)(integer_format(bound))
                 self._validators[key] = Draft202012Validator(
                     found[1], registry=registry, format_checker=checker
                 )
@@ -324,7 +286,7 @@ class KubeSchemas:
         if self._schema(kind, api_version) is None:
             return [], False
         fast = self._fast_validator(kind, api_version)
-        if fast is not None and not _has_wide_numbers(obj) and fast(obj):
+        if fast is not None and not has_wide_numbers(obj) and fast(obj):
             return [], True
         validator = self._validator(kind, api_version)
         assert validator is not None  # the kind has a schema
@@ -414,8 +376,8 @@ def _describe(error: Any) -> _Finding:
         shown = repr(error.instance)
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
         return _Finding(path, f"{shown} is not of type {error.validator_value!r}")
-    if error.validator == "format" and error.validator_value in _INTEGER_FORMATS:
-        bound = _INTEGER_FORMATS[error.validator_value]
+    if error.validator == "format" and error.validator_value in INTEGER_FORMATS:
+        bound = INTEGER_FORMATS[error.validator_value]
         shown = repr(error.instance)
         shown = shown if len(shown) <= 30 else shown[:27] + "..."
         return _Finding(

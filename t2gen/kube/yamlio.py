@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from t2gen.kube.aliases import NoAliases
 from t2gen.patterns import LazyPattern
 from t2gen.record import Record
 
@@ -101,12 +102,11 @@ class _KubeResolution(yaml.resolver.BaseResolver):
 _RESOLVER = _KubeResolution()
 
 
-class KubeLoader(_BaseLoader):  # type: ignore[misc,valid-type]
-    """PyYAML safe loader with go-yaml v2's resolution rules; rejects duplicate keys.
+class KubeLoader(NoAliases, _BaseLoader):  # type: ignore[misc,valid-type]
+    """PyYAML safe loader with go-yaml v2's resolution rules; rejects duplicate keys and aliases.
 
-    Differences from PyYAML's YAML 1.1 resolver, all to match kubectl:
-    ``y``/``Y``/``n``/``N`` are booleans, ``1e3`` is a float, and timestamps
-    stay strings (kubectl turns them into RFC 3339 strings anyway).
+    Differences from PyYAML's YAML 1.1 resolver, all to match kubectl: ``y``/``Y``/``n``/``N``
+    are booleans, ``1e3`` a float, timestamps strings (kubectl makes them RFC 3339 strings).
     """
 
     def construct_mapping(
@@ -132,44 +132,6 @@ class KubeLoader(_BaseLoader):  # type: ignore[misc,valid-type]
                 )
             seen[key] = key_node
         return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
-
-    def construct_document(self, node: yaml.Node) -> Any:
-        """Build a document, refusing aliases before anything is built (see :func:`refuse_aliases`)."""
-        refuse_aliases(node)
-        return super().construct_document(node)
-
-
-def refuse_aliases(root: yaml.Node) -> None:
-    """Raise when a composed document uses an alias (``*name``) anywhere.
-
-    An alias makes a node appear twice in the composed graph; a 700-byte
-    "billion laughs" of nine levels of aliases expands to gigabytes when built
-    or walked. Kubernetes manifests never need one (kubectl writes none), so
-    t2gen refuses them all, before building anything: the walk visits each
-    distinct node once and stops at the first one reached twice.
-
-    Raises:
-        yaml.constructor.ConstructorError: located at the anchored node.
-    """
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            raise yaml.constructor.ConstructorError(
-                None,
-                None,
-                "found an alias (*name) of this anchored node; t2gen reads no YAML anchors "
-                "or aliases, as a few hundred bytes of them can expand to gigabytes: "
-                "write the value out",
-                node.start_mark,
-            )
-        seen.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            for key, value in reversed(node.value):
-                stack += [value, key]
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(reversed(node.value))
 
 
 KubeLoader.yaml_implicit_resolvers = {

@@ -26,6 +26,7 @@ from t2gen.errors import TemplateError
 from t2gen.kube.yamlio import load_all_yaml
 from t2gen.record import Record
 from t2gen.render import skeleton
+from t2gen.render.budget import MAX_OUTPUT_CHARS, TemplateLimitError, metered
 from t2gen.render.environment import FILTERS, new_environment
 from t2gen.render.precompiled import (
     PrecompiledLoader,
@@ -33,12 +34,7 @@ from t2gen.render.precompiled import (
     compile_key,
     precompiled_name,
 )
-from t2gen.render.sandbox import (
-    MAX_OUTPUT_CHARS,
-    TemplateLimitError,
-    metered,
-    read_template_file,
-)
+from t2gen.render.sandbox import read_template_file
 
 __all__ = [
     "FILTERS",

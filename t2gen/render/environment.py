@@ -14,7 +14,8 @@ from typing import Any
 import jinja2
 
 from t2gen.kube.yamlio import dump_flow
-from t2gen.render.sandbox import T2genSandbox, charge_output
+from t2gen.render.budget import charge_output
+from t2gen.render.sandbox import T2genSandbox
 
 __all__ = ["FILTERS", "capture", "new_environment"]
 
