@@ -8,6 +8,7 @@ predicts feasibility; the real scheduler may choose different nodes.
 
 Modules, in the order data flows:
     listio: reading ``kubectl`` JSON/YAML lists, located input errors.
+    typedread: large JSON lists decoded into only the fields the filters read.
     nodes, pods: node and pod lists into typed records; per-node requested resources.
     quantities: resource amounts, resource lists and their text.
     podspec: a pod spec's requests, QoS class and exclusive cores.
@@ -36,7 +37,7 @@ from t2gen.plan.result import (
     NodeAssignment,
     PlanResult,
 )
-from t2gen.plan.templates import WorkloadTemplate, workload_templates
+from t2gen.plan.templates import WorkloadTemplate, min_members, workload_templates
 
 __all__ = [
     "ExistingPod",
@@ -53,6 +54,7 @@ __all__ = [
     "WorkloadTemplate",
     "format_plan",
     "load_document",
+    "min_members",
     "parse_nodes",
     "parse_pods",
     "plan",

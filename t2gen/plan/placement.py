@@ -140,7 +140,13 @@ def plan_templates(
             + ", ".join(sorted(relations.other_keys))
         )
 
-    # Filters per template, once per node.
+    # Filters per template, once per node. The node-level filters read only a node's
+    # labels, taints and cordon (and its name, for nodeName and matchFields): nodes
+    # alike in those get one verdict per template.
+    kinds = [
+        (node.unschedulable, node.taints, tuple(sorted(node.labels.items())))
+        for node in nodes
+    ]
     reports_passing: list[list[int]] = []
     reports_rejections: list[list[FilterRejection]] = []
     alone_room: list[int] = []
@@ -151,8 +157,19 @@ def plan_templates(
         only = relations.required_nodes.get(a)
         cap = 1 if a in conflicts[a] else t.replicas
         room = 0
+        by_name = t.node_name is not None or any(
+            r.field for term in t.node_affinity or () for r in term
+        )
+        verdicts: dict[object, tuple[str, str] | None] = {}
         for i, node in enumerate(nodes):
-            verdict = node_rejection(t, node)
+            if by_name:
+                verdict = node_rejection(t, node)
+            else:
+                kind = kinds[i]
+                if kind in verdicts:
+                    verdict = verdicts[kind]
+                else:
+                    verdict = verdicts[kind] = node_rejection(t, node)
             if verdict is None:
                 k = room_for(t, state, i, cap)
                 if k < 1:
