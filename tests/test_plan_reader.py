@@ -278,6 +278,6 @@ def test_the_switch_sends_every_list_to_the_plain_reader(
     monkeypatch.setattr(typedread, "plain_document", spy)
     read_nodes(str(path))
     assert calls == []
-    monkeypatch.setattr(typedread, "DISABLED", True)
+    monkeypatch.setenv("T2GEN_NO_TYPED_READER", "1")
     assert read_nodes(str(path)) == parse_nodes(NODES, str(path))
     assert len(calls) == 1

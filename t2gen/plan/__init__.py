@@ -8,7 +8,7 @@ predicts feasibility; the real scheduler may choose different nodes.
 
 Modules, in the order data flows:
     listio: reading ``kubectl`` JSON/YAML lists, located input errors.
-    typedread: large JSON lists decoded into only the fields the filters read.
+    typedread, typedrecords: JSON lists decoded into only the fields the filters read.
     nodes, pods: node and pod lists into typed records; per-node requested resources.
     quantities: resource amounts, resource lists and their text.
     podspec: a pod spec's requests, QoS class and exclusive cores.
@@ -16,7 +16,9 @@ Modules, in the order data flows:
     templates: rendered StatefulSets into the templates the filters read.
     filters: one module per scheduler filter family (taints, node affinity,
         resources, inter-pod affinity).
-    placement: the search for one placement of every pod at once.
+    placement, components: the search for one placement of every pod at once.
+    simulate, kubescheduler: kube-scheduler's one-pod-at-a-time loop, and
+        whether it may strand a pod of a job that fits.
     result, report: the verdict as data, and as a table or JSON.
     workermap: the worker map of ``t2gen plan JOB`` (no nodes needed).
 """
