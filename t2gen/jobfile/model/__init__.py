@@ -27,6 +27,7 @@ from t2gen.jobfile.model.runtime import (
 )
 from t2gen.jobfile.model.scheduling import Scheduling
 from t2gen.jobfile.model.security import Rbac, Security
+from t2gen.jobfile.model.surface import ExtraVolume, PodSurface
 
 __all__ = [
     "EnvVar",
@@ -45,5 +46,7 @@ __all__ = [
     "Security",
     "Toleration",
     "WorkerGroup",
+    "ExtraVolume",
+    "PodSurface",
     "build_job",
 ]

@@ -21,6 +21,7 @@ from t2gen.jobfile.model.runtime import (
 )
 from t2gen.jobfile.model.scheduling import Scheduling
 from t2gen.jobfile.model.security import Rbac, Security
+from t2gen.jobfile.model.surface import ExtraVolume, PodSurface, freeze
 from t2gen.kube.quantity import Quantity, parse_quantity
 
 __all__ = ["build_job"]
@@ -59,6 +60,12 @@ def _limit(raw: Any, request: Quantity) -> Quantity | None:
     if raw == "none":
         return None
     return parse_quantity(raw)
+
+
+def _ephemeral_limit(raw: dict[str, Any]) -> Quantity | None:
+    """``ephemeralStorageLimit``: ``request`` is ``volatileDisk`` (none when that is 0)."""
+    limit = _limit(raw.get("ephemeralStorageLimit", "none"), parse_quantity(raw["volatileDisk"]))
+    return None if limit is None or limit.is_zero() else limit
 
 
 def _tolerations(raw: list[dict[str, Any]]) -> tuple[Toleration, ...]:
@@ -111,6 +118,45 @@ def _compute(raw: dict[str, Any]) -> _Compute:
     }
 
 
+_VOLUME_SOURCES = ("configMap", "secret", "persistentVolumeClaim", "emptyDir", "csi")
+
+
+def _env(raw: list[dict[str, Any]]) -> tuple[EnvVar, ...]:
+    return tuple(
+        EnvVar(
+            name=item["name"],
+            value=item.get("value", ""),
+            value_from=freeze(item["valueFrom"]) if "valueFrom" in item else None,
+        )
+        for item in raw
+    )
+
+
+def _surface(raw: dict[str, Any]) -> PodSurface:
+    """The runtime class, extra volumes, env, envFrom and ``/dev/shm`` of one scope."""
+    volumes = []
+    for item in raw.get("volumes", ()):
+        kind = next(key for key in _VOLUME_SOURCES if key in item)
+        volumes.append(
+            ExtraVolume(
+                name=item["name"],
+                mount_path=item["mountPath"],
+                sub_path=item.get("subPath"),
+                read_only=item.get("readOnly", False),
+                kind=kind,
+                source=freeze(item[kind]),
+            )
+        )
+    shm = parse_quantity(raw.get("shmSize", 0))
+    return PodSurface(
+        runtime_class_name=raw.get("runtimeClassName"),
+        volumes=tuple(volumes),
+        env=_env(raw.get("env", ())),
+        env_from=tuple(freeze(item) for item in raw.get("envFrom", ())),
+        shm_size=None if shm.is_zero() else shm,
+    )
+
+
 def _group(index: int, group: dict[str, Any]) -> WorkerGroup:
     return WorkerGroup(
         index=index,
@@ -120,6 +166,8 @@ def _group(index: int, group: dict[str, Any]) -> WorkerGroup:
         **_compute(group),
         extended_resources=tuple(sorted(group["extendedResources"].items())),
         tolerations=_tolerations(group["tolerations"]),
+        surface=_surface(group),
+        ephemeral_storage_limit=_ephemeral_limit(group),
     )
 
 
@@ -131,6 +179,8 @@ def _job_master(raw: dict[str, Any]) -> JobMaster:
         port=raw["port"],
         persistent_disk=parse_quantity(raw["persistentDisk"]),
         placement=_placement(raw["placement"], "none"),
+        surface=_surface(raw),
+        ephemeral_storage_limit=_ephemeral_limit(raw),
     )
 
 
@@ -195,9 +245,7 @@ def build_job(
                 file_size=package.get("fileSize"),
                 jar_file=package.get("jarFile"),
             ),
-            env=tuple(
-                EnvVar(name=raw["name"], value=raw["value"]) for raw in spec["env"]
-            ),
+            env=_env(spec["env"]),
             rbac=Rbac(
                 create=spec["rbac"]["create"],
                 service_account_name=spec["rbac"].get("serviceAccountName"),
@@ -209,5 +257,6 @@ def build_job(
                 run_as_group=spec["security"]["runAsGroup"],
             ),
             termination_grace_period_seconds=spec["terminationGracePeriodSeconds"],
+            surface=_surface(spec),
         ),
     )

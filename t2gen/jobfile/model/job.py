@@ -12,6 +12,7 @@ from t2gen.jobfile.model.runtime import (
     PersistentStorage,
 )
 from t2gen.jobfile.model.scheduling import Scheduling
+from t2gen.jobfile.model.surface import PodSurface
 from t2gen.jobfile.model.security import Rbac, Security
 from t2gen.record import Record
 
@@ -37,6 +38,7 @@ class JobSpec(Record):
     scheduling: Scheduling
     security: Security
     termination_grace_period_seconds: int
+    surface: PodSurface = PodSurface()
 
     @property
     def total_workers(self) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from t2gen.jobfile.model.placement import Placement, Toleration
+from t2gen.jobfile.model.surface import PodSurface
 from t2gen.kube.quantity import Quantity
 from t2gen.record import Record
 
@@ -28,6 +29,9 @@ class WorkerGroup(Record):
         extended_resources: ``(name, count)`` per worker, sorted by name
             (e.g. ``("nvidia.com/gpu", 1)``).
         tolerations: this group's own tolerations (after ``spec.placement.tolerations``).
+        surface: this group's runtime class, volumes and environment (after ``spec``'s).
+        ephemeral_storage_limit: bytes of ``ephemeral-storage`` per worker the
+            container may use at most; None for no limit.
     """
 
     index: int
@@ -41,6 +45,8 @@ class WorkerGroup(Record):
     memory_limit: Quantity | None
     extended_resources: tuple[tuple[str, int], ...]
     tolerations: tuple[Toleration, ...]
+    surface: PodSurface = PodSurface()
+    ephemeral_storage_limit: Quantity | None = None
 
     @property
     def replicas(self) -> int:
@@ -61,3 +67,5 @@ class JobMaster(Record):
     cpu_limit: Quantity | None
     memory_limit: Quantity | None
     placement: Placement
+    surface: PodSurface = PodSurface()
+    ephemeral_storage_limit: Quantity | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from t2gen.jobfile.model.surface import Frozen
 from t2gen.kube.quantity import Quantity
 from t2gen.record import Record
 
@@ -54,7 +55,8 @@ class JobPackage(Record):
 
 
 class EnvVar(Record):
-    """An extra environment variable for every container."""
+    """An extra environment variable: a literal ``value``, or ``value_from`` (a frozen ``EnvVarSource``)."""
 
     name: str
     value: str
+    value_from: Frozen | None = None

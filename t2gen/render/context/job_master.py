@@ -11,6 +11,7 @@ from t2gen.render.context.placement import node_affinity, tolerations
 from t2gen.render.context.resources import resources
 from t2gen.render.context.scheduling import pod_scheduling, task_affinity
 from t2gen.render.context.security import security_contexts
+from t2gen.render.context.surface import env_from, runtime_class_name
 from t2gen.render.context.services import JOB_MASTER_PORT_NAME, job_master_service
 from t2gen.render.context.storage import has_claim
 from t2gen.twister2 import names
@@ -42,6 +43,7 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
         volatile=master.volatile_disk,
         claim=has_claim(job.spec) and not master.persistent_disk.is_zero(),
         ssh_key=False,
+        scope=master.surface,
     )
     pod_context, container_context = security_contexts(job, sshd=False)
     container = pod.container(
@@ -60,6 +62,7 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
             container_name=names.JOB_MASTER_CONTAINER,
             class_to_run=names.CLASS_JOB_MASTER,
             memory=master.memory,
+            scope_env=master.surface.env,
         ),
         resources=resources(
             master.cpu,
@@ -67,9 +70,11 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
             cpu_limit=master.cpu_limit,
             memory_limit=master.memory_limit,
             ephemeral_storage=master.volatile_disk,
+            ephemeral_storage_limit=master.ephemeral_storage_limit,
         ),
         volume_mounts=mounts,
         security_context=container_context,
+        env_from=env_from(job, master.surface),
     )
     nodes = node_affinity(master.placement)
     affinity = task_affinity(
@@ -85,6 +90,7 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
         tolerations=tolerations(master.placement.tolerations),
         pod_security_context=pod_context,
         annotations=pod.pod_annotations(job, bound=False),
+        runtime_class_name=runtime_class_name(job, master.surface),
     )
     return {
         "metadata": object_metadata(

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from t2gen.jobfile.model import Job, JobSpec
+from t2gen.jobfile.model import EnvVar, Job
+from t2gen.jobfile.model.surface import PodSurface, thaw
 from t2gen.kube.quantity import Quantity
 from t2gen.patterns import LazyPattern
 from t2gen.render.context.meta import pod_metadata
@@ -29,6 +30,7 @@ from t2gen.render.context.resources import resources
 from t2gen.render.context.scheduling import PodScheduling
 from t2gen.render.context.security import security_contexts
 from t2gen.render.context.storage import has_claim
+from t2gen.render.context.surface import extra_volumes
 from t2gen.twister2 import names
 
 __all__ = [
@@ -131,6 +133,7 @@ def container_env(
     memory: Quantity,
     worker_port: int | None = None,
     job_master_ip: str | None = None,
+    scope_env: tuple[EnvVar, ...] = (),
 ) -> list[dict[str, Any]]:
     """A container's whole environment, in the runtime's order, then ``spec.env``.
 
@@ -141,6 +144,7 @@ def container_env(
         memory: the memory the JVM heap is a share of (:func:`jvm_memory_mb`).
         worker_port: ``WORKER_PORT``; None for the job master.
         job_master_ip: ``JOB_MASTER_IP`` when the job master runs outside the cluster.
+        scope_env: the worker group's or the job master's own ``env``, after ``spec.env``.
 
     Returns:
         ``[{name, value}]`` or ``[{name, valueFrom}]`` entries.
@@ -152,7 +156,7 @@ def container_env(
     if worker_port is not None:
         env.append(_env("WORKER_PORT", worker_port))
     env.append(_env("JVM_MEMORY_MB", jvm_memory_mb(memory)))
-    return env + _user_env(job.spec)
+    return env + _user_env(job.spec.env) + _user_env(scope_env)
 
 
 _EXPANDED_DOLLAR = LazyPattern(r"\$(?=[$(])")
@@ -175,9 +179,13 @@ def literal_env_value(value: str) -> str:
     return _EXPANDED_DOLLAR.sub("$$", value)
 
 
-def _user_env(spec: JobSpec) -> list[dict[str, str]]:
+def _user_env(variables: tuple[EnvVar, ...]) -> list[dict[str, Any]]:
+    """``env`` entries: a literal value (escaped), or ``valueFrom`` as written."""
     return [
-        _env(variable.name, literal_env_value(variable.value)) for variable in spec.env
+        {"name": variable.name, "valueFrom": thaw(variable.value_from)}
+        if variable.value_from is not None
+        else _env(variable.name, literal_env_value(variable.value))
+        for variable in variables
     ]
 
 
@@ -191,12 +199,13 @@ def container(
     resources: dict[str, Any],
     volume_mounts: list[dict[str, Any]],
     security_context: dict[str, Any] | None = None,
+    env_from: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """One Twister2 container: the job's image running ``/bin/bash -c <script>``.
 
     Returns:
-        ``{name, image, imagePullPolicy, command, args, ports, env, resources,
-        securityContext?, volumeMounts}``, in the order written.
+        ``{name, image, imagePullPolicy, command, args, ports, env, envFrom?,
+        resources, securityContext?, volumeMounts}``, in the order written.
     """
     result: dict[str, Any] = {
         "name": name,
@@ -206,8 +215,10 @@ def container(
         "args": ["-c", script],
         "ports": ports,
         "env": env,
-        "resources": resources,
     }
+    if env_from:
+        result["envFrom"] = env_from
+    result["resources"] = resources
     if security_context:
         result["securityContext"] = security_context
     result["volumeMounts"] = volume_mounts
@@ -215,7 +226,12 @@ def container(
 
 
 def pod_volumes(
-    job: Job, *, volatile: Quantity, claim: bool, ssh_key: bool
+    job: Job,
+    *,
+    volatile: Quantity,
+    claim: bool,
+    ssh_key: bool,
+    scope: PodSurface | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Volumes of a pod and the mounts of each of its containers.
 
@@ -224,6 +240,8 @@ def pod_volumes(
         volatile: the pod's scratch space in bytes; zero for none.
         claim: mount the job's PersistentVolumeClaim ``<job>`` at ``/persistent``.
         ssh_key: mount the OpenMPI SSH key Secret (mode 0400).
+        scope: the worker group's or job master's pod surface; its volumes and
+            ``spec.volumes`` (:func:`.surface.extra_volumes`) come after t2gen's own.
 
     Returns:
         ``(volumes, volumeMounts)``: always the memory volume (its ``sizeLimit``
@@ -276,13 +294,20 @@ def pod_volumes(
         mounts.append(
             {"name": names.SSH_KEY_VOLUME, "mountPath": names.SSH_KEY_VOLUME_PATH}
         )
-    return volumes, mounts
+    extra, extra_mounts = extra_volumes(job, scope or PodSurface())
+    return volumes + extra, mounts + extra_mounts
 
 
-def worker_volumes(job: Job, volatile: Quantity) -> tuple[list[Any], list[Any]]:
-    """Volumes and mounts of a worker pod (claim when the job has one, SSH key with OpenMPI)."""
+def worker_volumes(
+    job: Job, volatile: Quantity, scope: PodSurface | None = None
+) -> tuple[list[Any], list[Any]]:
+    """Volumes and mounts of a worker pod (claim when the job has one, SSH key with OpenMPI, the group's own)."""
     return pod_volumes(
-        job, volatile=volatile, claim=has_claim(job.spec), ssh_key=job.spec.mpi.enabled
+        job,
+        volatile=volatile,
+        claim=has_claim(job.spec),
+        ssh_key=job.spec.mpi.enabled,
+        scope=scope,
     )
 
 
@@ -297,6 +322,7 @@ def pod_template(
     tolerations: list[dict[str, Any]] | None = None,
     pod_security_context: dict[str, Any] | None = None,
     annotations: dict[str, str] | None = None,
+    runtime_class_name: str | None = None,
 ) -> dict[str, Any]:
     """A StatefulSet's whole pod template, ready for ``templates/k8s/_pod.yaml.j2``.
 
@@ -311,6 +337,7 @@ def pod_template(
         tolerations: from :func:`.placement.tolerations`; empty or None for none.
         pod_security_context: the pod part of :func:`.security.security_contexts`.
         annotations: t2gen's own pod annotations (after the job's).
+        runtime_class_name: the pod's RuntimeClass (:func:`.surface.runtime_class_name`), or None.
 
     Returns:
         ``{metadata, spec}``; the spec holds ``serviceAccountName``,
@@ -329,6 +356,8 @@ def pod_template(
     if settings["imagePullSecrets"]:
         spec["imagePullSecrets"] = settings["imagePullSecrets"]
     spec.update(scheduling.spec)
+    if runtime_class_name:
+        spec["runtimeClassName"] = runtime_class_name
     spec["terminationGracePeriodSeconds"] = job.spec.termination_grace_period_seconds
     if pod_security_context:
         spec["securityContext"] = pod_security_context

@@ -21,6 +21,7 @@ def resources(
     memory_limit: Quantity | None,
     extended: tuple[tuple[str, int], ...] = (),
     ephemeral_storage: Quantity | None = None,
+    ephemeral_storage_limit: Quantity | None = None,
 ) -> dict[str, Any]:
     """Container resources: requests and limits of cpu, memory and extended resources.
 
@@ -43,6 +44,11 @@ def resources(
         memory_limit: the memory limit, or None for none.
         extended: ``(name, count)`` of extended resources, requested and limited.
         ephemeral_storage: bytes of scratch space requested; None or zero for none.
+        ephemeral_storage_limit: bytes of ``ephemeral-storage`` the container may
+            use at most (scratch emptyDir, writable layer, logs; the kubelet
+            evicts the pod beyond it); None for no limit. A ResourceQuota on
+            ``limits.ephemeral-storage`` admits only pods that set it
+            (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#local-ephemeral-storage).
 
     Returns:
         ``{requests, limits?}`` with canonical quantity strings, cpu and memory first.
@@ -55,6 +61,8 @@ def resources(
         limits["cpu"] = str(cpu_limit)
     if memory_limit is not None:
         limits["memory"] = str(memory_limit.rounded_up())
+    if ephemeral_storage_limit is not None and not ephemeral_storage_limit.is_zero():
+        limits["ephemeral-storage"] = str(ephemeral_storage_limit.rounded_up())
     for name, count in extended:
         requests[name] = str(count)
         limits[name] = str(count)

@@ -11,6 +11,7 @@ from t2gen.render.context.placement import tolerations
 from t2gen.render.context.resources import resources
 from t2gen.render.context.scheduling import pod_scheduling, task_affinity
 from t2gen.render.context.security import security_contexts
+from t2gen.render.context.surface import env_from, runtime_class_name
 from t2gen.twister2 import names
 from t2gen.twister2.topology import GroupTopology
 
@@ -41,6 +42,11 @@ def _containers(
         group.memory_limit * share if group.memory_limit is not None else None
     )
     extended = tuple((name, count * share) for name, count in group.extended_resources)
+    ephemeral_limit = (
+        group.ephemeral_storage_limit * share
+        if group.ephemeral_storage_limit is not None
+        else None
+    )
     job_master_ip = None if spec.job_master.enabled else spec.job_master.address
     return [
         pod.container(
@@ -62,6 +68,7 @@ def _containers(
                 memory=group.memory,
                 worker_port=slot.worker_port,
                 job_master_ip=job_master_ip,
+                scope_env=group.surface.env,
             ),
             resources=resources(
                 cpu,
@@ -70,9 +77,11 @@ def _containers(
                 memory_limit=memory_limit,
                 extended=extended,
                 ephemeral_storage=group.volatile_disk * share,
+                ephemeral_storage_limit=ephemeral_limit,
             ),
             volume_mounts=mounts,
             security_context=security_context,
+            env_from=env_from(job, group.surface),
         )
         for slot in layout.containers
     ]
@@ -101,7 +110,9 @@ def worker_group(
         whole pod template, the keys after it are its parts (kept for user
         templates written before it existed).
     """
-    volumes, mounts = pod.worker_volumes(job, group.volatile_disk * group.per_pod)
+    volumes, mounts = pod.worker_volumes(
+        job, group.volatile_disk * group.per_pod, group.surface
+    )
     pod_context, container_context = security_contexts(job, sshd=job.spec.mpi.enabled)
     affinity = task_affinity(job, group.name, affinity)
     template = pod.pod_template(
@@ -114,6 +125,7 @@ def worker_group(
         tolerations=tolerations(job.spec.placement.tolerations, group.tolerations),
         pod_security_context=pod_context,
         annotations=pod.pod_annotations(job, bound=job.spec.bind_workers_to_cpu),
+        runtime_class_name=runtime_class_name(job, group.surface),
     )
     return {
         "index": group.index,

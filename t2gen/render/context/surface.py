@@ -1,0 +1,79 @@
+"""The rest of the pod surface: runtime class, extra volumes, ``/dev/shm`` and environment from other objects.
+
+Part of the one pod builder (:mod:`t2gen.render.context.pod`). Each pod takes
+the job-wide fields of ``spec`` and then its own scope's (a worker group's or
+the job master's): volumes and environment add up (the rules refuse a name
+given twice), a scope's ``runtimeClassName`` and ``shmSize`` replace
+``spec``'s.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from t2gen.jobfile.model import Job
+from t2gen.jobfile.model.surface import PodSurface, thaw
+
+__all__ = ["SHM_VOLUME", "SHM_VOLUME_PATH", "env_from", "extra_volumes", "runtime_class_name"]
+
+SHM_VOLUME = "dshm"
+"""Name of the memory-backed emptyDir t2gen mounts at :data:`SHM_VOLUME_PATH` for ``shmSize``."""
+
+SHM_VOLUME_PATH = "/dev/shm"
+"""Where POSIX shared memory lives; the container runtime's own is 64 MiB
+(Docker's ``--shm-size`` default, https://docs.docker.com/reference/cli/docker/container/run/#shm-size),
+too small for the JVM and MPI shared-memory transports."""
+
+
+def runtime_class_name(job: Job, scope: PodSurface) -> str | None:
+    """The pod's ``runtimeClassName``: the scope's, else ``spec.runtimeClassName``, else None."""
+    return scope.runtime_class_name or job.spec.surface.runtime_class_name
+
+
+def extra_volumes(
+    job: Job, scope: PodSurface
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The user's volumes (``spec.volumes`` then the scope's) and ``/dev/shm``, with their mounts.
+
+    ``/dev/shm`` is an emptyDir of medium ``Memory`` whose ``sizeLimit`` is
+    ``shmSize`` (the scope's, else ``spec``'s): tmpfs pages count against the
+    container's memory limit
+    (https://kubernetes.io/docs/concepts/storage/volumes/#emptydir). A
+    ``persistentVolumeClaim`` mounted ``readOnly`` is also attached read-only.
+
+    Returns:
+        ``(volumes, volumeMounts)`` to add after t2gen's own.
+    """
+    volumes: list[dict[str, Any]] = []
+    mounts: list[dict[str, Any]] = []
+    for volume in (*job.spec.surface.volumes, *scope.volumes):
+        source = thaw(volume.source)
+        if volume.kind == "persistentVolumeClaim" and volume.read_only:
+            source["readOnly"] = True
+        volumes.append({"name": volume.name, volume.kind: source})
+        mount: dict[str, Any] = {"name": volume.name, "mountPath": volume.mount_path}
+        if volume.sub_path:
+            mount["subPath"] = volume.sub_path
+        if volume.read_only:
+            mount["readOnly"] = True
+        mounts.append(mount)
+    shm = scope.shm_size or job.spec.surface.shm_size
+    if shm is not None:
+        volumes.append(
+            {
+                "name": SHM_VOLUME,
+                "emptyDir": {"medium": "Memory", "sizeLimit": str(shm.rounded_up())},
+            }
+        )
+        mounts.append({"name": SHM_VOLUME, "mountPath": SHM_VOLUME_PATH})
+    return volumes, mounts
+
+
+def env_from(job: Job, scope: PodSurface) -> list[dict[str, Any]]:
+    """``envFrom`` of the containers: ``spec.envFrom`` then the scope's.
+
+    Kubernetes gives ``env`` precedence over ``envFrom`` for a name in both, so
+    the runtime's variables (``t2gen.twister2.names.ENV_SET_BY_T2GEN``) always win
+    (https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#environment-variables).
+    """
+    return [thaw(item) for item in (*job.spec.surface.env_from, *scope.env_from)]
