@@ -88,13 +88,18 @@ def test_defaults_come_from_the_schema() -> None:
             "volatileDisk": 0,
             "extendedResources": {},
             "tolerations": [],
+            "volumes": [],
+            "envFrom": [],
+            "env": [],
+            "ephemeralStorageLimit": "none",
         }
     ]
     assert (
         data["spec"]["jobMaster"]["cpu"] == 0.2
         and data["spec"]["network"]["basePort"] == 9000
     )
-    assert data["spec"]["env"] == [{"name": "A", "value": ""}]
+    # no default value: an entry has `value` or `valueFrom` (env-value-or-value-from)
+    assert data["spec"]["env"] == [{"name": "A"}]
     assert apply_defaults({"spec": "oops"}) == {
         "spec": "oops"
     }  # wrong types are left to the schema check

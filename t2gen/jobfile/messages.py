@@ -57,6 +57,14 @@ _FORMAT_HINTS = {
     "environment variable name": "letters, digits, '_', '-' and '.', not starting with a digit",
     "host name or IP address": "a host name or an IP address, e.g. 10.0.0.5",
     "environment variable value": "any text without the NUL character (\\0)",
+    "ephemeral-storage limit": "a quantity such as 10Gi, request (the same as volatileDisk) or none (no limit)",
+    "pod field path": "metadata.name, metadata.namespace, metadata.uid, metadata.labels['KEY'], "
+    "metadata.annotations['KEY'], spec.nodeName, spec.serviceAccountName, status.hostIP, status.hostIPs, "
+    "status.podIP or status.podIPs",
+    "container resource": "limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu, requests.memory, "
+    "requests.ephemeral-storage (or hugepages-SIZE)",
+    "mount path": "an absolute path such as /data, without ':'",
+    "sub path": "a relative path inside the volume, without ':'",
 }
 _YAML11_BOOLEANS = {"yes", "no", "on", "off", "y", "n"}
 

@@ -317,6 +317,8 @@ def plan_templates(
             "Guaranteed pods with fractional cpu run in the shared pool (no exclusive cores)"
         )
 
+    notes += _unread_constraints(templates)
+
     scheduler = None
     if feasible and simulate_scheduler and not gang_reports:
         scheduler = scheduler_verdict(
@@ -351,3 +353,30 @@ def plan_templates(
         notes=tuple(notes),
         scheduler=scheduler,
     )
+
+
+def _unread_constraints(templates: Sequence[WorkloadTemplate]) -> list[str]:
+    """Notes on what changes scheduling but lies in objects a node list does not hold.
+
+    A RuntimeClass adds its ``overhead`` to the pod's requests and its
+    ``scheduling.nodeSelector`` and tolerations to the pod at admission
+    (https://kubernetes.io/docs/concepts/containers/runtime-class/#scheduling);
+    a PersistentVolumeClaim bound to a PersistentVolume with node affinity (a
+    zonal disk, a local volume) restricts the pod to those nodes
+    (https://kubernetes.io/docs/concepts/storage/persistent-volumes/#node-affinity).
+    ``plan`` reads neither object, so it says so.
+    """
+    notes = []
+    classes = sorted({t.runtime_class for t in templates if t.runtime_class})
+    if classes:
+        notes.append(
+            f"RuntimeClass {', '.join(classes)}: its overhead and node selector are added at admission "
+            "and are not counted here; give the group a nodeSelector matching the RuntimeClass's"
+        )
+    claims = sorted({c for t in templates for c in t.claims})
+    if claims:
+        notes.append(
+            f"PersistentVolumeClaim {', '.join(claims)}: a volume with node affinity (zonal or local) "
+            "restricts the pods to its nodes, which a node list does not show"
+        )
+    return notes

@@ -67,6 +67,10 @@ class WorkloadTemplate:
         priority: ``spec.priority``, if set (the API server sets it from the PriorityClass).
         priority_class: ``spec.priorityClassName``, if set.
         scheduler_name: ``spec.schedulerName`` (``default-scheduler`` when unset).
+        runtime_class: ``spec.runtimeClassName``, if set; plan cannot read the
+            RuntimeClass's ``overhead`` or ``scheduling`` (see the plan's notes).
+        claims: ``claimName`` of the pod's PersistentVolumeClaim volumes; plan
+            does not read the PersistentVolumes' node affinity (see the notes).
     """
 
     name: str
@@ -91,6 +95,22 @@ class WorkloadTemplate:
     priority: int | None = None
     priority_class: str | None = None
     scheduler_name: str = DEFAULT_SCHEDULER
+    runtime_class: str | None = None
+    claims: tuple[str, ...] = ()
+
+
+def _claims(raw: object) -> tuple[str, ...]:
+    """``claimName`` of every ``persistentVolumeClaim`` volume in ``spec.volumes``."""
+    if not isinstance(raw, list):
+        return ()
+    names = []
+    for volume in raw:
+        claim = (
+            volume.get("persistentVolumeClaim") if isinstance(volume, Mapping) else None
+        )
+        if isinstance(claim, Mapping) and claim.get("claimName"):
+            names.append(str(claim["claimName"]))
+    return tuple(names)
 
 
 def _preferred_node_terms(
@@ -220,6 +240,10 @@ def workload_templates(
                 if spec.get("priorityClassName")
                 else None,
                 scheduler_name=str(spec.get("schedulerName") or DEFAULT_SCHEDULER),
+                runtime_class=str(spec["runtimeClassName"])
+                if spec.get("runtimeClassName")
+                else None,
+                claims=_claims(spec.get("volumes")),
             )
         )
     if problems:

@@ -31,6 +31,7 @@ from t2gen.jobfile.model.surface import ExtraVolume, PodSurface
 
 __all__ = [
     "EnvVar",
+    "ExtraVolume",
     "Job",
     "JobMaster",
     "JobPackage",
@@ -40,13 +41,12 @@ __all__ = [
     "NodeSelectorRequirement",
     "PersistentStorage",
     "Placement",
+    "PodSurface",
     "PreferredRequirement",
     "Rbac",
     "Scheduling",
     "Security",
     "Toleration",
     "WorkerGroup",
-    "ExtraVolume",
-    "PodSurface",
     "build_job",
 ]

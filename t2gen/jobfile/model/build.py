@@ -64,7 +64,9 @@ def _limit(raw: Any, request: Quantity) -> Quantity | None:
 
 def _ephemeral_limit(raw: dict[str, Any]) -> Quantity | None:
     """``ephemeralStorageLimit``: ``request`` is ``volatileDisk`` (none when that is 0)."""
-    limit = _limit(raw.get("ephemeralStorageLimit", "none"), parse_quantity(raw["volatileDisk"]))
+    limit = _limit(
+        raw.get("ephemeralStorageLimit", "none"), parse_quantity(raw["volatileDisk"])
+    )
     return None if limit is None or limit.is_zero() else limit
 
 
@@ -147,13 +149,13 @@ def _surface(raw: dict[str, Any]) -> PodSurface:
                 source=freeze(item[kind]),
             )
         )
-    shm = parse_quantity(raw.get("shmSize", 0))
+    shm = raw.get("shmSize")
     return PodSurface(
         runtime_class_name=raw.get("runtimeClassName"),
         volumes=tuple(volumes),
         env=_env(raw.get("env", ())),
         env_from=tuple(freeze(item) for item in raw.get("envFrom", ())),
-        shm_size=None if shm.is_zero() else shm,
+        shm_size=None if shm is None else parse_quantity(shm),
     )
 
 

@@ -12,8 +12,8 @@ from t2gen.jobfile.model.runtime import (
     PersistentStorage,
 )
 from t2gen.jobfile.model.scheduling import Scheduling
-from t2gen.jobfile.model.surface import PodSurface
 from t2gen.jobfile.model.security import Rbac, Security
+from t2gen.jobfile.model.surface import PodSurface
 from t2gen.record import Record
 
 __all__ = ["Job", "JobSpec"]

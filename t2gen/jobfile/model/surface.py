@@ -33,8 +33,7 @@ def freeze(raw: dict[str, Any]) -> Frozen:
 def thaw(frozen: Frozen) -> dict[str, Any]:
     """The mapping :func:`freeze` froze, in its order."""
     return {
-        key: thaw(value) if isinstance(value, tuple) else value
-        for key, value in frozen
+        key: thaw(value) if isinstance(value, tuple) else value for key, value in frozen
     }
 
 
@@ -67,7 +66,8 @@ class PodSurface(Record):
         volumes: extra volumes, in order.
         env: the scope's ``env`` entries (:class:`~t2gen.jobfile.model.runtime.EnvVar`).
         env_from: frozen ``EnvFromSource`` entries.
-        shm_size: bytes of the memory-backed ``/dev/shm``; zero for none.
+        shm_size: bytes of the memory-backed ``/dev/shm``; zero for none, None
+            when the scope does not say (the scope above decides).
     """
 
     runtime_class_name: str | None = None

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from t2gen.jobfile.loader import SourceDoc
-from t2gen.jobfile.rules._base import as_dict, as_list, problem, rule
-from t2gen.problems import Problem
+from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.jobfile.rules._base import as_dict, as_list, groups, problem, rule
+from t2gen.problems import Problem, format_json_path
 from t2gen.twister2.names import ENV_SET_BY_T2GEN
 
 # Where t2gen takes each runtime variable from, for messages about a clash.
@@ -23,15 +23,37 @@ _ENV_SOURCES = {
 }
 
 
-def _names(data: dict[str, Any]) -> Iterator[tuple[int, str]]:
-    """Yield (index, name) of every ``spec.env`` entry whose name is a string."""
-    for index, variable in enumerate(as_list(as_dict(data.get("spec")).get("env"))):
+def _scope_names(holder: dict[str, Any]) -> Iterator[tuple[int, str]]:
+    for index, variable in enumerate(as_list(holder.get("env"))):
         name = as_dict(variable).get("name")
         if isinstance(name, str):
             yield index, name
 
 
-@rule("env-reserved", fields=("spec.env[].name",))
+def _names(data: dict[str, Any]) -> Iterator[tuple[int, str]]:
+    """Yield (index, name) of every ``spec.env`` entry whose name is a string."""
+    yield from _scope_names(as_dict(data.get("spec")))
+
+
+def _all_names(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str]]:
+    """Yield (path of the entry, name) of ``spec.env``, every group's and the job master's ``env``."""
+    spec = as_dict(data.get("spec"))
+    holders: list[tuple[JsonPath, dict[str, Any]]] = [(("spec",), spec)]
+    holders += [(("spec", "workers", index), group) for index, group in groups(data)]
+    holders.append((("spec", "jobMaster"), as_dict(spec.get("jobMaster"))))
+    for path, holder in holders:
+        for index, name in _scope_names(holder):
+            yield (*path, "env", index), name
+
+
+@rule(
+    "env-reserved",
+    fields=(
+        "spec.env[].name",
+        "spec.workers[].env[].name",
+        "spec.jobMaster.env[].name",
+    ),
+)
 def check_env_reserved(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     """``spec.env`` does not set a variable t2gen sets for the Twister2 runtime.
 
@@ -45,40 +67,78 @@ def check_env_reserved(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem
     ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/K8sEnvVariables.java``);
     ``t2gen/twister2/names.py`` (``ENV_SET_BY_T2GEN``).
     """
-    for index, name in _names(data):
+    for path, name in _all_names(data):
         if name in ENV_SET_BY_T2GEN:
             source = _ENV_SOURCES.get(name)
             hint = f"set {source} instead" if source else "choose another name"
             yield problem(
                 doc,
-                ("spec", "env", index, "name"),
+                (*path, "name"),
                 f"{name} is set by t2gen for the Twister2 runtime and cannot be overridden; {hint}",
             )
 
 
-@rule("env-duplicate", fields=("spec.env[].name",))
+@rule(
+    "env-duplicate",
+    fields=(
+        "spec.env[].name",
+        "spec.workers[].env[].name",
+        "spec.jobMaster.env[].name",
+    ),
+)
 def check_env_duplicate(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
-    """Each ``spec.env`` variable is listed once.
+    """Each variable of a container is listed once, in ``spec.env`` and its scope's ``env``.
 
-    With two entries of one name, the container gets the last one; which one
+    A worker group's (or the job master's) ``env`` comes after ``spec.env``;
+    with two entries of one name, the container gets the last one; which one
     was meant is unclear, so the second is reported. (A name of the runtime's is
     reported by ``env-reserved`` instead.)
 
     Sources: Kubernetes API, ``Container.env``
     (https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#environment-variables).
     """
-    seen: dict[str, int] = {}
-    for index, name in _names(data):
+    common: dict[str, JsonPath] = {}
+    scopes: dict[JsonPath, dict[str, JsonPath]] = {}
+    for path, name in _all_names(data):
         if name in ENV_SET_BY_T2GEN:
             continue
+        scope = path[:-2]
+        seen = common if scope == ("spec",) else scopes.setdefault(scope, dict(common))
         if name in seen:
             yield problem(
                 doc,
-                ("spec", "env", index, "name"),
-                f"{name} is already set at spec.env[{seen[name]}]; list each variable once",
+                (*path, "name"),
+                f"{name} is already set at {format_json_path(seen[name])}; list each variable once",
             )
         else:
-            seen[name] = index
+            seen[name] = path
+
+
+@rule(
+    "env-value-or-value-from",
+    fields=("spec.env[]", "spec.workers[].env[]", "spec.jobMaster.env[]"),
+)
+def check_env_value_from(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """An ``env`` entry has a ``value`` or a ``valueFrom``, not both.
+
+    The API server refuses a variable with both ("may not have more than one
+    field specified at a time"); an entry with neither would set an empty
+    string, which is what ``value: ""`` says plainly.
+
+    Source: Kubernetes ``pkg/apis/core/validation/validation.go``
+    (``validateEnvVarValueFrom``, kubernetes/kubernetes).
+    """
+    for path, _ in _all_names(data):
+        node: Any = data
+        for part in path:
+            node = node[part]
+        if "value" in node and "valueFrom" in node:
+            yield problem(
+                doc,
+                (*path, "valueFrom"),
+                "an environment variable has a value or a valueFrom, not both; remove one",
+                key=True,
+            )
 
 
 _INT64_MAX = 2**63 - 1
@@ -117,3 +177,37 @@ def check_job_submission_time(
             f"JOB_SUBMISSION_TIME must be a whole number (milliseconds since the epoch, e.g. "
             f'"1700000000000"), which Twister2 reads with Long.parseLong; {value!r} is not one',
         )
+
+
+@rule(
+    "env-from-source",
+    fields=("spec.envFrom[]", "spec.workers[].envFrom[]", "spec.jobMaster.envFrom[]"),
+)
+def check_env_from_source(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """An ``envFrom`` entry names exactly one of ``configMapRef`` and ``secretRef``.
+
+    The API server refuses an ``EnvFromSource`` with neither or both
+    ("must specify one of: `configMapRef` or `secretRef`").
+
+    Source: Kubernetes ``pkg/apis/core/validation/validation.go``
+    (``validateEnvFrom``, kubernetes/kubernetes).
+    """
+    spec = as_dict(data.get("spec"))
+    holders: list[tuple[JsonPath, dict[str, Any]]] = [(("spec",), spec)]
+    holders += [(("spec", "workers", index), group) for index, group in groups(data)]
+    holders.append((("spec", "jobMaster"), as_dict(spec.get("jobMaster"))))
+    for path, holder in holders:
+        for index, item in enumerate(as_list(holder.get("envFrom"))):
+            if not isinstance(item, dict):
+                continue
+            given = [key for key in ("configMapRef", "secretRef") if key in item]
+            if len(given) == 1:
+                continue
+            where: JsonPath = (*path, "envFrom", index)
+            yield problem(
+                doc,
+                (*where, given[1]) if given else where,
+                "an envFrom entry names one of configMapRef or secretRef"
+                + ("; list the two as two entries" if given else ""),
+                key=bool(given),
+            )

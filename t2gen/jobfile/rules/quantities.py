@@ -38,6 +38,9 @@ _QUANTITY_FIELDS: tuple[tuple[str, ...], ...] = (
     ("jobMaster", "memoryLimit"),
     ("jobMaster", "volatileDisk"),
     ("jobMaster", "persistentDisk"),
+    ("jobMaster", "ephemeralStorageLimit"),
+    ("jobMaster", "shmSize"),
+    ("shmSize",),
     ("storage", "persistent", "perWorker"),
     ("storage", "memoryVolumeSize"),
 )
@@ -49,7 +52,15 @@ def _quantity_fields(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str, Any]
     """Yield (path, field name, raw value) of every quantity in the job."""
     spec = as_dict(data.get("spec"))
     for index, group in groups(data):
-        for name in ("cpu", "memory", "cpuLimit", "memoryLimit", "volatileDisk"):
+        for name in (
+            "cpu",
+            "memory",
+            "cpuLimit",
+            "memoryLimit",
+            "volatileDisk",
+            "ephemeralStorageLimit",
+            "shmSize",
+        ):
             if name in group and group[name] not in _LIMIT_WORDS:
                 yield ("spec", "workers", index, name), name, group[name]
     for parts in _QUANTITY_FIELDS:
@@ -68,6 +79,11 @@ def _quantity_fields(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str, Any]
         "spec.workers[].cpuLimit",
         "spec.workers[].memoryLimit",
         "spec.workers[].volatileDisk",
+        "spec.workers[].ephemeralStorageLimit",
+        "spec.workers[].shmSize",
+        "spec.shmSize",
+        "spec.jobMaster.ephemeralStorageLimit",
+        "spec.jobMaster.shmSize",
         "spec.jobMaster.cpu",
         "spec.jobMaster.memory",
         "spec.jobMaster.cpuLimit",

@@ -18,6 +18,9 @@ from t2gen.kube.validators import is_qualified_name
 from t2gen.problems import Problem
 
 _LIMITS = (("cpuLimit", "cpu"), ("memoryLimit", "memory"))
+"""The limits that decide the QoS class (and so the binding rule)."""
+_ALL_LIMITS = (*_LIMITS, ("ephemeralStorageLimit", "volatileDisk"))
+"""Every limit with its request, for ``limit-below-request``."""
 _REQUESTS_PREFIX = "requests."
 
 
@@ -34,14 +37,18 @@ def _holders(data: dict[str, Any]) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
     fields=(
         "spec.workers[].cpuLimit",
         "spec.workers[].memoryLimit",
+        "spec.workers[].ephemeralStorageLimit",
         "spec.jobMaster.cpuLimit",
         "spec.jobMaster.memoryLimit",
+        "spec.jobMaster.ephemeralStorageLimit",
     ),
 )
 def check_limit_below_request(
     data: dict[str, Any], doc: SourceDoc
 ) -> Iterator[Problem]:
-    """A ``cpuLimit`` or ``memoryLimit`` is at least its request.
+    """A ``cpuLimit``, ``memoryLimit`` or ``ephemeralStorageLimit`` is at least its request.
+
+    The request of ``ephemeral-storage`` is ``volatileDisk``.
 
     The API server rejects a container whose limit is below its request
     ("must be greater than or equal to cpu request"), so the StatefulSet would
@@ -51,7 +58,7 @@ def check_limit_below_request(
     (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#requests-and-limits).
     """
     for path, holder in _holders(data):
-        for key, request_key in _LIMITS:
+        for key, request_key in _ALL_LIMITS:
             raw = holder.get(key)
             if raw in ("request", "none", None):
                 continue

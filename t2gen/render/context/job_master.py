@@ -11,9 +11,9 @@ from t2gen.render.context.placement import node_affinity, tolerations
 from t2gen.render.context.resources import resources
 from t2gen.render.context.scheduling import pod_scheduling, task_affinity
 from t2gen.render.context.security import security_contexts
-from t2gen.render.context.surface import env_from, runtime_class_name
 from t2gen.render.context.services import JOB_MASTER_PORT_NAME, job_master_service
 from t2gen.render.context.storage import has_claim
+from t2gen.render.context.surface import env_from, runtime_class_name
 from t2gen.twister2 import names
 
 __all__ = ["job_master"]

@@ -14,7 +14,13 @@ from typing import Any
 from t2gen.jobfile.model import Job
 from t2gen.jobfile.model.surface import PodSurface, thaw
 
-__all__ = ["SHM_VOLUME", "SHM_VOLUME_PATH", "env_from", "extra_volumes", "runtime_class_name"]
+__all__ = [
+    "SHM_VOLUME",
+    "SHM_VOLUME_PATH",
+    "env_from",
+    "extra_volumes",
+    "runtime_class_name",
+]
 
 SHM_VOLUME = "dshm"
 """Name of the memory-backed emptyDir t2gen mounts at :data:`SHM_VOLUME_PATH` for ``shmSize``."""
@@ -57,8 +63,8 @@ def extra_volumes(
         if volume.read_only:
             mount["readOnly"] = True
         mounts.append(mount)
-    shm = scope.shm_size or job.spec.surface.shm_size
-    if shm is not None:
+    shm = scope.shm_size if scope.shm_size is not None else job.spec.surface.shm_size
+    if shm is not None and not shm.is_zero():
         volumes.append(
             {
                 "name": SHM_VOLUME,
