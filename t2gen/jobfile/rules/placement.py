@@ -32,34 +32,42 @@ _HOSTNAME_KEY = "kubernetes.io/hostname"
 """The well-known node label holding the node's hostname."""
 
 
-def _affinity(data: dict[str, Any]) -> dict[str, Any]:
-    """``spec.placement.nodeAffinity``, or an empty mapping."""
-    return as_dict(
-        as_dict(as_dict(data.get("spec")).get("placement")).get("nodeAffinity")
-    )
-
-
 _PLACEMENTS: tuple[tuple[JsonPath, str], ...] = (
     (("spec", "placement"), "the workers"),
     (("spec", "jobMaster", "placement"), "the job master"),
 )
-"""Where a job file places pods, and whose pods they are."""
+"""Where a job file places pods, and whose pods they are (worker groups aside)."""
+
+
+def _placements(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str]]:
+    """Every placement of the job file: job-wide, the job master's, then each worker group's own.
+
+    A worker group's own node selector and node affinity sit on the group
+    (``spec.workers[i].nodeSelector``, ``.nodeAffinity``).
+    """
+    yield from _PLACEMENTS
+    for index, _ in groups(data):
+        yield ("spec", "workers", index), f"worker group {index}"
 
 
 def _placement(data: dict[str, Any], prefix: JsonPath) -> dict[str, Any]:
     node: Any = data
     for part in prefix:
-        node = as_dict(node).get(str(part))
+        if isinstance(part, int):
+            items = as_list(node)
+            node = items[part] if part < len(items) else None
+        else:
+            node = as_dict(node).get(part)
     return as_dict(node)
 
 
 def _requirements(data: dict[str, Any]) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
     """Yield (path, expression) for every required and preferred node expression.
 
-    Both the workers' (``spec.placement``) and the job master's
-    (``spec.jobMaster.placement``).
+    The workers' (``spec.placement``), the job master's
+    (``spec.jobMaster.placement``) and each worker group's own.
     """
-    for prefix, _ in _PLACEMENTS:
+    for prefix, _ in _placements(data):
         affinity = as_dict(_placement(data, prefix).get("nodeAffinity"))
         for kind in ("required", "preferred"):
             for index, expression in enumerate(as_list(affinity.get(kind))):
@@ -101,6 +109,8 @@ def _required_term(
         "spec.placement.nodeAffinity.preferred[].values",
         "spec.jobMaster.placement.nodeAffinity.required[]",
         "spec.jobMaster.placement.nodeAffinity.preferred[]",
+        "spec.workers[].nodeAffinity.required[]",
+        "spec.workers[].nodeAffinity.preferred[]",
     ),
 )
 def check_operators(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
@@ -187,6 +197,8 @@ def check_operators(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
         "spec.placement.nodeSelector",
         "spec.jobMaster.placement.nodeAffinity.required[]",
         "spec.jobMaster.placement.nodeSelector",
+        "spec.workers[].nodeAffinity.required[]",
+        "spec.workers[].nodeSelector",
     ),
 )
 def check_contradictions(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
@@ -205,6 +217,10 @@ def check_contradictions(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
     ``Gt``/``Lt`` read as 11 but ``NotIn [11]`` does not exclude) could still
     match, it is a warning. ``nodeSelector`` entries are part of the term as
     ``key In [value]``, and the job master's placement is checked the same way.
+    A worker group's own expressions join the job-wide ones in its term (a
+    group's ``nodeSelector`` entry replaces the job-wide one on the same key),
+    so a key on which the group adds an expression is checked in that merged
+    term, located at the group's expression.
     Whether some node carries a label is known only in the cluster; this rule
     reports only what no node can satisfy.
 
@@ -216,12 +232,68 @@ def check_contradictions(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
     never matches).
     """
     for prefix, who in _PLACEMENTS:
-        by_key: dict[str, list[tuple[JsonPath, dict[str, Any]]]] = {}
-        for path, expression in _required_term(_placement(data, prefix), prefix):
-            if isinstance(expression.get("key"), str):
-                by_key.setdefault(expression["key"], []).append((path, expression))
-        for key, located in by_key.items():
+        yield from _term_contradictions(
+            doc, _required_term(_placement(data, prefix), prefix), who, None
+        )
+    for _, job_term, group_term, who in _group_terms(data):
+        yield from _term_contradictions(
+            doc, job_term + group_term, who, {path for path, _ in group_term}
+        )
+
+
+def _term_contradictions(
+    doc: SourceDoc,
+    term: list[tuple[JsonPath, dict[str, Any]]],
+    who: str,
+    own: set[JsonPath] | None,
+) -> Iterator[Problem]:
+    """The contradictions of one required term, key by key.
+
+    Args:
+        doc: the parsed job file.
+        term: the located expressions of the term.
+        who: whose pods it places.
+        own: when given, only keys with an expression at one of these paths
+            are checked (a worker group's own, the rest being checked job-wide).
+    """
+    by_key: dict[str, list[tuple[JsonPath, dict[str, Any]]]] = {}
+    for path, expression in term:
+        if isinstance(expression.get("key"), str):
+            by_key.setdefault(expression["key"], []).append((path, expression))
+    for key, located in by_key.items():
+        if own is None or any(path in own for path, _ in located):
             yield from contradictions(doc, key, located, who)
+
+
+def _group_terms(
+    data: dict[str, Any],
+) -> Iterator[
+    tuple[
+        int,
+        list[tuple[JsonPath, dict[str, Any]]],
+        list[tuple[JsonPath, dict[str, Any]]],
+        str,
+    ]
+]:
+    """Yield ``(index, job-wide part, group's own part, who)`` of each worker group's required term.
+
+    The job-wide part leaves out ``nodeSelector`` entries whose key the group's
+    own ``nodeSelector`` sets (the group's value replaces them).
+    """
+    job_prefix: JsonPath = ("spec", "placement")
+    job_term = _required_term(_placement(data, job_prefix), job_prefix)
+    for index, group in groups(data):
+        prefix: JsonPath = ("spec", "workers", index)
+        own = _required_term(group, prefix)
+        replaced = {
+            key for key in as_dict(group.get("nodeSelector")) if isinstance(key, str)
+        }
+        inherited = [
+            (path, expression)
+            for path, expression in job_term
+            if not (path[2] == "nodeSelector" and path[3] in replaced)
+        ]
+        yield index, inherited, own, f"worker group {index}"
 
 
 @rule(
@@ -233,6 +305,9 @@ def check_contradictions(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
         "spec.jobMaster.placement.nodeAffinity.required[].key",
         "spec.jobMaster.placement.nodeAffinity.preferred[].key",
         "spec.jobMaster.placement.nodeSelector",
+        "spec.workers[].nodeAffinity.required[].key",
+        "spec.workers[].nodeAffinity.preferred[].key",
+        "spec.workers[].nodeSelector",
     ),
 )
 def check_deprecated_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Warning_]:
@@ -258,7 +333,7 @@ def check_deprecated_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Wa
                 (*path, "key"),
                 f"{key} is {DEPRECATED_NODE_LABELS[key]}",
             )
-    for prefix, _ in _PLACEMENTS:
+    for prefix, _ in _placements(data):
         for key in as_dict(_placement(data, prefix).get("nodeSelector")):
             if isinstance(key, str) and key in DEPRECATED_NODE_LABELS:
                 yield warning(
@@ -269,24 +344,28 @@ def check_deprecated_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Wa
                 )
 
 
-def _allowed_hostnames(data: dict[str, Any]) -> tuple[set[str], JsonPath] | None:
-    """The hostnames required ``kubernetes.io/hostname In`` expressions allow, if any."""
-    required = as_list(_affinity(data).get("required"))
+def _allowed_hostnames(
+    term: list[tuple[JsonPath, dict[str, Any]]],
+) -> tuple[set[str], JsonPath] | None:
+    """The hostnames a required term's ``kubernetes.io/hostname In`` expressions allow, if any.
+
+    Returns:
+        The allowed names (``In`` lists intersected, ``NotIn`` lists removed) and
+        the path of the last ``In`` list's values, or None without an ``In`` list.
+    """
     allowed: set[str] | None = None
     where: JsonPath = ()
-    for index, expression in enumerate(required):
-        if not isinstance(expression, dict) or expression.get("key") != _HOSTNAME_KEY:
+    for path, expression in term:
+        if expression.get("key") != _HOSTNAME_KEY or expression.get("operator") != "In":
             continue
         values = {str(v) for v in as_list(expression.get("values"))}
-        if expression.get("operator") == "In":
-            allowed = values if allowed is None else allowed & values
-            where = ("spec", "placement", "nodeAffinity", "required", index, "values")
+        allowed = values if allowed is None else allowed & values
+        where = (*path, "values") if path[-2] == "required" else path
     if allowed is None:
         return None
-    for expression in required:
+    for _, expression in term:
         if (
-            isinstance(expression, dict)
-            and expression.get("key") == _HOSTNAME_KEY
+            expression.get("key") == _HOSTNAME_KEY
             and expression.get("operator") == "NotIn"
         ):
             allowed -= {str(v) for v in as_list(expression.get("values"))}
@@ -298,45 +377,88 @@ def _allowed_hostnames(data: dict[str, Any]) -> tuple[set[str], JsonPath] | None
     fields=(
         "spec.placement.uniform",
         "spec.placement.nodeAffinity.required[]",
+        "spec.placement.nodeSelector",
+        "spec.workers[].uniform",
+        "spec.workers[].nodeAffinity.required[]",
+        "spec.workers[].nodeSelector",
         "spec.workers[].count",
         "spec.workers[].perPod",
     ),
 )
 def check_feasibility(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
-    """``all-separate-nodes`` has at least as many allowed hostnames as worker pods.
+    """``all-separate-nodes`` has at least as many allowed hostnames as the pods it separates.
 
-    ``all-separate-nodes`` renders a required pod anti-affinity on
-    ``kubernetes.io/hostname``: no two worker pods share a node. When required
-    ``kubernetes.io/hostname In`` expressions name the nodes, fewer names than
-    pods means some pods can never be scheduled. Without such a list, which
-    nodes qualify is known only in the cluster, and nothing is reported.
+    ``all-separate-nodes`` renders, on each worker group it applies to (the
+    job-wide ``spec.placement.uniform``, or the group's own ``uniform``), a
+    required pod anti-affinity on ``kubernetes.io/hostname`` selecting every
+    worker pod of the job: each of those groups' pods needs a node of its own.
+    When a group's required ``kubernetes.io/hostname In`` expressions (job-wide
+    and its own) name the nodes, fewer names than the group's pods means some
+    pods can never be scheduled; so does a set of such groups whose pods
+    together outnumber the names their lists allow. Without such a list, which
+    nodes qualify is known only in the cluster (``t2gen plan`` checks it against
+    a node list), and nothing is reported.
 
     Sources: Kubernetes, "Assigning Pods to Nodes", inter-pod affinity and
     anti-affinity
     (https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#inter-pod-affinity-and-anti-affinity);
     the well-known label ``kubernetes.io/hostname``
-    (https://kubernetes.io/docs/reference/labels-annotations-taints/#kubernetesiohostname).
+    (https://kubernetes.io/docs/reference/labels-annotations-taints/#kubernetesiohostname);
+    the uniform-mapping term, cylondata/twister2
+    ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/RequestObjectBuilder.java:529-559``.
     """
-    placement = as_dict(as_dict(data.get("spec")).get("placement"))
-    if placement.get("uniform") != "all-separate-nodes":
-        return
-    hosts = _allowed_hostnames(data)
-    if hosts is None:
-        return  # which nodes qualify is only known in the cluster
-    allowed, where = hosts
-    pods = 0
-    for _, group in groups(data):
+    job_uniform = as_dict(as_dict(data.get("spec")).get("placement")).get("uniform")
+    separated: list[tuple[int, set[str], JsonPath, JsonPath]] = []
+    pods: dict[int, int] = {}
+    for index, inherited, own, _ in _group_terms(data):
+        group = as_dict(as_list(as_dict(data.get("spec")).get("workers"))[index])
         count, per_pod = as_int(group.get("count")), as_int(group.get("perPod")) or 1
         if count is None or count % per_pod:
             return  # reported by another rule
-        pods += count // per_pod
-    if pods > len(allowed):
-        listed = ", ".join(sorted(allowed)) or "none"
-        yield problem(
-            doc,
-            ("spec", "placement", "uniform"),
-            f"all-separate-nodes puts each of the job's {pods} worker pods on its own node, but the required "
-            f"{_HOSTNAME_KEY} In list at line {doc.position(where)[0]} allows only {len(allowed)} node"
-            f"{'s' if len(allowed) != 1 else ''} ({listed}); the pods would stay Pending: list at least {pods} "
-            f"nodes or use at most {len(allowed)} pod{'s' if len(allowed) != 1 else ''}",
+        pods[index] = count // per_pod
+        uniform_at: JsonPath = (
+            ("spec", "workers", index, "uniform")
+            if "uniform" in group
+            else ("spec", "placement", "uniform")
         )
+        uniform = group.get("uniform", job_uniform)
+        if uniform != "all-separate-nodes":
+            continue
+        hosts = _allowed_hostnames(inherited + own)
+        if hosts is not None:
+            separated.append((index, hosts[0], hosts[1], uniform_at))
+    reported: set[JsonPath] = set()
+    for index, allowed, where, uniform_at in separated:
+        if pods[index] > len(allowed):
+            reported.add(uniform_at)
+            whose = "the job's" if len(pods) == 1 else f"worker group {index}'s"
+            yield _too_few(doc, uniform_at, where, pods[index], allowed, whose)
+    union: set[str] = set()
+    for _, allowed, _, _ in separated:
+        union |= allowed
+    total = sum(pods[index] for index, _, _, _ in separated)
+    if len(separated) > 1 and total > len(union):
+        uniform_at, where = separated[-1][3], separated[-1][2]
+        if uniform_at not in reported:
+            yield _too_few(doc, uniform_at, where, total, union, "the job's")
+
+
+def _too_few(
+    doc: SourceDoc,
+    uniform_at: JsonPath,
+    where: JsonPath,
+    pods: int,
+    allowed: set[str],
+    whose: str,
+) -> Problem:
+    """The problem: ``pods`` separated pods, fewer allowed hostnames."""
+    listed = ", ".join(sorted(allowed)) or "none"
+    nodes = len(allowed)
+    return problem(
+        doc,
+        uniform_at,
+        f"all-separate-nodes puts each of {whose} {pods} worker pods on its own node, but the required "
+        f"{_HOSTNAME_KEY} In list at line {doc.position(where)[0]} allows only {nodes} node"
+        f"{'s' if nodes != 1 else ''} ({listed}); the pods would stay Pending: list at least {pods} "
+        f"nodes or use at most {nodes} pod{'s' if nodes != 1 else ''}",
+    )
