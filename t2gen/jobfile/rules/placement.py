@@ -8,9 +8,7 @@ from typing import Any
 from t2gen.jobfile.loader import JsonPath, SourceDoc
 from t2gen.jobfile.rules._base import (
     as_dict,
-    as_int,
     as_list,
-    groups,
     problem,
     rule,
     warning,
@@ -21,83 +19,20 @@ from t2gen.jobfile.rules._nodeaffinity import (
     is_digits,
     node_int,
 )
+from t2gen.jobfile.rules._placements import (
+    PLACEMENTS,
+    group_terms,
+    placement_at,
+    placements,
+    required_term,
+    requirements,
+)
 from t2gen.kube.validators import (
     DEPRECATED_NODE_LABELS,
     LABEL_VALUE_MAX,
     is_label_value,
 )
 from t2gen.problems import Problem, Warning_
-
-_HOSTNAME_KEY = "kubernetes.io/hostname"
-"""The well-known node label holding the node's hostname."""
-
-
-_PLACEMENTS: tuple[tuple[JsonPath, str], ...] = (
-    (("spec", "placement"), "the workers"),
-    (("spec", "jobMaster", "placement"), "the job master"),
-)
-"""Where a job file places pods, and whose pods they are (worker groups aside)."""
-
-
-def _placements(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str]]:
-    """Every placement of the job file: job-wide, the job master's, then each worker group's own.
-
-    A worker group's own node selector and node affinity sit on the group
-    (``spec.workers[i].nodeSelector``, ``.nodeAffinity``).
-    """
-    yield from _PLACEMENTS
-    for index, _ in groups(data):
-        yield ("spec", "workers", index), f"worker group {index}"
-
-
-def _placement(data: dict[str, Any], prefix: JsonPath) -> dict[str, Any]:
-    node: Any = data
-    for part in prefix:
-        if isinstance(part, int):
-            items = as_list(node)
-            node = items[part] if part < len(items) else None
-        else:
-            node = as_dict(node).get(part)
-    return as_dict(node)
-
-
-def _requirements(data: dict[str, Any]) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
-    """Yield (path, expression) for every required and preferred node expression.
-
-    The workers' (``spec.placement``), the job master's
-    (``spec.jobMaster.placement``) and each worker group's own.
-    """
-    for prefix, _ in _placements(data):
-        affinity = as_dict(_placement(data, prefix).get("nodeAffinity"))
-        for kind in ("required", "preferred"):
-            for index, expression in enumerate(as_list(affinity.get(kind))):
-                if isinstance(expression, dict):
-                    yield (*prefix, "nodeAffinity", kind, index), expression
-
-
-def _required_term(
-    placement: dict[str, Any], prefix: JsonPath
-) -> list[tuple[JsonPath, dict[str, Any]]]:
-    """The required node term of one placement as rendered: ``nodeSelector`` entries, then ``required``.
-
-    Each ``nodeSelector`` entry ``key: value`` is the expression ``key In [value]``
-    (t2gen ANDs it into the required term), located at the entry.
-    """
-    term: list[tuple[JsonPath, dict[str, Any]]] = [
-        (
-            (*prefix, "nodeSelector", key),
-            {"key": key, "operator": "In", "values": [value]},
-        )
-        for key, value in as_dict(placement.get("nodeSelector")).items()
-        if isinstance(key, str) and isinstance(value, str)
-    ]
-    required = as_list(as_dict(placement.get("nodeAffinity")).get("required"))
-    term += [
-        ((*prefix, "nodeAffinity", "required", index), expression)
-        for index, expression in enumerate(required)
-        if isinstance(expression, dict)
-    ]
-    return term
 
 
 @rule(
@@ -133,7 +68,7 @@ def check_operators(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     label values: "Labels and Selectors", syntax and character set
     (https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set).
     """
-    for path, expression in _requirements(data):
+    for path, expression in requirements(data):
         operator = expression.get("operator")
         values = as_list(expression.get("values"))
         has_values = "values" in expression
@@ -231,11 +166,11 @@ def check_contradictions(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
     ``strconv.ParseInt`` and compare strictly; a label that does not parse
     never matches).
     """
-    for prefix, who in _PLACEMENTS:
+    for prefix, who in PLACEMENTS:
         yield from _term_contradictions(
-            doc, _required_term(_placement(data, prefix), prefix), who, None
+            doc, required_term(placement_at(data, prefix), prefix), who, None
         )
-    for _, job_term, group_term, who in _group_terms(data):
+    for _, job_term, group_term, who in group_terms(data):
         yield from _term_contradictions(
             doc, job_term + group_term, who, {path for path, _ in group_term}
         )
@@ -263,37 +198,6 @@ def _term_contradictions(
     for key, located in by_key.items():
         if own is None or any(path in own for path, _ in located):
             yield from contradictions(doc, key, located, who)
-
-
-def _group_terms(
-    data: dict[str, Any],
-) -> Iterator[
-    tuple[
-        int,
-        list[tuple[JsonPath, dict[str, Any]]],
-        list[tuple[JsonPath, dict[str, Any]]],
-        str,
-    ]
-]:
-    """Yield ``(index, job-wide part, group's own part, who)`` of each worker group's required term.
-
-    The job-wide part leaves out ``nodeSelector`` entries whose key the group's
-    own ``nodeSelector`` sets (the group's value replaces them).
-    """
-    job_prefix: JsonPath = ("spec", "placement")
-    job_term = _required_term(_placement(data, job_prefix), job_prefix)
-    for index, group in groups(data):
-        prefix: JsonPath = ("spec", "workers", index)
-        own = _required_term(group, prefix)
-        replaced = {
-            key for key in as_dict(group.get("nodeSelector")) if isinstance(key, str)
-        }
-        inherited = [
-            (path, expression)
-            for path, expression in job_term
-            if not (path[2] == "nodeSelector" and path[3] in replaced)
-        ]
-        yield index, inherited, own, f"worker group {index}"
 
 
 @rule(
@@ -325,7 +229,7 @@ def check_deprecated_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Wa
     "Well-Known Labels, Annotations and Taints"
     (https://kubernetes.io/docs/reference/labels-annotations-taints/).
     """
-    for path, expression in _requirements(data):
+    for path, expression in requirements(data):
         key = expression.get("key")
         if isinstance(key, str) and key in DEPRECATED_NODE_LABELS:
             yield warning(
@@ -333,8 +237,8 @@ def check_deprecated_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Wa
                 (*path, "key"),
                 f"{key} is {DEPRECATED_NODE_LABELS[key]}",
             )
-    for prefix, _ in _placements(data):
-        for key in as_dict(_placement(data, prefix).get("nodeSelector")):
+    for prefix, _ in placements(data):
+        for key in as_dict(placement_at(data, prefix).get("nodeSelector")):
             if isinstance(key, str) and key in DEPRECATED_NODE_LABELS:
                 yield warning(
                     doc,
@@ -342,123 +246,3 @@ def check_deprecated_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Wa
                     f"{key} is {DEPRECATED_NODE_LABELS[key]}",
                     key=True,
                 )
-
-
-def _allowed_hostnames(
-    term: list[tuple[JsonPath, dict[str, Any]]],
-) -> tuple[set[str], JsonPath] | None:
-    """The hostnames a required term's ``kubernetes.io/hostname In`` expressions allow, if any.
-
-    Returns:
-        The allowed names (``In`` lists intersected, ``NotIn`` lists removed) and
-        the path of the last ``In`` list's values, or None without an ``In`` list.
-    """
-    allowed: set[str] | None = None
-    where: JsonPath = ()
-    for path, expression in term:
-        if expression.get("key") != _HOSTNAME_KEY or expression.get("operator") != "In":
-            continue
-        values = {str(v) for v in as_list(expression.get("values"))}
-        allowed = values if allowed is None else allowed & values
-        where = (*path, "values") if path[-2] == "required" else path
-    if allowed is None:
-        return None
-    for _, expression in term:
-        if (
-            expression.get("key") == _HOSTNAME_KEY
-            and expression.get("operator") == "NotIn"
-        ):
-            allowed -= {str(v) for v in as_list(expression.get("values"))}
-    return allowed, where
-
-
-@rule(
-    "separate-nodes-feasible",
-    fields=(
-        "spec.placement.uniform",
-        "spec.placement.nodeAffinity.required[]",
-        "spec.placement.nodeSelector",
-        "spec.workers[].uniform",
-        "spec.workers[].nodeAffinity.required[]",
-        "spec.workers[].nodeSelector",
-        "spec.workers[].count",
-        "spec.workers[].perPod",
-    ),
-)
-def check_feasibility(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
-    """``all-separate-nodes`` has at least as many allowed hostnames as the pods it separates.
-
-    ``all-separate-nodes`` renders, on each worker group it applies to (the
-    job-wide ``spec.placement.uniform``, or the group's own ``uniform``), a
-    required pod anti-affinity on ``kubernetes.io/hostname`` selecting every
-    worker pod of the job: each of those groups' pods needs a node of its own.
-    When a group's required ``kubernetes.io/hostname In`` expressions (job-wide
-    and its own) name the nodes, fewer names than the group's pods means some
-    pods can never be scheduled; so does a set of such groups whose pods
-    together outnumber the names their lists allow. Without such a list, which
-    nodes qualify is known only in the cluster (``t2gen plan`` checks it against
-    a node list), and nothing is reported.
-
-    Sources: Kubernetes, "Assigning Pods to Nodes", inter-pod affinity and
-    anti-affinity
-    (https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#inter-pod-affinity-and-anti-affinity);
-    the well-known label ``kubernetes.io/hostname``
-    (https://kubernetes.io/docs/reference/labels-annotations-taints/#kubernetesiohostname);
-    the uniform-mapping term, cylondata/twister2
-    ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/RequestObjectBuilder.java:529-559``.
-    """
-    job_uniform = as_dict(as_dict(data.get("spec")).get("placement")).get("uniform")
-    separated: list[tuple[int, set[str], JsonPath, JsonPath]] = []
-    pods: dict[int, int] = {}
-    for index, inherited, own, _ in _group_terms(data):
-        group = as_dict(as_list(as_dict(data.get("spec")).get("workers"))[index])
-        count, per_pod = as_int(group.get("count")), as_int(group.get("perPod")) or 1
-        if count is None or count % per_pod:
-            return  # reported by another rule
-        pods[index] = count // per_pod
-        uniform_at: JsonPath = (
-            ("spec", "workers", index, "uniform")
-            if "uniform" in group
-            else ("spec", "placement", "uniform")
-        )
-        uniform = group.get("uniform", job_uniform)
-        if uniform != "all-separate-nodes":
-            continue
-        hosts = _allowed_hostnames(inherited + own)
-        if hosts is not None:
-            separated.append((index, hosts[0], hosts[1], uniform_at))
-    reported: set[JsonPath] = set()
-    for index, allowed, where, uniform_at in separated:
-        if pods[index] > len(allowed):
-            reported.add(uniform_at)
-            whose = "the job's" if len(pods) == 1 else f"worker group {index}'s"
-            yield _too_few(doc, uniform_at, where, pods[index], allowed, whose)
-    union: set[str] = set()
-    for _, allowed, _, _ in separated:
-        union |= allowed
-    total = sum(pods[index] for index, _, _, _ in separated)
-    if len(separated) > 1 and total > len(union):
-        uniform_at, where = separated[-1][3], separated[-1][2]
-        if uniform_at not in reported:
-            yield _too_few(doc, uniform_at, where, total, union, "the job's")
-
-
-def _too_few(
-    doc: SourceDoc,
-    uniform_at: JsonPath,
-    where: JsonPath,
-    pods: int,
-    allowed: set[str],
-    whose: str,
-) -> Problem:
-    """The problem: ``pods`` separated pods, fewer allowed hostnames."""
-    listed = ", ".join(sorted(allowed)) or "none"
-    nodes = len(allowed)
-    return problem(
-        doc,
-        uniform_at,
-        f"all-separate-nodes puts each of {whose} {pods} worker pods on its own node, but the required "
-        f"{_HOSTNAME_KEY} In list at line {doc.position(where)[0]} allows only {nodes} node"
-        f"{'s' if nodes != 1 else ''} ({listed}); the pods would stay Pending: list at least {pods} "
-        f"nodes or use at most {nodes} pod{'s' if nodes != 1 else ''}",
-    )
