@@ -179,6 +179,17 @@ RESOURCE_KEYS: tuple[Key, ...] = (
         source=f"{KC}:77-80",
     ),
     Key(
+        "twister2.kubernetes.uploading.method",
+        Kind.STRING,
+        "webserver",
+        Use.FIELD,
+        "spec.jobPackage.uploadMethod",
+        note="older key, the UPLOAD_METHOD of the Twister2 docs' worker StatefulSet template; "
+        "0.8 reads no key: K8sUploader picks the method",
+        source="docs/docs/architecture/resource-schedulers/kubernetes/yaml-templates/"
+        "statefulset-for-workers.yaml:118-119; K8sUploader.java:74-75; get_job_package.sh:117-122",
+    ),
+    Key(
         "twister2.resource.class.uploader",
         Kind.STRING,
         None,
@@ -275,7 +286,7 @@ RESOURCE_KEYS: tuple[Key, ...] = (
         Kind.ANY,
         None,
         Use.PACKAGE,
-        aliases=("racks.list",),
+        aliases=("racks.list", "kubernetes.racks.list"),
         note="IP to rack map",
         source=f"{SC}:91",
     ),
@@ -284,7 +295,7 @@ RESOURCE_KEYS: tuple[Key, ...] = (
         Kind.ANY,
         None,
         Use.PACKAGE,
-        aliases=("datacenters.list",),
+        aliases=("datacenters.list", "kubernetes.datacenters.list"),
         note="rack to data center map",
         source=f"{SC}:92",
     ),
@@ -306,6 +317,15 @@ RESOURCE_KEYS: tuple[Key, ...] = (
         aliases=("twister2.zookeeper.root.node.path",),
         note="ZooKeeper root node (the shipped common/resource.yaml spells it without .resource)",
         source="ZKContext.java:32",
+    ),
+    Key(
+        "kubernetes.storage.reclaim.policy",
+        Kind.STRING,
+        None,
+        Use.UNUSED,
+        note="older key of the Twister2 docs' PersistentVolume template; Twister2 0.8 creates no "
+        "PersistentVolume: the storage class's reclaimPolicy applies",
+        source="docs/docs/architecture/resource-schedulers/kubernetes/yaml-templates/persistent-volume.yaml:17",
     ),
     Key(
         "twister2.resource.nfs.server.address",
