@@ -1,7 +1,7 @@
 """The network: worker ports, the protocol, the NodePort Service, and the channel (OpenMPI).
 
-Twister2's NodePort Service replaces the headless Service; t2gen adds ``<job>-np``
-beside it. A missing ``twister2.network.channel.class`` means TWSMPIChannel, the
+A requested NodePort Service replaces the headless one under the same name
+``<job>``, in Twister2 and in t2gen alike (so the job master deletes it). A missing ``twister2.network.channel.class`` means TWSMPIChannel, the
 code default (``SchedulerContext.java:43-44``), so such a job is an OpenMPI job.
 """
 
@@ -33,11 +33,6 @@ def convert_network(conv: Conversion) -> None:
             "NodePort",
             named(requested[0]),
             requested[0].at(),
-        )
-        conv.warn(
-            requested[0].origin,
-            requested[0].name,
-            "Twister2's NodePort Service replaced the headless Service; t2gen adds <job>-np beside it, so pods keep their DNS names",
         )
         if node_port is not None and node_port[1] != 0:
             conv.field(

@@ -45,7 +45,8 @@ CONTEXT_DOC: dict[str, str] = {
     "configMap": "`{data}`: the ConfigMap's data (`JOB_ID`, and `TWISTER2_JOB_OBJECT` with `--job-object`).",
     "persistentVolumeClaim": "null, or `{storageClassName, accessModes, storage}` of the job's claim.",
     "workerService": "`{selector}`: the headless Service governing every worker StatefulSet.",
-    "nodePortService": "null, or `{selector, ports}` of the NodePort Service `<job>-np`.",
+    "nodePortService": "null, or `{selector, ports}` when the workers' Service `<job>` is a NodePort Service "
+    "(`network.service.type: NodePort`) instead of a headless one.",
     "jobMaster": "null, or the job master StatefulSet: `{metadata, serviceName, selector, podTemplate, "
     "podMetadata, containers, volumes, affinity, service: {selector, ports}}` (as in `workerGroups`).",
     "scheduling": "`{objects}`: the job-wide gang-scheduling group objects of `spec.scheduling.gang` "
