@@ -187,3 +187,25 @@ OLDER_KEYS = (
 def test_every_kubernetes_context_key_is_known() -> None:
     unknown = [k for k in KUBERNETES_CONTEXT_KEYS + OLDER_KEYS if lookup(k) is None]
     assert unknown == []
+
+
+def test_warning_about_an_unset_key_is_at_its_commented_example(tmp_path: Path) -> None:
+    conf = _conf(tmp_path)
+    network = conf / "kubernetes/network.yaml"
+    text = network.read_text(encoding="utf-8")
+    network.write_text(
+        text.replace(
+            "\ntwister2.network.channel.class:", "\n# twister2.network.channel.class:"
+        ),
+        encoding="utf-8",
+    )
+    snippet = "twister2.resource.worker.compute.resources: [{cpu: 1.0, ram: 1024, disk: 0.0, instances: 2}]\n"
+    (tmp_path / "workers.yaml").write_text(snippet, encoding="utf-8")
+    result = _run(
+        tmp_path, "import", "conf", "workers.yaml", "--name", "t2-job", "--jar", "x.jar"
+    )
+    assert result.returncode == 0, result.stderr
+    assert (
+        "warning: conf/kubernetes/network.yaml:8:3: twister2.network.channel.class: not set"
+        in result.stderr
+    )

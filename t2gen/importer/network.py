@@ -58,7 +58,7 @@ def convert_mpi(conv: Conversion) -> None:
             "not set; Twister2's default is TWSMPIChannel",
         )
         conv.warn(
-            None,
+            conv.commented_at("twister2.network.channel.class"),
             "twister2.network.channel.class",
             "not set, and Twister2's default channel is TWSMPIChannel: imported as an OpenMPI job "
             "(mpi.enabled: true); set it to edu.iu.dsc.tws.comms.tcp.TWSTCPChannel for a regular job",

@@ -90,6 +90,11 @@ class Conversion:
         path = (resource or list(files) or ["-"])[-1]
         return Problem(path, 0, 0, message, keys[0] if keys else "")
 
+    def commented_at(self, key: str) -> Origin | None:
+        """Where a file shows ``key`` commented out (a warning about the unset key goes there), or None."""
+        example = self.config.commented.get(key)
+        return None if example is None else example.origin
+
     def warn(self, origin: Origin | None, key: str, message: str) -> None:
         """Record a warning."""
         self.warnings.append(ImportWarning(origin, key, message))
