@@ -166,7 +166,13 @@ def load_config_files(
     commented: dict[str, CommentedKey] = {}
     for path in files:
         try:
-            text = decode_source(path, read_source(path, stdin=stdin))
+            raw = read_source(
+                path,
+                stdin=stdin,
+                what="Twister2 configuration file",
+                advice="Twister2's configuration files are a few KiB each",
+            )
+            text = decode_source(path, raw)
             commented.update(commented_keys(path, text))
             doc = _parse(path, text)
         except (ConfigError, SchemaError) as err:
