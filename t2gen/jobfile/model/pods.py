@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from t2gen.jobfile.model.placement import Placement, Toleration
+from t2gen.jobfile.model.placement import Placement
 from t2gen.jobfile.model.surface import PodSurface
 from t2gen.kube.quantity import Quantity
 from t2gen.record import Record
@@ -28,7 +28,9 @@ class WorkerGroup(Record):
         memory_limit: bytes per worker the container may use at most; None for no limit.
         extended_resources: ``(name, count)`` per worker, sorted by name
             (e.g. ``("nvidia.com/gpu", 1)``).
-        tolerations: this group's own tolerations (after ``spec.placement.tolerations``).
+        placement: where the group's pods run: ``spec.placement`` with the
+            group's own node selector, node affinity, tolerations and uniform
+            mapping merged over it (:meth:`Placement.merged`).
         surface: this group's runtime class, volumes and environment (after ``spec``'s).
         ephemeral_storage_limit: bytes of ``ephemeral-storage`` per worker the
             container may use at most; None for no limit.
@@ -44,7 +46,7 @@ class WorkerGroup(Record):
     cpu_limit: Quantity | None
     memory_limit: Quantity | None
     extended_resources: tuple[tuple[str, int], ...]
-    tolerations: tuple[Toleration, ...]
+    placement: Placement
     surface: PodSurface = PodSurface()
     ephemeral_storage_limit: Quantity | None = None
 
