@@ -1,6 +1,6 @@
 """Time and peak memory of ``t2gen validate`` on flood files: large hostile job files under 1 MiB.
 
-Every file t2gen accepts to read (at most 1 MiB, ``t2gen.jobfile.source.MAX_FILE_BYTES``)
+Every file t2gen accepts to read (at most 1 MiB, ``t2gen.jobfile.yaml.source.MAX_FILE_BYTES``)
 must be judged in about a second, with a bounded report (``... and N more
 problems``). This script generates one file per flood (issue 14, item 3), runs
 ``t2gen validate`` on each as a fresh process, and reports its wall time, its
@@ -112,7 +112,7 @@ def _second_document() -> str:
 
 def _yaml11_line_break() -> str:
     # U+0085, U+2028 and U+2029 are line breaks to YAML 1.1 and text to YAML 1.2:
-    # both readers refuse each at once (t2gen.jobfile.source.check_line_breaks).
+    # both readers refuse each at once (t2gen.jobfile.yaml.source.check_line_breaks).
     return _unknown_keys_at_limit() + "  y: a\u2028b\n"
 
 

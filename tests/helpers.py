@@ -7,8 +7,8 @@ import textwrap
 import pytest
 
 from t2gen.errors import SchemaError
-from t2gen.jobfile.loader import parse_config
 from t2gen.jobfile.model import Job
+from t2gen.jobfile.yaml import parse_job
 from t2gen.pipeline import validate
 
 BASE = """\
@@ -31,13 +31,13 @@ def job_text(spec: str = "workers:\n  - count: 2\n", *, metadata: str = "") -> s
 
 
 def valid_job(text: str) -> Job:
-    return validate(parse_config(text, path="job.yaml"))
+    return validate(parse_job(text, path="job.yaml"))
 
 
 def problems(text: str) -> list[tuple[int, int, str, str]]:
     """Every problem of a job file as (line, col, json_path, message)."""
     with pytest.raises(SchemaError) as info:
-        validate(parse_config(text, path="job.yaml"))
+        validate(parse_job(text, path="job.yaml"))
     return [(p.line, p.col, p.json_path, p.message) for p in info.value.problems]
 
 

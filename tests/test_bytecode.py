@@ -109,7 +109,7 @@ def test_the_console_script_installs_it_for_a_command_and_not_for_version() -> N
         "[type(f).__name__ for f in sys.meta_path].count('PackageFinder'), "
         "file=sys.stderr))\n"
         "sys.argv = ['t2gen', *sys.argv[1:]]\n"
-        "from t2gen.launch import main\n"
+        "from t2gen.cli.launch import main\n"
         "main()\n"
     )
     for argv, shown in (

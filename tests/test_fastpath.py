@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 from t2gen.errors import ConfigError
-from t2gen.jobfile.fastload import fast_load, fast_load_doc
-from t2gen.jobfile.loader import load_config, parse_config
 from t2gen.jobfile.schema import is_valid_fast, load_schema, schema_problems
-from t2gen.jobfile.source import YAML11_LINE_BREAKS as _YAML11_BREAKS
+from t2gen.jobfile.yaml.fastload import fast_load, fast_load_doc
+from t2gen.jobfile.yaml.loader import parse_config
+from t2gen.jobfile.yaml.source import YAML11_LINE_BREAKS as _YAML11_BREAKS
 from t2gen.kube.yamlio import dump_yaml
 from t2gen.pipeline import validate, validate_files
 from tests.conftest import EXAMPLES, ROOT
@@ -222,7 +222,9 @@ def test_generated_validator_is_up_to_date() -> None:
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
 def test_fast_and_full_paths_give_the_same_job(example: Path) -> None:
-    assert validate_files([str(example)]) == [validate(load_config(str(example)))]
+    assert validate_files([str(example)]) == [
+        validate(parse_config(example.read_text(encoding="utf-8"), path=str(example)))
+    ]
 
 
 @pytest.mark.parametrize(

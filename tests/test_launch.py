@@ -1,4 +1,4 @@
-"""The console script's Typer-free path (t2gen/launch.py) answers exactly as the Typer app does.
+"""The console script's Typer-free path (t2gen/cli/launch.py) answers exactly as the Typer app does.
 
 Every input case and golden command line runs through both; stdout, stderr and
 the exit code must be the same bytes. Command lines outside the narrow fast
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from t2gen.cli import app
-from t2gen.launch import fast_command
+from t2gen.cli.app import app
+from t2gen.cli.launch import fast_command
 from tests.conftest import GOLDEN, INPUT_CASES, ROOT
 
 runner = CliRunner()
@@ -148,7 +148,7 @@ def _run_script(
         "import sys, atexit\n"
         f"atexit.register(lambda: print({report}, file=sys.stderr))\n"
         f"sys.argv = ['t2gen', *{list(argv)!r}]\n"
-        "from t2gen.launch import main\n"
+        "from t2gen.cli.launch import main\n"
         "main()\n"
     )
     return subprocess.run(
@@ -174,8 +174,16 @@ def test_the_fast_path_imports_no_typer() -> None:
 
 
 def test_a_plain_render_imports_only_what_it_uses() -> None:
-    """pathlib (1.4 ms), copy, the -o writer and Typer are not loaded by a render to stdout."""
-    unused = ("typer", "pathlib", "copy", "t2gen.atomicdir", "t2gen.cli")
+    """pathlib (1.4 ms), copy, the -o writer, Typer and the batch layer are not loaded by a render to stdout of one job."""
+    unused = (
+        "typer",
+        "pathlib",
+        "copy",
+        "t2gen.output.directory",
+        "t2gen.output.atomicdir",
+        "t2gen.cli.app",
+        "t2gen.pipeline.batch",
+    )
     result = _run_script("render", "examples/wordcount.yaml", loaded=unused)
     assert (result.returncode, result.stderr) == (0, "[]\n")
 
@@ -187,7 +195,7 @@ def test_python_OO_renders_the_same_objects() -> None:
     the command's docstring.)
     """
     plain = _run_script("render", "examples/wordcount.yaml")
-    code = "import sys\nsys.argv = ['t2gen', 'render', 'examples/wordcount.yaml']\nfrom t2gen.launch import main\nmain()\n"
+    code = "import sys\nsys.argv = ['t2gen', 'render', 'examples/wordcount.yaml']\nfrom t2gen.cli.launch import main\nmain()\n"
     stripped = subprocess.run(
         [sys.executable, "-OO", "-c", code],
         cwd=ROOT,

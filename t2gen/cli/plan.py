@@ -11,8 +11,8 @@ import typer
 
 from t2gen.cli._options import Namespace, check_kube_version
 from t2gen.cli._report import reporting, write_stdout
+from t2gen.errors import Warning_
 from t2gen.kube.versions import DEFAULT_KUBE_VERSION, supported_range
-from t2gen.problems import Warning_
 
 __all__ = ["EPILOG", "PlanFormat", "plan"]
 
@@ -42,7 +42,7 @@ def _read_document(path: str) -> object:
         PlanInputError: it is neither JSON nor YAML.
     """
     from t2gen.errors import ConfigError
-    from t2gen.jobfile.source import read_source
+    from t2gen.jobfile.yaml.source import read_source
     from t2gen.plan import load_document
 
     raw = read_source(path, limit=None, what="file")

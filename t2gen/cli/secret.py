@@ -116,7 +116,7 @@ def secret_ssh(
     ever written to standard output, inside the Secret.
     """
     with reporting():
-        from t2gen.output import to_yaml_stream
+        from t2gen.output.stream import to_yaml_stream
         from t2gen.pipeline import generate_ssh_secret
 
         documents = generate_ssh_secret(

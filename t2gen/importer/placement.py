@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from t2gen.importer.model import Setting
 from t2gen.importer.state import Conversion, named
-from t2gen.jobfile.loader import JsonPath
+from t2gen.jobfile.yaml import JsonPath
 
 __all__ = ["convert_placement"]
 

@@ -24,7 +24,7 @@ from t2gen.importer.values import (
     shown,
     typed,
 )
-from t2gen.jobfile.loader import JsonPath
+from t2gen.jobfile.yaml import JsonPath
 
 __all__ = [
     "convert_binding",

@@ -6,9 +6,9 @@ import functools
 import json
 from typing import Any
 
-from t2gen.jobfile.loader import SourceDoc
+from t2gen.errors import Problem
 from t2gen.jobfile.messages import problems_for, short_value, suggest
-from t2gen.problems import Problem
+from t2gen.jobfile.yaml import SourceDoc
 from t2gen.resources import schema_path
 
 __all__ = [

@@ -13,8 +13,7 @@ from typing import Any
 
 import yaml
 
-from t2gen.errors import T2genError
-from t2gen.problems import Problem
+from t2gen.errors import Problem, T2genError
 
 __all__ = [
     "PlanInputError",

@@ -163,7 +163,13 @@ def build_worker_map(job: Job, objects: Sequence[Mapping[str, Any]]) -> WorkerMa
         )
     pods, requests = _sum_requests(objects)
     return WorkerMap(
-        topology=build_topology(job),
+        topology=build_topology(
+            job.name,
+            job.spec.workers,
+            base_port=job.spec.network.base_port,
+            additional_ports=job.spec.network.additional_ports,
+            mpi=job.spec.mpi.enabled,
+        ),
         namespace=job.namespace,
         service=names.worker_service_name(job.name),
         mpi=job.spec.mpi.enabled,

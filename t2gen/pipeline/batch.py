@@ -21,7 +21,7 @@ What runs where, and why:
   RoleBinding's references, a gang's members; all looked up within a
   namespace, but nothing keeps two jobs out of one namespace) must see every
   object, as in one process: the parent runs them once over all of them
-  (``object_problems(part="stream")``), with :func:`t2gen.kube.objects.duplicate_findings`,
+  (``object_problems(part="stream")``), with :func:`t2gen.checks.duplicates.duplicate_findings`,
   which spans jobs too. For the 500 jobs, in one process, all checks take
   0.31 s and those across objects 0.036 s: running all of them in the parent
   (after pickling every object to it) would, by those stage times, leave the
@@ -53,7 +53,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from t2gen.problems import Warning_
+from t2gen.errors import Warning_
 
 if TYPE_CHECKING:
     import threading
@@ -216,7 +216,7 @@ def _parallel(
     from queue import SimpleQueue
 
     from t2gen.checks import object_problems
-    from t2gen.kube.objects import duplicate_findings
+    from t2gen.checks.duplicates import duplicate_findings
     from t2gen.kube.order import sort_documents
 
     context = multiprocessing.get_context("fork")
