@@ -24,6 +24,7 @@ from t2gen.errors import (
     ValidationError,
     Warning_,
 )
+from t2gen.gangs import GROUP_KINDS
 from t2gen.jobfile.model import Job, build_job
 from t2gen.jobfile.rules import RuleOptions, run_rules
 from t2gen.jobfile.schema import apply_defaults, is_valid_fast, schema_problems
@@ -308,7 +309,7 @@ def generate(
     findings = object_problems([document.obj for document in documents])
     if findings:
         raise ValidationError(findings=findings)
-    return sort_documents(documents)
+    return sort_documents(documents, GROUP_KINDS)
 
 
 def generate_ssh_secret(

@@ -27,7 +27,7 @@ What runs where, and why:
   (after pickling every object to it) would, by those stage times, leave the
   batch below 500 jobs/s on two CPUs.
 * Each worker sends its objects (pickled) as soon as they are checked, then
-  emits them as text (:func:`t2gen.output.to_yaml_stream` one object at a time,
+  emits them as text (:func:`t2gen.output.stream.to_yaml_stream` one object at a time,
   which joined is the stream of all of them) and sends the text. The parent
   emits its own chunk while the workers render, then runs the cross-object
   checks and sorts the objects (:func:`t2gen.kube.order.sort_documents`) while
@@ -41,7 +41,7 @@ parent stops the workers and does the whole batch again in one process, so
 the warnings, error lines and exit code are exactly those of one process. A
 bad batch costs about one and a half renders; a good one gets the cores.
 
-In one process always: ``--jobs 1``, fewer than :data:`MIN_JOBS` job files,
+In one process always: ``T2GEN_NO_PROCESSES`` set (:mod:`t2gen.fastpaths`), ``--jobs 1``, fewer than :data:`MIN_JOBS` job files,
 one usable CPU, a platform without ``fork``, standard input (``-``: read once)
 and ``--job-object`` (one job file only).
 """
@@ -53,6 +53,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from t2gen import fastpaths
 from t2gen.errors import Warning_
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ PARENT_SHARE = 0.9
 jobs, sorts and writes (set by measurement on 2 CPUs)."""
 
 Emit = Callable[[Sequence["RenderedDocument"]], str]
-"""Turns objects into output text, e.g. :func:`t2gen.output.to_yaml_stream`;
+"""Turns objects into output text, e.g. :func:`t2gen.output.stream.to_yaml_stream`;
 it must give, for a list, the join of what it gives for each object alone."""
 
 _Part = tuple[list["RenderedDocument"], list[Warning_]]
@@ -108,6 +109,8 @@ def plan_processes(
         one per job file.
     """
     if processes == 1 or len(paths) < MIN_JOBS or "-" in paths or job_object:
+        return 1
+    if not fastpaths.enabled("PROCESSES"):
         return 1
     import multiprocessing
 
@@ -217,6 +220,7 @@ def _parallel(
 
     from t2gen.checks import object_problems
     from t2gen.checks.duplicates import duplicate_findings
+    from t2gen.gangs import GROUP_KINDS
     from t2gen.kube.order import sort_documents
 
     context = multiprocessing.get_context("fork")
@@ -259,7 +263,7 @@ def _parallel(
             [document.obj for document in documents], part="stream"
         ):
             return None
-        ordered = sort_documents(documents)  # while the workers emit
+        ordered = sort_documents(documents, GROUP_KINDS)  # while the workers emit
         for _, _, inbox in workers:
             more = inbox.get()
             if more is None:

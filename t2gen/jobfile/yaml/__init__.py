@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import IO
 
+from t2gen import fastpaths
 from t2gen.jobfile.yaml.fastload import fast_load_doc
 from t2gen.jobfile.yaml.loader import JsonPath, SourceDoc, parse_config
 from t2gen.jobfile.yaml.source import decode_source, read_source
@@ -46,7 +47,13 @@ def read_job(path: str, *, stdin: IO[bytes] | None = None) -> SourceDoc:
 def parse_job(text: str, *, path: str = "<string>") -> SourceDoc:
     """Parse job-file text (see :func:`read_job`).
 
-    The fast reader reads it when it is sure of the meaning; otherwise (and for
-    every YAML error) the full reader does. Both give the same document.
+    The fast reader reads it when it is sure of the meaning (and
+    ``T2GEN_NO_FAST_YAML`` is not set: the ``FAST_YAML`` fast path of
+    :mod:`t2gen.fastpaths`); otherwise (and for every YAML error) the full
+    reader does. Both give the same document.
     """
-    return fast_load_doc(text, path=path) or parse_config(text, path=path)
+    if fastpaths.enabled("FAST_YAML"):
+        doc = fast_load_doc(text, path=path)
+        if doc is not None:
+            return doc
+    return parse_config(text, path=path)
