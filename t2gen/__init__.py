@@ -31,7 +31,7 @@ __all__ = [
 if TYPE_CHECKING:
     from t2gen.errors import T2genError
     from t2gen.jobfile.yaml import read_job
-    from t2gen.pipeline import generate, validate
+    from t2gen.pipeline.job import generate, validate
     from t2gen.render.context import build_context
     from t2gen.render.engine import render
 
@@ -41,8 +41,8 @@ _LAZY = {
     "T2genError": "t2gen.errors",
     "build_context": "t2gen.render.context",
     "read_job": "t2gen.jobfile.yaml",
-    "generate": "t2gen.pipeline",
-    "validate": "t2gen.pipeline",
+    "generate": "t2gen.pipeline.job",
+    "validate": "t2gen.pipeline.job",
     "render": "t2gen.render.engine",
 }
 

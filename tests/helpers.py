@@ -12,7 +12,7 @@ from t2gen.cli.launch import fast_command
 from t2gen.errors import SchemaError
 from t2gen.jobfile.model import Job
 from t2gen.jobfile.yaml import parse_job
-from t2gen.pipeline import validate
+from t2gen.pipeline.job import validate
 
 BASE = """\
 apiVersion: t2gen/v1

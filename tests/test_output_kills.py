@@ -53,7 +53,7 @@ def slow_rename(self, target):
     return result
 Path.rename = slow_rename
 from t2gen.cli.app import main
-import t2gen.cli.render, t2gen.pipeline  # loaded before the kill window opens
+import t2gen.cli.render, t2gen.pipeline.job  # loaded before the kill window opens
 sys.stdout.write("ready\\n"); sys.stdout.flush()
 sys.argv = ["t2gen", "render", *sys.argv[1:]]
 main()

@@ -23,7 +23,7 @@ import pytest
 
 from t2gen.checks import object_problems
 from t2gen.pipeline import batch as parallel
-from t2gen.pipeline import generate
+from t2gen.pipeline.job import generate
 from tests.conftest import GOLDEN, ROOT
 
 EXAMPLE = ROOT / "examples" / "wordcount.yaml"

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from t2gen.cli.app import app
-from t2gen.pipeline import generate, validate_files
+from t2gen.pipeline.job import generate, validate_files
 from t2gen.plan.workermap import (
     build_worker_map,
     pod_dns_name,

@@ -150,7 +150,7 @@ def run_validate(jobs: Sequence[str], namespace: str | None = None) -> int:
     """``t2gen validate``: one summary line per valid job on stdout; see :func:`run`."""
 
     def body(warnings: list[Warning_]) -> None:
-        from t2gen.pipeline import validate_files
+        from t2gen.pipeline.job import validate_files
 
         for job in validate_files(jobs, namespace=namespace, warnings=warnings):
             workers, pods = job.spec.total_workers, job.spec.total_pods
@@ -196,7 +196,7 @@ def run_render(
 
         text: str | None = None
         if len(jobs) == 1:  # one job file never enters the batch layer
-            from t2gen.pipeline import generate
+            from t2gen.pipeline.job import generate
 
             documents = generate(
                 jobs,

@@ -147,7 +147,7 @@ def plan(
     """
     warnings: list[Warning_] = []
     with reporting(warnings):
-        from t2gen.pipeline import generate, validate_files
+        from t2gen.pipeline.job import generate, validate_files
 
         if nodes is None:
             if pods is not None:

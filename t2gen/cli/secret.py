@@ -117,7 +117,7 @@ def secret_ssh(
     """
     with reporting():
         from t2gen.output.stream import to_yaml_stream
-        from t2gen.pipeline import generate_ssh_secret
+        from t2gen.pipeline.job import generate_ssh_secret
 
         documents = generate_ssh_secret(
             name, namespace=namespace, key_type=key_type, from_key=from_key

@@ -110,7 +110,7 @@ def convert(
 
 def _check_job(conv: Conversion, text: str) -> None:
     """Validate the imported job; raise with each problem at the Twister2 key behind it."""
-    from t2gen.pipeline import validate
+    from t2gen.pipeline.job import validate
 
     try:
         validate(parse_job(text, path="<import>"))

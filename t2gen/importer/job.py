@@ -45,7 +45,7 @@ def refusal(where: JsonPath, value: str) -> str | None:
     Returns:
         The first problem reported at ``where``, or None.
     """
-    from t2gen.pipeline import validate
+    from t2gen.pipeline.job import validate
 
     job: dict[str, Any] = {
         "apiVersion": "t2gen/v1",

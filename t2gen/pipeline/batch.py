@@ -5,12 +5,12 @@ job before it writes anything. With many job files (:data:`MIN_JOBS`) and more
 than one usable CPU (``os.sched_getaffinity``), :func:`generate_batch` splits
 the files into contiguous chunks in argument order, forks one worker process
 per chunk but the first, and renders the first chunk itself. The output is
-that of :func:`t2gen.pipeline.generate` followed by the writer, byte for byte.
+that of :func:`t2gen.pipeline.job.generate` followed by the writer, byte for byte.
 
 What runs where, and why:
 
 * Each process loads, validates and renders its jobs and checks each object's
-  size, as :func:`t2gen.pipeline.render_jobs` does for all of them.
+  size, as :func:`t2gen.pipeline.job.render_jobs` does for all of them.
 * The output checks split in two (:attr:`t2gen.checks.base.Check.reads`).
   Most of their time goes to checks whose findings depend on one object alone
   (labels, names, quantities, containers: about 90% of it for the 500-job
@@ -131,7 +131,7 @@ def _chunks(paths: Sequence[str], count: int) -> list[Sequence[str]]:
 def _render_part(paths: Sequence[str], settings: dict[str, Any]) -> _Part | None:
     """Render and check one chunk; None when anything is wrong (or raises)."""
     from t2gen.checks import object_problems
-    from t2gen.pipeline import render_jobs
+    from t2gen.pipeline.job import render_jobs
 
     warnings: list[Warning_] = []
     try:
@@ -298,7 +298,7 @@ def generate_batch(
     processes: int | None = None,
     emit: Emit | None = None,
 ) -> tuple[list[RenderedDocument], str | None]:
-    """:func:`t2gen.pipeline.generate`, over several processes for many job files.
+    """:func:`t2gen.pipeline.job.generate`, over several processes for many job files.
 
     Args:
         paths: job files; ``-`` reads standard input.
@@ -313,15 +313,15 @@ def generate_batch(
             workers too; None: nothing is emitted.
 
     Returns:
-        ``(objects, text)``: the objects as :func:`~t2gen.pipeline.generate`
+        ``(objects, text)``: the objects as :func:`~t2gen.pipeline.job.generate`
         returns them, and ``emit(objects)`` when the workers emitted it (None
         otherwise: the caller emits).
 
     Raises:
-        T2genError: as :func:`t2gen.pipeline.generate`, with the same
+        T2genError: as :func:`t2gen.pipeline.job.generate`, with the same
             problems in the same order (from a run in one process).
     """
-    from t2gen.pipeline import generate
+    from t2gen.pipeline.job import generate
 
     settings: dict[str, Any] = {
         "namespace": namespace,

@@ -4,7 +4,7 @@ Twister2's Kubernetes launcher keeps the job's serialised ``JobAPI.Job`` (the
 ``<job>.job`` file of the job package) base64-encoded in the job's ConfigMap
 under ``TWISTER2_JOB_OBJECT`` (``KubernetesConstants.JOB_OBJECT_CM_PARAM`` in
 package ``edu.iu.dsc.tws.rsched.schedulers.k8s``, cylondata/twister2 0.8.0).
-t2gen reads the file as bytes (:mod:`t2gen.pipeline`, which reads every file
+t2gen reads the file as bytes (:mod:`t2gen.pipeline.job`, which reads every file
 a render is given) and leaves its contents to Twister2; this module only says
 whether they may go in the ConfigMap.
 """

@@ -20,7 +20,6 @@ from __future__ import annotations
 from typing import IO
 
 from t2gen import fastpaths
-from t2gen.jobfile.yaml.fastload import fast_load_doc
 from t2gen.jobfile.yaml.loader import JsonPath, SourceDoc, parse_config
 from t2gen.jobfile.yaml.source import decode_source, read_source
 
@@ -53,6 +52,10 @@ def parse_job(text: str, *, path: str = "<string>") -> SourceDoc:
     reader does. Both give the same document.
     """
     if fastpaths.enabled("FAST_YAML"):
+        # imported here: it imports PyYAML, which SourceDoc's users (the rules,
+        # the command line's Typer app) need not load
+        from t2gen.jobfile.yaml.fastload import fast_load_doc
+
         doc = fast_load_doc(text, path=path)
         if doc is not None:
             return doc

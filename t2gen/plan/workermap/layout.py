@@ -138,7 +138,7 @@ def build_worker_map(job: Job, objects: Sequence[Mapping[str, Any]]) -> WorkerMa
 
     Args:
         job: the validated job (its ``namespace`` already overridden by ``-n``).
-        objects: the job's rendered objects (:func:`t2gen.pipeline.generate`).
+        objects: the job's rendered objects (:func:`t2gen.pipeline.job.generate`).
 
     Returns:
         The worker map; O(worker groups + objects) to build.

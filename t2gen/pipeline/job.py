@@ -1,0 +1,359 @@
+"""The pipeline: job file -> validated job -> context -> rendered, checked, ordered objects.
+
+Orchestration only: each function here calls the stages in order and gathers
+their problems; what a stage knows lives in its own module (``jobfile/``,
+``render/``, ``checks/``, ``kube/`` and ``twister2/``). The functions read the
+files they are given (job files, manifests, a key, a job object) and nothing
+else; every stage they call is pure.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import IO
+
+from t2gen.checks import object_problems
+from t2gen.checks.duplicates import duplicate_findings
+from t2gen.checks.size import may_be_too_large, size_problems
+from t2gen.errors import (
+    ConfigError,
+    Problem,
+    SchemaError,
+    T2genError,
+    ValidationError,
+    Warning_,
+)
+from t2gen.gangs import GROUP_KINDS
+from t2gen.jobfile.model import Job, build_job
+from t2gen.jobfile.rules import RuleOptions, run_rules
+from t2gen.jobfile.schema import apply_defaults, is_valid_fast, schema_problems
+from t2gen.jobfile.yaml import SourceDoc, read_job
+from t2gen.jobfile.yaml.source import read_source
+from t2gen.kube.order import sort_documents
+from t2gen.kube.versions import KubeVersionError, require_kube_version
+from t2gen.render.context import build_context
+from t2gen.render.engine import RenderedDocument, TemplateSet, render
+from t2gen.resources import templates_dir
+
+__all__ = [
+    "builtin_template_set",
+    "generate",
+    "generate_ssh_secret",
+    "make_template_set",
+    "render_jobs",
+    "validate",
+    "validate_files",
+]
+
+
+def builtin_template_set() -> TemplateSet:
+    """The built-in Kubernetes template set (``templates/k8s``)."""
+    return TemplateSet(name="k8s", builtin=os.path.join(templates_dir(), "k8s"))
+
+
+def make_template_set(overlays: Sequence[str] = ()) -> TemplateSet:
+    """The built-in set with user template directories laid over it (first wins).
+
+    Args:
+        overlays: directories as the user named them; the name is shown in
+            ``# Source:`` lines of the objects their templates produce.
+
+    Raises:
+        T2genError: a directory does not exist.
+    """
+    layers = []
+    for directory in overlays:
+        if not os.path.isdir(directory or "."):
+            raise T2genError(f"{directory}: no such template directory")
+        label = directory.rstrip("/") or ("/" if directory else ".")
+        layers.append((label, directory or "."))
+    builtin = builtin_template_set()
+    return TemplateSet(
+        name=builtin.name, builtin=builtin.builtin, overlays=tuple(layers)
+    )
+
+
+def validate(
+    doc: SourceDoc,
+    *,
+    namespace: str | None = None,
+    warnings: list[Warning_] | None = None,
+    options: RuleOptions | None = None,
+) -> Job:
+    """Check a parsed job file against the schema and every semantic rule.
+
+    Args:
+        doc: the parsed job file.
+        namespace: overrides ``metadata.namespace`` (``--namespace``).
+        warnings: when given, the rules' located warnings are appended to it
+            (they never make the job invalid).
+        options: what the rules know of the command line (the Kubernetes
+            version rendered for); None: the defaults.
+
+    Returns:
+        The validated, typed job.
+
+    Raises:
+        SchemaError: with every problem found, schema and rules alike, sorted by position.
+    """
+    data = apply_defaults(doc.data)
+    # The generated schema code says only "valid"; jsonschema runs for the
+    # files it refuses, to say why (the same verdict: tests/test_fastpath.py).
+    problems = [] if is_valid_fast(doc.data) else schema_problems(doc)
+    if isinstance(data, dict):
+        findings = run_rules(data, doc, options)
+        problems += findings.problems
+        if warnings is not None:
+            warnings += findings.warnings
+    if problems:
+        raise SchemaError(problems=problems)
+    return build_job(data, source=doc.path, namespace=namespace)
+
+
+def _load_job(
+    path: str,
+    *,
+    namespace: str | None,
+    stdin: IO[bytes] | None,
+    warnings: list[Warning_] | None,
+    options: RuleOptions | None,
+) -> tuple[Job, SourceDoc]:
+    """Read and validate one job file; also return it as read (its text and positions locate later problems)."""
+    doc = read_job(path, stdin=stdin)
+    return validate(doc, namespace=namespace, warnings=warnings, options=options), doc
+
+
+def validate_files(
+    paths: Sequence[str],
+    *,
+    namespace: str | None = None,
+    stdin: IO[bytes] | None = None,
+    warnings: list[Warning_] | None = None,
+) -> list[Job]:
+    """Load and validate several job files, reporting the problems of all of them.
+
+    Args:
+        paths: job files; ``-`` reads standard input (once).
+        namespace: overrides every job's ``metadata.namespace``.
+        stdin: the stream read for ``-`` (default ``sys.stdin.buffer``).
+        warnings: when given, every file's located warnings are appended to it.
+
+    Returns:
+        The validated jobs, in argument order.
+
+    Raises:
+        SchemaError: any file is unreadable or invalid, or renders an object too large
+            for ``kubectl apply`` (as :func:`generate` says); holds every problem of every file.
+    """
+    loaded = _load_all(
+        paths, namespace=namespace, stdin=stdin, warnings=warnings, options=None
+    )
+    problems: list[Problem] = []
+    for job, doc in loaded:
+        if may_be_too_large(
+            job, doc.text
+        ):  # as render would refuse it (render checks every job)
+            rendered = render(build_context(job), builtin_template_set())
+            problems += size_problems(job, doc, rendered)
+    if problems:
+        raise SchemaError(problems=problems)
+    return [job for job, _ in loaded]
+
+
+def _load_all(
+    paths: Sequence[str],
+    *,
+    namespace: str | None,
+    stdin: IO[bytes] | None,
+    warnings: list[Warning_] | None,
+    options: RuleOptions | None,
+) -> list[tuple[Job, SourceDoc]]:
+    """Load every job file, raising one SchemaError with the problems of all of them."""
+    loaded: list[tuple[Job, SourceDoc]] = []
+    problems: list[Problem] = []
+    for path in paths:
+        try:
+            loaded.append(
+                _load_job(
+                    path,
+                    namespace=namespace,
+                    stdin=stdin,
+                    warnings=warnings,
+                    options=options,
+                )
+            )
+        except (ConfigError, SchemaError) as err:
+            problems += err.problems
+    if problems:
+        raise SchemaError(problems=problems)
+    return loaded
+
+
+def render_jobs(
+    paths: Sequence[str],
+    *,
+    namespace: str | None = None,
+    template_set: TemplateSet | None = None,
+    stdin: IO[bytes] | None = None,
+    job_object: str | None = None,
+    template_dirs: Sequence[str] = (),
+    warnings: list[Warning_] | None = None,
+    kube_version: str | None = None,
+) -> list[RenderedDocument]:
+    """Validate job files and render their objects, checking each object's size only.
+
+    The first half of :func:`generate` (same arguments and errors, except
+    that the objects are neither checked against each other nor sorted).
+
+    Returns:
+        The objects, job by job in argument order, each job's in render order.
+
+    Raises:
+        T2genError: ``kube_version`` is not a supported version.
+        SchemaError: a job file is unreadable or invalid, or renders an object
+            too large for ``kubectl apply``.
+        TemplateError: a template fails.
+    """
+    templates = template_set or make_template_set(template_dirs)
+    try:
+        version = require_kube_version(kube_version)
+    except KubeVersionError as err:
+        raise T2genError(f"--kube-version {err}") from None
+    loaded = _load_all(
+        paths,
+        namespace=namespace,
+        stdin=stdin,
+        warnings=warnings,
+        options=RuleOptions(kube_version=version),
+    )
+    job_object_bytes = None
+    if job_object is not None:  # --job-object: rare, so imported only then
+        from t2gen.twister2.jobobject import check_job_object, require_one_job
+
+        require_one_job(job_object, job_count=len(loaded))
+        job_object_bytes = check_job_object(job_object, read_source(job_object))
+    documents: list[RenderedDocument] = []
+    problems: list[Problem] = []
+    for job, doc in loaded:
+        rendered = render(
+            build_context(job, job_object=job_object_bytes, kube_version=version),
+            templates,
+        )
+        problems += size_problems(job, doc, rendered, job_object=job_object)
+        documents.extend(rendered)
+    if problems:
+        raise SchemaError(problems=problems)
+    return documents
+
+
+def generate(
+    paths: Sequence[str],
+    *,
+    namespace: str | None = None,
+    template_set: TemplateSet | None = None,
+    stdin: IO[bytes] | None = None,
+    job_object: str | None = None,
+    template_dirs: Sequence[str] = (),
+    warnings: list[Warning_] | None = None,
+    kube_version: str | None = None,
+) -> list[RenderedDocument]:
+    """Validate job files and render every object they need, in install order.
+
+    All or nothing: every job is validated and rendered in memory, and the
+    output is checked (:func:`t2gen.checks.object_problems`), before anything is
+    returned. :func:`t2gen.pipeline.batch.generate_batch` gives the same result
+    over several processes.
+
+    Args:
+        paths: job files; ``-`` reads standard input.
+        namespace: overrides every job's ``metadata.namespace``.
+        template_set: templates to render (default: the built-in ``k8s`` set with
+            ``template_dirs`` laid over it).
+        stdin: the stream read for ``-``.
+        job_object: a file holding the job's serialised Twister2 Job object
+            (``TWISTER2_JOB_OBJECT`` in the ConfigMap); only with one job file.
+        template_dirs: user template directories (``--templates``).
+        warnings: when given, every job file's located warnings are appended to it.
+        kube_version: the Kubernetes version rendered for (``--kube-version``,
+            e.g. ``1.36``); None: :data:`t2gen.kube.versions.DEFAULT_KUBE_VERSION`.
+            It chooses the Workload API's shape (``gang: kubernetes``).
+
+    Returns:
+        The objects of every job, sorted by :func:`t2gen.kube.order.sort_documents`.
+
+    Raises:
+        T2genError: ``kube_version`` is not a supported version such as ``1.36``
+            (the command line checks it first: :func:`t2gen.cli._options.check_kube_version`).
+        SchemaError: a job file is unreadable or invalid (every problem of every
+            file, including the rules that read ``kube_version``, such as
+            ``workload-api-version``), or renders an object too large for
+            ``kubectl apply`` (:data:`t2gen.kube.limits.APPLY_LIMIT_BYTES`).
+        TemplateError: a template fails.
+        ValidationError: the rendered objects fail a semantic check, or two
+            jobs render the same object.
+    """
+    documents = render_jobs(
+        paths,
+        namespace=namespace,
+        template_set=template_set,
+        stdin=stdin,
+        job_object=job_object,
+        template_dirs=template_dirs,
+        warnings=warnings,
+        kube_version=kube_version,
+    )
+    duplicates = duplicate_findings(documents)
+    if duplicates:  # checking the rest would only repeat it
+        raise ValidationError(findings=duplicates)
+    findings = object_problems([document.obj for document in documents])
+    if findings:
+        raise ValidationError(findings=findings)
+    return sort_documents(documents, GROUP_KINDS)
+
+
+def generate_ssh_secret(
+    name: str,
+    *,
+    namespace: str | None = None,
+    key_type: str | None = None,
+    from_key: str | None = None,
+) -> list[RenderedDocument]:
+    """Render the Secret holding an OpenMPI job's SSH key pair.
+
+    Args:
+        name: the Secret's name (``spec.mpi.sshSecretName`` of the jobs using it).
+        namespace: its namespace, or None.
+        key_type: one of :data:`t2gen.twister2.sshkeys.KEY_TYPES` for a fresh key
+            pair; None: the first of them (``rsa``).
+        from_key: a private key file to use instead of a fresh one (``-`` for stdin),
+            so that running again gives the same Secret.
+
+    Returns:
+        The Secret, checked like every rendered object.
+
+    Raises:
+        ConfigError: ``from_key`` is unreadable or not an unencrypted private key.
+        ValidationError: the Secret fails a semantic check.
+    """
+    from t2gen.twister2.sshkeys import (
+        KEY_TYPES,
+        generate_key_files,
+        key_files_from_private_key,
+        secret_context,
+    )
+
+    if from_key is not None:
+        files = key_files_from_private_key(
+            read_source(from_key), path=from_key, comment=name
+        )
+    else:
+        files = generate_key_files(key_type or KEY_TYPES[0], comment=name)
+    templates = TemplateSet(
+        name="secret", builtin=os.path.join(templates_dir(), "secret")
+    )
+    documents = render(secret_context(name, namespace, files), templates)
+    findings = object_problems([document.obj for document in documents])
+    if findings:
+        raise ValidationError(findings=findings)
+    return documents
