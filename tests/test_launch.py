@@ -208,3 +208,15 @@ def test_ctrl_c_exits_130_without_a_traceback_on_both_paths(args: list[str]) -> 
     assert process.stdin is not None
     process.stdin.close()
     assert (process.returncode, out, err) == (130, b"", b"")
+
+
+def test_a_valid_job_with_warnings_is_validated_once() -> None:
+    """The rules' warnings come back from the fast path as found: jsonschema is not run on a valid job."""
+    result = _run_script(
+        "validate",
+        "tests/cases/deprecated-node-label/config.yaml",
+        loaded=("jsonschema", "ruamel"),
+    )
+    assert result.returncode == 0
+    assert result.stderr.count(": warning: ") == 2
+    assert result.stderr.splitlines()[-1] == "[]"

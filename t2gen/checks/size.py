@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from t2gen.jobfile.yaml import SourceDoc
     from t2gen.render.engine import RenderedDocument
 
-__all__ = ["may_be_too_large", "size_problems"]
+__all__ = ["size_problems"]
 
 
 _JOB_OBJECT_KEY = "TWISTER2_JOB_OBJECT"
@@ -66,27 +66,6 @@ def _contributions(
                 into["env"] = into.get("env", 0) + _json_size(item)
             else:
                 _contributions(item, user_env, into, key)
-
-
-def may_be_too_large(job: Job, text: str) -> bool:
-    """Whether some object the job renders could be too large for ``kubectl apply``.
-
-    A cheap upper bound, so that ``t2gen validate`` renders (to check sizes as
-    ``render`` does) only jobs that could fail: an object holds a fixed part
-    (under 8 KiB), and per container under 2 KiB plus what the job file
-    writes, which JSON spells in at most 4 times the bytes (``{name: A}`` is
-    ``{"name":"A","value":""}``).
-
-    Args:
-        job: the validated job.
-        text: the job file's text.
-
-    Returns:
-        False when every object surely fits :data:`APPLY_LIMIT_BYTES`.
-    """
-    containers = max((group.per_pod for group in job.spec.workers), default=1)
-    written = 4 * len(text.encode())
-    return 8192 + written + (containers + 2) * (2048 + written) > APPLY_LIMIT_BYTES
 
 
 def size_problems(

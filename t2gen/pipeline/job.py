@@ -15,7 +15,7 @@ from typing import IO
 
 from t2gen.checks import object_problems
 from t2gen.checks.duplicates import duplicate_findings
-from t2gen.checks.size import may_be_too_large, size_problems
+from t2gen.checks.size import size_problems
 from t2gen.errors import (
     ConfigError,
     Problem,
@@ -27,7 +27,12 @@ from t2gen.errors import (
 from t2gen.gangs import GROUP_KINDS
 from t2gen.jobfile.model import Job, build_job
 from t2gen.jobfile.rules import RuleOptions, run_rules
-from t2gen.jobfile.schema import apply_defaults, is_valid_fast, schema_problems
+from t2gen.jobfile.schema import (
+    apply_defaults,
+    is_valid_fast,
+    schema_findings,
+    without_rejected,
+)
 from t2gen.jobfile.yaml import SourceDoc, read_job
 from t2gen.jobfile.yaml.source import read_source
 from t2gen.kube.order import sort_documents
@@ -100,9 +105,14 @@ def validate(
     data = apply_defaults(doc.data)
     # The generated schema code says only "valid"; jsonschema runs for the
     # files it refuses, to say why (the same verdict: tests/test_fastpath.py).
-    problems = [] if is_valid_fast(doc.data) else schema_problems(doc)
-    if isinstance(data, dict):
-        findings = run_rules(data, doc, options)
+    if is_valid_fast(doc.data):
+        problems: list[Problem] = []
+        checked = data
+    else:
+        problems, rejected = schema_findings(doc)
+        checked = without_rejected(apply_defaults(doc.data), rejected)
+    if isinstance(checked, dict):  # the rules never read what the schema refused
+        findings = run_rules(checked, doc, options)
         problems += findings.problems
         if warnings is not None:
             warnings += findings.warnings
@@ -143,21 +153,15 @@ def validate_files(
         The validated jobs, in argument order.
 
     Raises:
-        SchemaError: any file is unreadable or invalid, or renders an object too large
-            for ``kubectl apply`` (as :func:`generate` says); holds every problem of every file.
+        SchemaError: any file is unreadable or invalid (including the
+            ``object-size`` rule's estimate that an object cannot fit ``kubectl
+            apply``; nothing is rendered); holds every problem of every file.
     """
     loaded = _load_all(
         paths, namespace=namespace, stdin=stdin, warnings=warnings, options=None
     )
-    problems: list[Problem] = []
-    for job, doc in loaded:
-        if may_be_too_large(
-            job, doc.text
-        ):  # as render would refuse it (render checks every job)
-            rendered = render(build_context(job), builtin_template_set())
-            problems += size_problems(job, doc, rendered)
-    if problems:
-        raise SchemaError(problems=problems)
+    # Nothing is rendered: the object-size rule (t2gen.jobfile.rules.size) has
+    # judged from the job file whether its objects fit kubectl apply.
     return [job for job, _ in loaded]
 
 
@@ -188,6 +192,31 @@ def _load_all(
     if problems:
         raise SchemaError(problems=problems)
     return loaded
+
+
+def _duplicate_jobs(loaded: Sequence[tuple[Job, SourceDoc]]) -> list[Problem]:
+    """Jobs of one batch with the same name in the same namespace, each naming the file of the first.
+
+    Their objects would have the same names, so one ``kubectl apply`` would
+    replace the first job's objects with the second's.
+    """
+    first: dict[tuple[str | None, str], Job] = {}
+    problems = []
+    for job, doc in loaded:
+        key = (job.namespace, job.name)
+        if key not in first:
+            first[key] = job
+            continue
+        line, col = doc.position(("metadata", "name"))
+        where = f"namespace {job.namespace}" if job.namespace else "one namespace"
+        message = (
+            "the job file is given twice; give each job file once"
+            if first[key].source == job.source
+            else f"job {job.name!r} is also defined by {first[key].source}; two jobs in "
+            f"{where} need different names (their objects would replace each other)"
+        )
+        problems.append(Problem(job.source, line, col, message, "metadata.name"))
+    return problems
 
 
 def render_jobs(
@@ -227,6 +256,9 @@ def render_jobs(
         warnings=warnings,
         options=RuleOptions(kube_version=version),
     )
+    duplicates = _duplicate_jobs(loaded)
+    if duplicates:
+        raise SchemaError(problems=duplicates)
     job_object_bytes = None
     if job_object is not None:  # --job-object: rare, so imported only then
         from t2gen.twister2.jobobject import check_job_object, require_one_job
