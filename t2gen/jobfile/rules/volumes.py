@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.errors import Problem, Warning_, format_json_path
 from t2gen.jobfile.rules._base import (
     as_dict,
     as_list,
@@ -17,7 +17,7 @@ from t2gen.jobfile.rules._base import (
     rule,
     warning,
 )
-from t2gen.problems import Problem, Warning_, format_json_path
+from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.twister2 import names
 
 VOLUME_SOURCES = ("configMap", "secret", "persistentVolumeClaim", "emptyDir", "csi")
