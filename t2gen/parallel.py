@@ -216,6 +216,7 @@ def _parallel(
     from queue import SimpleQueue
 
     from t2gen.checks import object_problems
+    from t2gen.gangs import GROUP_KINDS
     from t2gen.kube.objects import duplicate_findings
     from t2gen.kube.order import sort_documents
 
@@ -259,7 +260,7 @@ def _parallel(
             [document.obj for document in documents], part="stream"
         ):
             return None
-        ordered = sort_documents(documents)  # while the workers emit
+        ordered = sort_documents(documents, GROUP_KINDS)  # while the workers emit
         for _, _, inbox in workers:
             more = inbox.get()
             if more is None:

@@ -15,6 +15,7 @@ from typing import IO
 
 from t2gen.checks import object_problems
 from t2gen.errors import ConfigError, SchemaError, T2genError, ValidationError
+from t2gen.gangs import GROUP_KINDS
 from t2gen.jobfile.loader import SourceDoc, decode_source, parse_config, read_source
 from t2gen.jobfile.model import Job, build_job
 from t2gen.jobfile.rules import RuleOptions, run_rules
@@ -319,7 +320,7 @@ def generate(
     findings = object_problems([document.obj for document in documents])
     if findings:
         raise ValidationError(findings=findings)
-    return sort_documents(documents)
+    return sort_documents(documents, GROUP_KINDS)
 
 
 def generate_ssh_secret(
