@@ -176,6 +176,8 @@ def test_seed_hostnames_not_in() -> None:
         spec=replace(
             example.spec,
             placement=replace(example.spec.placement, required=(first,)),
+            # the job's own SSH key is named after the job
+            mpi=replace(example.spec.mpi, ssh_secret_name="not-named-nodes-ssh"),
         ),
     )
     assert _strip(imported, keep_required=1, drop_preferred=False) == _strip(

@@ -159,6 +159,23 @@ def no_configmap_list(objects: Objects) -> None:
                 rule["verbs"] = ["watch"]
 
 
+def workers_run_as_job_master(objects: Objects) -> None:
+    spec = _find(objects, "StatefulSet", "wordcount-0")["spec"]["template"]["spec"]
+    spec["serviceAccountName"] = "wordcount-jm"
+
+
+def worker_may_read_secrets(objects: Objects) -> None:
+    _find(objects, "Role", "wordcount-worker")["rules"].append(
+        {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get", "list"]}
+    )
+
+
+def job_master_may_delete_any_service(objects: Objects) -> None:
+    for rule in _find(objects, "Role", "wordcount-jm")["rules"]:
+        if rule["resources"] == ["services"]:
+            del rule["resourceNames"]
+
+
 def no_token(objects: Objects) -> None:
     spec = _find(objects, "StatefulSet", "wordcount-0")["spec"]["template"]["spec"]
     spec["automountServiceAccountToken"] = False
@@ -190,6 +207,9 @@ BREAKS: list[tuple[str, Callable[[Objects], None], Callable[[str], None]]] = [
     ("golden/wordcount", no_service_delete, test_rbac.test_rbac_allows_every_runtime_call),
     ("golden/openmpi", no_configmap_list, test_rbac.test_rbac_allows_every_runtime_call),
     ("golden/wordcount", no_token, test_rbac.test_service_account_token_mounted),
+    ("golden/wordcount", workers_run_as_job_master, test_rbac.test_rbac_grants_nothing_more),
+    ("golden/wordcount", worker_may_read_secrets, test_rbac.test_rbac_grants_nothing_more),
+    ("golden/wordcount", job_master_may_delete_any_service, test_rbac.test_rbac_grants_nothing_more),
     ("golden/openmpi", mpi_as_non_root, test_pods.test_mpi_pods),
 ]  # fmt: skip
 

@@ -1,4 +1,4 @@
-"""The contract on RBAC: every API call the runtime makes from a pod is allowed to that pod.
+"""The contract on RBAC: every API call the runtime makes from a pod is allowed to that pod, and nothing more.
 
 See :mod:`tests.contract` for what the contract is and where it comes from.
 """
@@ -17,8 +17,6 @@ from tests.contract.helpers import (
     role_accounts,
     service_account_of,
 )
-
-# --------------------------------------------------------------------- RBAC
 
 
 @pytest.mark.parametrize("name", cases_for("rbac-calls-allowed"))
@@ -71,3 +69,68 @@ def test_service_account_token_mounted(name: str) -> None:
             assert account.get("automountServiceAccountToken") is not False, (
                 statefulset["metadata"]["name"]
             )
+
+
+def _justified(
+    calls: list[t2.ApiCall],
+    f: t2.Facts,
+    group: str,
+    resource: str,
+    verb: str,
+    name: str | None,
+) -> bool:
+    """Whether a possible call needs the grant: ``name`` None for a grant without resourceNames."""
+    for call in calls:
+        if (call.group, call.resource, call.verb) != (group, resource, verb):
+            continue
+        if name is None and call.names is None:
+            return True
+        if name is not None and call.names is not None and name in call.names(f):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("name", cases_for("rbac-least-privilege"))
+def test_rbac_grants_nothing_more(name: str) -> None:
+    """Each role's ServiceAccount holds only what the runtime may call from that role's pods (issue 23, item 8).
+
+    Workers run user code, so they must not hold the job master's rights to
+    delete and scale the job's StatefulSets, Services and claim: the worker
+    pods and the job master's run as different ServiceAccounts, and every
+    permission of each is used by a call of
+    :data:`tests.contract.runtime.API_CALLS` for that role (for instance the
+    worker's ``patch`` of ConfigMap ``<job>``, ``K8S/worker/K8sWorkerUtils.java:367-376``;
+    the job master's ``delete`` of ``<job>-jm``, ``K8S/master/JobTerminator.java:74-77``).
+    A grant without ``resourceNames`` must serve a list or watch.
+    """
+    c = case(name)
+    f = facts(c)
+    accounts = role_accounts(c)
+    if granted_rules(c, "") is None:
+        pytest.skip(
+            "no RBAC objects in the output: the cluster's administrator grants them"
+        )
+    assert not accounts["worker"] & accounts["job-master"], (
+        "workers share the job master's ServiceAccount"
+    )
+    problems = []
+    for role, role_accounts_ in accounts.items():
+        calls = [
+            call for call in t2.API_CALLS if call.role == role and call.possible(f)
+        ]
+        for account in role_accounts_:
+            for rule in granted_rules(c, account) or []:
+                targets = rule.get("resourceNames") or [None]
+                for group in rule.get("apiGroups") or []:
+                    for resource in rule.get("resources") or []:
+                        for verb in rule.get("verbs") or []:
+                            for target in targets:
+                                if not _justified(
+                                    calls, f, group, resource, verb, target
+                                ):
+                                    problems.append(
+                                        f"{role} ({account}): {verb} {group or 'core'}/{resource} {target or '(any)'}"
+                                    )
+    assert not problems, "permissions no runtime call of the role needs:\n" + "\n".join(
+        problems
+    )

@@ -11,23 +11,26 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_rbac = resolve('rbac')
-    l_0_metadata = resolve('metadata')
-    l_0_job = resolve('job')
     pass
     if environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'create'):
         pass
-        yield 'apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: '
-        yield str(environment.finalize(environment.getattr((undefined(name='metadata') if l_0_metadata is missing else l_0_metadata), 'roleBinding')))
-        yield '\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: '
-        yield str(environment.finalize(environment.getattr(environment.getattr((undefined(name='metadata') if l_0_metadata is missing else l_0_metadata), 'role'), 'name')))
-        yield '\nsubjects:\n  - kind: ServiceAccount\n    name: '
-        yield str(environment.finalize(environment.getattr(environment.getattr((undefined(name='metadata') if l_0_metadata is missing else l_0_metadata), 'serviceAccount'), 'name')))
-        yield '\n'
-        if environment.getattr((undefined(name='job') if l_0_job is missing else l_0_job), 'namespace'):
+        for l_1_role in environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'roles'):
+            l_1_job = resolve('job')
+            _loop_vars = {}
             pass
-            yield '    namespace: '
-            yield str(environment.finalize(environment.getattr((undefined(name='job') if l_0_job is missing else l_0_job), 'namespace')))
+            yield '---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: '
+            yield str(environment.finalize(environment.getattr(environment.getattr(l_1_role, 'metadata'), 'roleBinding')))
+            yield '\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: '
+            yield str(environment.finalize(environment.getattr(environment.getattr(environment.getattr(l_1_role, 'metadata'), 'role'), 'name')))
+            yield '\nsubjects:\n  - kind: ServiceAccount\n    name: '
+            yield str(environment.finalize(environment.getattr(l_1_role, 'serviceAccountName')))
             yield '\n'
+            if environment.getattr((undefined(name='job') if l_1_job is missing else l_1_job), 'namespace'):
+                pass
+                yield '    namespace: '
+                yield str(environment.finalize(environment.getattr((undefined(name='job') if l_1_job is missing else l_1_job), 'namespace')))
+                yield '\n'
+        l_1_role = l_1_job = missing
 
 blocks = {}
-debug_info = '2=14&5=17&9=19&12=21&13=23&14=26'
+debug_info = '2=12&3=14&7=19&11=21&14=23&15=25&16=28'

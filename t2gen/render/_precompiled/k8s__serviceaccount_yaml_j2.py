@@ -11,13 +11,16 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_rbac = resolve('rbac')
-    l_0_metadata = resolve('metadata')
     pass
     if environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'create'):
         pass
-        yield 'apiVersion: v1\nkind: ServiceAccount\nmetadata: '
-        yield str(environment.finalize(environment.getattr((undefined(name='metadata') if l_0_metadata is missing else l_0_metadata), 'serviceAccount')))
-        yield '\n'
+        for l_1_account in environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'roles'):
+            _loop_vars = {}
+            pass
+            yield '---\napiVersion: v1\nkind: ServiceAccount\nmetadata: '
+            yield str(environment.finalize(environment.getattr(environment.getattr(l_1_account, 'metadata'), 'serviceAccount')))
+            yield '\n'
+        l_1_account = missing
 
 blocks = {}
-debug_info = '2=13&5=16'
+debug_info = '3=12&4=14&8=18'
