@@ -53,6 +53,14 @@ KNOWN_BROKEN: dict[str, Broken] = {
         "issue 22: no room for the MPI master JVM next to the worker heaps (runtime branch)",
         only=frozenset({"golden/openmpi", "example/openmpi"}),
     ),
+    "scalable-job-object": Broken(
+        "issue 22: scalable groups: TWISTER2_JOB_OBJECT key (runtime branch)",
+        only=frozenset({"job/scalable-last"}),
+    ),
+    "scalable-group-last": Broken(
+        "issue 22: scalable group order (runtime branch)",
+        only=frozenset({"job/scalable-first", "job/scalable-last"}),
+    ),
     "services-deleted-by-job-master": Broken(
         "issue 22: the job master never deletes the <job>-np NodePort Service (placement-import branch)",
         only=frozenset({"golden/nodeport", "example/nodeport"}),

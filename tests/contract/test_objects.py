@@ -44,14 +44,18 @@ def test_config_map(name: str) -> None:
     assert not bad, f"keys the runtime acts on at start: {bad}"
 
 
-def _scalable_cases() -> list[str]:
-    return [c.name for c in all_cases() if any(g.scalable for g in c.groups)]
+def _scalable_cases(*, last_only: bool = False) -> list[str]:
+    """Cases with a scalable group (``last_only``: only where the job file lists it last)."""
+    return [
+        c.name
+        for c in all_cases()
+        if any(g.scalable for g in c.groups)
+        and (not last_only or c.groups[-1].scalable)
+    ]
 
 
-@pytest.mark.parametrize("name", _scalable_cases())
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 22: scalable groups: TWISTER2_JOB_OBJECT key (runtime branch)",
+@pytest.mark.parametrize(
+    "name", cases_for("scalable-job-object", _scalable_cases(last_only=True))
 )
 def test_scalable_job_has_job_object(name: str) -> None:
     """A job with a scalable group renders a ConfigMap key ``TWISTER2_JOB_OBJECT`` (or is refused, naming ``--job-object``).
@@ -71,10 +75,7 @@ def test_scalable_job_has_job_object(name: str) -> None:
     assert t2.JOB_OBJECT_KEY in (config_map.get("data") or {})
 
 
-@pytest.mark.parametrize("name", _scalable_cases())
-@pytest.mark.xfail(
-    strict=True, reason="issue 22: scalable group order (runtime branch)"
-)
+@pytest.mark.parametrize("name", cases_for("scalable-group-last", _scalable_cases()))
 def test_scalable_group_is_last(name: str) -> None:
     """The scalable group's StatefulSet has the highest index (or the job is refused).
 
