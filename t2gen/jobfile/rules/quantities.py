@@ -34,24 +34,29 @@ _SMALLEST_MEMORY_MI = math.ceil(1 / _HEAP_FRACTION)
 _QUANTITY_FIELDS: tuple[tuple[str, ...], ...] = (
     ("jobMaster", "cpu"),
     ("jobMaster", "memory"),
+    ("jobMaster", "cpuLimit"),
+    ("jobMaster", "memoryLimit"),
     ("jobMaster", "volatileDisk"),
     ("jobMaster", "persistentDisk"),
     ("storage", "persistent", "perWorker"),
+    ("storage", "memoryVolumeSize"),
 )
+_LIMIT_WORDS = frozenset({"request", "none"})
+"""What ``cpuLimit`` and ``memoryLimit`` may say instead of a quantity."""
 
 
 def _quantity_fields(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str, Any]]:
     """Yield (path, field name, raw value) of every quantity in the job."""
     spec = as_dict(data.get("spec"))
     for index, group in groups(data):
-        for name in ("cpu", "memory", "volatileDisk"):
-            if name in group:
+        for name in ("cpu", "memory", "cpuLimit", "memoryLimit", "volatileDisk"):
+            if name in group and group[name] not in _LIMIT_WORDS:
                 yield ("spec", "workers", index, name), name, group[name]
     for parts in _QUANTITY_FIELDS:
         node: Any = spec
         for part in parts:
             node = as_dict(node).get(part)
-        if node is not None:
+        if node is not None and node not in _LIMIT_WORDS:
             yield ("spec", *parts), parts[-1], node
 
 
@@ -60,12 +65,17 @@ def _quantity_fields(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str, Any]
     fields=(
         "spec.workers[].cpu",
         "spec.workers[].memory",
+        "spec.workers[].cpuLimit",
+        "spec.workers[].memoryLimit",
         "spec.workers[].volatileDisk",
         "spec.jobMaster.cpu",
         "spec.jobMaster.memory",
+        "spec.jobMaster.cpuLimit",
+        "spec.jobMaster.memoryLimit",
         "spec.jobMaster.volatileDisk",
         "spec.jobMaster.persistentDisk",
         "spec.storage.persistent.perWorker",
+        "spec.storage.memoryVolumeSize",
     ),
 )
 def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:

@@ -11,10 +11,16 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_rbac = resolve('rbac')
+    try:
+        t_1 = environment.filters['t2gen_loop']
+    except KeyError:
+        @internalcode
+        def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 't2gen_loop' found.")
     pass
     if environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'create'):
         pass
-        for l_1_role in environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'roles'):
+        for l_1_role in t_1(environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'roles'), 10):
             _loop_vars = {}
             pass
             yield '---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: '
@@ -25,4 +31,4 @@ def root(context, missing=missing):
         l_1_role = missing
 
 blocks = {}
-debug_info = '3=12&4=14&8=18&9=20'
+debug_info = '3=18&4=20&8=24&9=26'

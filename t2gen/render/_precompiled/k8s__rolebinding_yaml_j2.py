@@ -11,10 +11,16 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_rbac = resolve('rbac')
+    try:
+        t_1 = environment.filters['t2gen_loop']
+    except KeyError:
+        @internalcode
+        def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 't2gen_loop' found.")
     pass
     if environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'create'):
         pass
-        for l_1_role in environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'roles'):
+        for l_1_role in t_1(environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'roles'), 26):
             l_1_job = resolve('job')
             _loop_vars = {}
             pass
@@ -33,4 +39,4 @@ def root(context, missing=missing):
         l_1_role = l_1_job = missing
 
 blocks = {}
-debug_info = '2=12&3=14&7=19&11=21&14=23&15=25&16=28'
+debug_info = '2=18&3=20&7=25&11=27&14=29&15=31&16=34'

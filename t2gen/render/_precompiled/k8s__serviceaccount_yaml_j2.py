@@ -11,10 +11,16 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_rbac = resolve('rbac')
+    try:
+        t_1 = environment.filters['t2gen_loop']
+    except KeyError:
+        @internalcode
+        def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 't2gen_loop' found.")
     pass
     if environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'create'):
         pass
-        for l_1_account in environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'roles'):
+        for l_1_account in t_1(environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'roles'), 7):
             _loop_vars = {}
             pass
             yield '---\napiVersion: v1\nkind: ServiceAccount\nmetadata: '
@@ -23,4 +29,4 @@ def root(context, missing=missing):
         l_1_account = missing
 
 blocks = {}
-debug_info = '3=12&4=14&8=18'
+debug_info = '3=18&4=20&8=24'
