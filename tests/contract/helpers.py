@@ -61,10 +61,6 @@ KNOWN_BROKEN: dict[str, Broken] = {
         "issue 22: scalable group order (runtime branch)",
         only=frozenset({"job/scalable-first", "job/scalable-last"}),
     ),
-    "services-deleted-by-job-master": Broken(
-        "issue 22: the job master never deletes the <job>-np NodePort Service (placement-import branch)",
-        only=frozenset({"golden/nodeport", "example/nodeport"}),
-    ),
 }
 
 

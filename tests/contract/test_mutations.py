@@ -237,10 +237,6 @@ def no_cpu_limits(objects: Objects) -> None:
                 container["resources"].get("limits", {}).pop("cpu", None)
 
 
-def no_node_port_service(objects: Objects) -> None:
-    objects[:] = [o for o in objects if o["metadata"]["name"] != "nodeport-np"]
-
-
 def no_memory_volume_size(objects: Objects) -> None:
     for obj in objects:
         if obj["kind"] == "StatefulSet":
@@ -250,7 +246,6 @@ def no_memory_volume_size(objects: Objects) -> None:
 
 FIXES: list[tuple[str, Callable[[Objects], None], Callable[[str], None]]] = [
     ("golden/wordcount", no_cpu_limits, test_resources.test_unbound_workers_have_no_cpu_limit),
-    ("golden/nodeport", no_node_port_service, test_objects.test_services_deleted_by_job_master),
     ("golden/wordcount", no_memory_volume_size, test_resources.test_heap_and_memory_volume_fit),
 ]  # fmt: skip
 
