@@ -139,8 +139,8 @@ def secret_ssh(
             param_hint="'--job' / '--name'",
         )
     with reporting():
-        from t2gen.output import to_yaml_stream
-        from t2gen.pipeline import generate_ssh_secret
+        from t2gen.output.stream import to_yaml_stream
+        from t2gen.pipeline.job import generate_ssh_secret
 
         owner = None
         if job is not None:
