@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 from typer.testing import CliRunner
 
-from t2gen.cli import app
+from t2gen.cli.app import app
 from tests.conftest import EXAMPLES, GOLDEN, ROOT
 
 JOBS = Path(__file__).resolve().parent / "jobs"
