@@ -2,11 +2,11 @@
 
 The Typer commands in :mod:`t2gen.cli` parse and check their options, then
 call these functions; :mod:`t2gen.launch` calls them directly for the common
-exact command lines (``t2gen render JOB...``), skipping the 30-60 ms of
-importing Typer and building its command tree. Both paths run the same code
+exact command lines (``t2gen render JOB...``), skipping the import of Typer
+and the building of its command tree (``docs/performance.md``). Both paths run the same code
 from here on, so what they print, and their exit codes, can only differ in
-argument parsing (``tests/test_launch.py`` runs every input case and golden
-both ways and compares the bytes).
+argument parsing (the golden and case suites run every command line both
+ways, with and without ``T2GEN_NO_FAST_START``, and compare the bytes).
 
 Each function returns the process's exit code: 0 ok, 1 invalid input or a
 failed check. A :class:`~t2gen.errors.T2genError` becomes its lines on stderr;
@@ -17,15 +17,15 @@ Click does.
 from __future__ import annotations
 
 import errno
+import os
+import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import IO, TYPE_CHECKING, Any
+from pathlib import Path
+from typing import IO, Any
 
 from t2gen.errors import T2genError
 from t2gen.problems import Warning_, one_line
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 __all__ = [
     "echo",
@@ -53,8 +53,6 @@ def echo(message: str, *, err: bool = False) -> None:
     text = f"{message}\n"
     if "\033" in text and not _isatty(stream):
         if _ANSI is None:
-            import re
-
             _ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")  # Click's _ansi_re
         text = _ANSI.sub("", text)
     stream.write(text)
@@ -143,8 +141,6 @@ def stdout_failed(err: OSError) -> int:
     pointed at the null device, so the final flush of what is still buffered
     cannot fail again.
     """
-    import os
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -5,18 +5,17 @@ Writers only: the objects arrive in output order (:func:`t2gen.kube.order.sort_d
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
+import shutil
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 from t2gen.errors import OutputError
 from t2gen.kube.yamlio import dump_yaml
-from t2gen.patterns import LazyPattern
 from t2gen.render.engine import RenderedDocument
-
-if TYPE_CHECKING:  # a directory is written by -o only; a stream needs neither module
-    from pathlib import Path
 
 __all__ = [
     "KUSTOMIZATION",
@@ -105,14 +104,12 @@ def file_name(document: RenderedDocument) -> str:
 
 
 def _sha256(data: str | bytes) -> str:
-    import hashlib  # imported where used: t2gen's start-up time is budgeted
-
     return hashlib.sha256(
         data.encode("utf-8") if isinstance(data, str) else data
     ).hexdigest()
 
 
-_HASH_LINE = LazyPattern(r"^# sha256 ([0-9a-f]{64}) ([^/\\\s]+)$")
+_HASH_LINE = r"^# sha256 ([0-9a-f]{64}) ([^/\\\s]+)$"
 
 
 def _kustomization(
@@ -162,7 +159,7 @@ def _written_files(directory: Path) -> tuple[set[str], set[str]]:
     if not text.startswith(_MARKER):
         return set(), set()
     body, _, last = text.rstrip("\n").rpartition("\n")
-    sealed = _HASH_LINE.match(last)
+    sealed = re.match(_HASH_LINE, last)
     intact = (
         sealed is not None
         and sealed[2] == KUSTOMIZATION
@@ -172,7 +169,7 @@ def _written_files(directory: Path) -> tuple[set[str], set[str]]:
         ({KUSTOMIZATION}, set()) if intact else (set(), {KUSTOMIZATION})
     )
     for line in (body if intact else text).splitlines():
-        recorded = _HASH_LINE.match(line)
+        recorded = re.match(_HASH_LINE, line)
         if recorded is None or recorded[2] == KUSTOMIZATION:
             continue
         try:
@@ -232,8 +229,6 @@ def write_directory(
         contents[name] = f"# Source: {document.template}\n{dump_yaml(document.obj)}"
     contents[KUSTOMIZATION] = _kustomization(names, sources, contents)
 
-    from pathlib import Path
-
     from t2gen import atomicdir
 
     target = Path(os.path.realpath(out_dir)) if out_dir.is_symlink() else out_dir
@@ -287,7 +282,6 @@ def _refusal(
 
 def _replace(target: Path, contents: dict[str, str], shown: Path) -> None:
     """Write ``contents`` as the directory ``target`` (under the lock; see :func:`write_directory`)."""
-    import shutil
     import uuid
 
     from t2gen import atomicdir

@@ -14,6 +14,7 @@ Exit codes: 0 ok, 1 invalid input (or a failed check), 2 usage error.
 from __future__ import annotations
 
 import sys
+from importlib.metadata import version
 from typing import Annotated
 
 import typer
@@ -56,8 +57,6 @@ app.add_typer(secret.app, name="secret")
 def _version(value: bool) -> None:
     """Print the version and exit (an eager ``--version`` option)."""
     if value:
-        from importlib.metadata import version
-
         typer.echo(f"t2gen {version('t2gen')}")
         raise typer.Exit()
 

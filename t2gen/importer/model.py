@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from t2gen.importer.keys import Key
 from t2gen.jobfile.loader import SourceDoc
 from t2gen.problems import Problem
+from t2gen.record import Record
 
 __all__ = ["ImportResult", "ImportWarning", "Origin", "Setting", "Twister2Config"]
 
 
-@dataclass(frozen=True, order=True)
-class Origin:
+class Origin(Record, order=True):
     """Where a Twister2 key (or value) is written: a file and a 1-based line and column."""
 
     path: str
@@ -25,8 +24,7 @@ class Origin:
         return f"{self.path}:{self.line}"
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(Record):
     """One top-level key of a Twister2 configuration file, after merging.
 
     Attributes:
@@ -57,8 +55,7 @@ class Setting:
         return Origin(self.origin.path, line, col)
 
 
-@dataclass(frozen=True, order=True)
-class ImportWarning:
+class ImportWarning(Record, order=True):
     """A finding that does not stop the import, at the Twister2 key it concerns.
 
     Attributes:
@@ -86,8 +83,7 @@ class ImportWarning:
         return f"{where}: {self.key}: {self.message}"
 
 
-@dataclass(frozen=True)
-class Twister2Config:
+class Twister2Config(Record):
     """A merged Twister2 configuration.
 
     Attributes:
@@ -101,8 +97,7 @@ class Twister2Config:
     problems: tuple[Problem, ...] = ()
 
 
-@dataclass(frozen=True)
-class ImportResult:
+class ImportResult(Record):
     """The job file imported from a Twister2 configuration.
 
     Attributes:

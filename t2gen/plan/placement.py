@@ -23,7 +23,6 @@ says so (:mod:`t2gen.plan.report` words the reasons).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from t2gen.plan.filters import node_rejection
@@ -53,6 +52,7 @@ from t2gen.plan.result import (
     PlanResult,
 )
 from t2gen.plan.templates import WorkloadTemplate, min_members, workload_templates
+from t2gen.record import replace
 
 __all__ = ["plan", "plan_templates"]
 

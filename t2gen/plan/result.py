@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from t2gen.plan.quantities import Resources
+from t2gen.record import Record
 
 __all__ = [
     "FilterRejection",
@@ -15,8 +14,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class FilterRejection:
+class FilterRejection(Record):
     """Why one node cannot run a pod of one StatefulSet: the first filter that fails.
 
     Attributes:
@@ -34,8 +32,7 @@ class FilterRejection:
         return f"{self.node}: {self.message}"
 
 
-@dataclass(frozen=True)
-class GroupReport:
+class GroupReport(Record):
     """The filters' outcome and the placement for one StatefulSet.
 
     Attributes:
@@ -66,8 +63,7 @@ class GroupReport:
     placed: int
 
 
-@dataclass(frozen=True)
-class NodeAssignment:
+class NodeAssignment(Record):
     """Consecutive pods of one StatefulSet placed on one node.
 
     Attributes:
@@ -90,8 +86,7 @@ class NodeAssignment:
         )
 
 
-@dataclass(frozen=True)
-class GangReport:
+class GangReport(Record):
     """A gang (pod group) and whether its minimum fits at once.
 
     Attributes:
@@ -109,8 +104,7 @@ class GangReport:
     placed: int
 
 
-@dataclass(frozen=True)
-class PlanResult:
+class PlanResult(Record):
     """The verdict, the per-StatefulSet filter reports and one placement.
 
     Attributes:

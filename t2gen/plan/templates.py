@@ -11,7 +11,6 @@ mechanism of :mod:`t2gen.gangs` recognises it).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from t2gen.gangs import plan_group
@@ -25,12 +24,12 @@ from t2gen.plan.listio import PlanInputError
 from t2gen.plan.podspec import pod_resources
 from t2gen.plan.quantities import Resources
 from t2gen.problems import Problem
+from t2gen.record import Record
 
 __all__ = ["WorkloadTemplate", "min_members", "workload_templates"]
 
 
-@dataclass(frozen=True)
-class WorkloadTemplate:
+class WorkloadTemplate(Record):
     """One StatefulSet's pod template, reduced to what the filters read.
 
     Attributes:

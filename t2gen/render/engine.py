@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -120,12 +121,11 @@ class TemplateSet(Record):
         Raises:
             TemplateError: no template of that name.
         """
-        file_name = os.path.basename(os.path.normpath(name))  # "x.j2/" names x.j2
+        file_name = Path(name).name  # "x.j2/" names x.j2
         for directory in self.search_path():
-            path = os.path.join(directory, file_name)
-            if os.path.isfile(path):
-                with open(path, encoding="utf-8") as file:
-                    return file.read()
+            path = Path(directory, file_name)
+            if path.is_file():
+                return path.read_text(encoding="utf-8")
         known = ", ".join(n for n, _ in self.all_templates())
         raise TemplateError(
             template=name,
@@ -255,7 +255,7 @@ def _labels(template_set: TemplateSet) -> dict[str, str]:
         for file_name in _template_files(directory):
             # The first directory wins, as in Jinja2's search and all_templates().
             labels.setdefault(
-                os.path.normpath(os.path.join(directory, file_name)),
+                os.path.normpath(Path(directory, file_name)),
                 f"{label}/{file_name}",
             )
     return labels
@@ -265,7 +265,7 @@ def _label(name: str | None, fallback: str) -> str:
     """Show a template as ``set/file``, keeping the set of the template being rendered."""
     if not name:
         return fallback
-    return f"{fallback.rsplit('/', 1)[0]}/{os.path.basename(name)}"
+    return f"{fallback.rsplit('/', 1)[0]}/{Path(name).name}"
 
 
 def _parse(text: str, label: str) -> list[RenderedDocument]:
