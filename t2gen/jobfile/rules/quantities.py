@@ -34,6 +34,8 @@ _SMALLEST_MEMORY_MI = math.ceil(1 / _HEAP_FRACTION)
 _QUANTITY_FIELDS: tuple[tuple[str, ...], ...] = (
     ("jobMaster", "cpu"),
     ("jobMaster", "memory"),
+    ("jobMaster", "cpuLimit"),
+    ("jobMaster", "memoryLimit"),
     ("jobMaster", "volatileDisk"),
     ("jobMaster", "persistentDisk"),
     ("storage", "persistent", "perWorker"),
@@ -44,15 +46,19 @@ def _quantity_fields(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str, Any]
     """Yield (path, field name, raw value) of every quantity in the job."""
     spec = as_dict(data.get("spec"))
     for index, group in groups(data):
-        for name in ("cpu", "memory", "volatileDisk"):
-            if name in group:
+        for name in ("cpu", "memory", "volatileDisk", "cpuLimit", "memoryLimit"):
+            if name in group and group[name] not in _NO_QUANTITY:
                 yield ("spec", "workers", index, name), name, group[name]
     for parts in _QUANTITY_FIELDS:
         node: Any = spec
         for part in parts:
             node = as_dict(node).get(part)
-        if node is not None:
+        if node is not None and node not in _NO_QUANTITY:
             yield ("spec", *parts), parts[-1], node
+
+
+_NO_QUANTITY = ("request", "none")
+"""The words a ``cpuLimit`` or ``memoryLimit`` may be instead of a quantity."""
 
 
 @rule(
@@ -61,8 +67,12 @@ def _quantity_fields(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str, Any]
         "spec.workers[].cpu",
         "spec.workers[].memory",
         "spec.workers[].volatileDisk",
+        "spec.workers[].cpuLimit",
+        "spec.workers[].memoryLimit",
         "spec.jobMaster.cpu",
         "spec.jobMaster.memory",
+        "spec.jobMaster.cpuLimit",
+        "spec.jobMaster.memoryLimit",
         "spec.jobMaster.volatileDisk",
         "spec.jobMaster.persistentDisk",
         "spec.storage.persistent.perWorker",
@@ -108,7 +118,7 @@ def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
         if quantity.value < 0:
             continue  # negative: the schema check reports it
         if not quantity.is_milli_precise():
-            unit = "1m (0.001 core)" if name == "cpu" else "1m"
+            unit = "1m (0.001 core)" if name in ("cpu", "cpuLimit") else "1m"
             rounded = (quantity.value * 1000).to_integral_value(rounding=ROUND_CEILING)
             yield problem(
                 doc,
