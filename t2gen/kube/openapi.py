@@ -6,10 +6,8 @@ directly, because the library's own ``validate()`` re-reads a 1.4 MB
 definitions file on every call and stops at the first error. Here each file is
 read once per run, each kind's validator is built once, and every error of
 every object is reported. ``byte`` fields (Secret ``data``) are checked to be
-base64, which the library skips. For the default Kubernetes version, the kinds
-t2gen renders are first checked by code generated from the same schemas at
-build time (``t2gen/checks/_kubeschema/``), which passes a valid object
-without importing jsonschema or reading the definitions.
+base64, which the library skips. Code generated at build time from the same
+schemas passes valid objects of t2gen's kinds first (``t2gen/checks/_kubeschema/``).
 """
 
 from __future__ import annotations
@@ -29,6 +27,7 @@ from typing import Any
 from t2gen import fastpaths
 from t2gen.checks import _kubeschema
 from t2gen.errors import T2genError
+from t2gen.kube.intformats import INTEGER_FORMATS, has_wide_numbers, integer_format
 from t2gen.record import Record
 
 __all__ = [
@@ -56,11 +55,10 @@ def _schema_root() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "kubernetes-json-schema"
 
 
-def installed_kubernetes_validate() -> str | None:
+def installed_kubernetes_validate() -> str:
     """kubernetes-validate's version, read from its ``version.py`` without importing it."""
     text = (_schema_root().parent / "version.py").read_text(encoding="utf-8")
-    match = re.search(r"__version__\s*=\s*['\"]([^'\"]+)['\"]", text)
-    return match[1] if match else None
+    return str(re.findall(r"__version__\s*=\s*['\"]([^'\"]+)['\"]", text)[0])
 
 
 def schema_versions() -> list[str]:
@@ -135,8 +133,9 @@ def _is_base64(value: object) -> bool:
     return True
 
 
-def _passes(module: Any, formats: dict[str, Any]) -> Callable[[Any], bool]:
+def _passes(module_name: str, formats: dict[str, Any]) -> Callable[[Any], bool]:
     """Whether an object passes a generated module's ``validate`` (anything it raises: no)."""
+    module = importlib.import_module(module_name)
 
     def passes(obj: Any) -> bool:
         try:
@@ -245,42 +244,38 @@ class KubeSchemas:
                 registry = Resource.from_contents(found[1]) @ self._registry
                 checker = FormatChecker(formats=())
                 checker.checks("byte")(_is_base64)
+                for name, bound in INTEGER_FORMATS.items():
+                    checker.checks(name)(integer_format(bound))
                 self._validators[key] = Draft202012Validator(
                     found[1], registry=registry, format_checker=checker
                 )
         return self._validators[key]
 
     def _fast_validator(self, kind: str, api_version: str) -> Any | None:
-        """The kind's schema as code generated into ``t2gen/checks/_kubeschema/``, or None.
+        """Generated code for the kind, current and not switched off (``KUBE_SCHEMA_CODE``), or None.
 
-        The ``KUBE_SCHEMA_CODE`` fast path (:mod:`t2gen.fastpaths`): only for
-        the version and schemas it was generated from (``make generate``), and
-        only to pass objects quickly: what it rejects is checked again by
-        :meth:`_validator`, which writes the messages.
+        Only to pass objects: :meth:`_validator` checks what it rejects and writes the messages.
         """
         key = (kind, api_version)
         if key not in self._fast:
             found = self._schema(kind, api_version)
-            entry = _kubeschema.VALIDATORS.get((api_version, kind))
+            module, digest = _kubeschema.VALIDATORS.get((api_version, kind), ("", ""))
             own = key in self._own
             current = (
                 fastpaths.enabled("KUBE_SCHEMA_CODE")
                 and self.version == _kubeschema.KUBERNETES_VERSION
                 and found is not None
-                and entry is not None
-                and own == (entry[1] is not None)
-                and (
-                    hashlib.sha256(found[0].read_bytes()).hexdigest() == entry[1]
-                    if own  # t2gen's schema, maybe edited since `make generate`
+                and own == (digest is not None)
+                and (  # t2gen's schema file, maybe edited since `make generate`
+                    hashlib.sha256(found[0].read_bytes()).hexdigest() == digest
+                    if own
                     else installed_kubernetes_validate()
                     == _kubeschema.KUBERNETES_VALIDATE
                 )
             )
-            self._fast[key] = None
-            if current and entry is not None:
-                module = f"{_kubeschema.__name__}.{entry[0]}"
-                formats = {} if own else {"byte": _is_base64}
-                self._fast[key] = _passes(importlib.import_module(module), formats)
+            name = f"{_kubeschema.__name__}.{module}"
+            formats = {} if own else {"byte": _is_base64}
+            self._fast[key] = _passes(name, formats) if current else None
         return self._fast[key]
 
     def errors(self, obj: dict[str, Any]) -> tuple[list[str], bool]:
@@ -300,7 +295,7 @@ class KubeSchemas:
         if self._schema(kind, api_version) is None:
             return [], False
         fast = self._fast_validator(kind, api_version)
-        if fast is not None and fast(obj):
+        if fast is not None and not has_wide_numbers(obj) and fast(obj):
             return [], True
         validator = self._validator(kind, api_version)
         assert validator is not None  # the kind has a schema
@@ -390,6 +385,15 @@ def _describe(error: Any) -> _Finding:
         shown = repr(error.instance)
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
         return _Finding(path, f"{shown} is not of type {error.validator_value!r}")
+    if error.validator == "format" and error.validator_value in INTEGER_FORMATS:
+        bound = INTEGER_FORMATS[error.validator_value]
+        shown = repr(error.instance)
+        shown = shown if len(shown) <= 30 else shown[:27] + "..."
+        return _Finding(
+            path,
+            f"{shown} is out of range for {error.validator_value} ({-bound} to {bound - 1}); "
+            "the API server refuses it",
+        )
     if error.validator == "format":
         return _Finding(path, f"not valid {error.validator_value} (base64 expected)")
     message = error.message

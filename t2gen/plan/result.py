@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from t2gen.plan.quantities import Resources
+from t2gen.plan.simulate import SchedulerVerdict
 from t2gen.record import Record
 
 __all__ = [
@@ -116,6 +117,9 @@ class PlanResult(Record):
         nodes: how many nodes were considered.
         pods: how many pods the job has.
         notes: what the prediction cannot see (static CPU manager policy, other topology keys).
+        scheduler: what kube-scheduler's one-pod-at-a-time loop did with the job
+            (:mod:`t2gen.plan.simulate`); None when not asked (the job does not fit,
+            or a gang or another scheduler places its pods).
     """
 
     feasible: bool
@@ -126,3 +130,4 @@ class PlanResult(Record):
     nodes: int
     pods: int
     notes: tuple[str, ...] = ()
+    scheduler: SchedulerVerdict | None = None

@@ -39,26 +39,25 @@ _QUANTITY_FIELDS: tuple[tuple[str, ...], ...] = (
     ("jobMaster", "volatileDisk"),
     ("jobMaster", "persistentDisk"),
     ("storage", "persistent", "perWorker"),
+    ("storage", "memoryVolumeSize"),
 )
+_LIMIT_WORDS = frozenset({"request", "none"})
+"""What ``cpuLimit`` and ``memoryLimit`` may say instead of a quantity."""
 
 
 def _quantity_fields(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str, Any]]:
     """Yield (path, field name, raw value) of every quantity in the job."""
     spec = as_dict(data.get("spec"))
     for index, group in groups(data):
-        for name in ("cpu", "memory", "volatileDisk", "cpuLimit", "memoryLimit"):
-            if name in group and group[name] not in _NO_QUANTITY:
+        for name in ("cpu", "memory", "cpuLimit", "memoryLimit", "volatileDisk"):
+            if name in group and group[name] not in _LIMIT_WORDS:
                 yield ("spec", "workers", index, name), name, group[name]
     for parts in _QUANTITY_FIELDS:
         node: Any = spec
         for part in parts:
             node = as_dict(node).get(part)
-        if node is not None and node not in _NO_QUANTITY:
+        if node is not None and node not in _LIMIT_WORDS:
             yield ("spec", *parts), parts[-1], node
-
-
-_NO_QUANTITY = ("request", "none")
-"""The words a ``cpuLimit`` or ``memoryLimit`` may be instead of a quantity."""
 
 
 @rule(
@@ -66,9 +65,9 @@ _NO_QUANTITY = ("request", "none")
     fields=(
         "spec.workers[].cpu",
         "spec.workers[].memory",
-        "spec.workers[].volatileDisk",
         "spec.workers[].cpuLimit",
         "spec.workers[].memoryLimit",
+        "spec.workers[].volatileDisk",
         "spec.jobMaster.cpu",
         "spec.jobMaster.memory",
         "spec.jobMaster.cpuLimit",
@@ -76,6 +75,7 @@ _NO_QUANTITY = ("request", "none")
         "spec.jobMaster.volatileDisk",
         "spec.jobMaster.persistentDisk",
         "spec.storage.persistent.perWorker",
+        "spec.storage.memoryVolumeSize",
     ),
 )
 def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
@@ -118,7 +118,7 @@ def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
         if quantity.value < 0:
             continue  # negative: the schema check reports it
         if not quantity.is_milli_precise():
-            unit = "1m (0.001 core)" if name in ("cpu", "cpuLimit") else "1m"
+            unit = "1m (0.001 core)" if name == "cpu" else "1m"
             rounded = (quantity.value * 1000).to_integral_value(rounding=ROUND_CEILING)
             yield problem(
                 doc,
