@@ -9,7 +9,14 @@ from t2gen.jobfile.loader import SourceDoc
 from t2gen.problems import Problem
 from t2gen.record import Record
 
-__all__ = ["ImportResult", "ImportWarning", "Origin", "Setting", "Twister2Config"]
+__all__ = [
+    "CommentedKey",
+    "ImportResult",
+    "ImportWarning",
+    "Origin",
+    "Setting",
+    "Twister2Config",
+]
 
 
 class Origin(Record, order=True):
@@ -22,6 +29,29 @@ class Origin(Record, order=True):
     def __str__(self) -> str:
         """``path:line`` as the job file's comments cite it."""
         return f"{self.path}:{self.line}"
+
+
+class CommentedKey(Record):
+    """A key the configuration shows only in a comment (``# key: value``), as Twister2 ships some.
+
+    Twister2's ``conf/kubernetes/resource.yaml`` ships the compute resources and
+    the job name commented out; a missing key is reported here, where the user
+    would uncomment it.
+
+    Attributes:
+        origin: the position of the key's name in the comment.
+        end: the last line of the commented-out value (lines commented the same
+            way and indented deeper), ``origin.line`` for a one-line value.
+    """
+
+    origin: Origin
+    end: int
+
+    def lines(self) -> str:
+        """``line 41`` or ``lines 52-58``."""
+        if self.end == self.origin.line:
+            return f"line {self.origin.line}"
+        return f"lines {self.origin.line}-{self.end}"
 
 
 class Setting(Record):
@@ -90,11 +120,14 @@ class Twister2Config(Record):
         files: the files read, in load order, as the user would name them.
         settings: the merged top-level keys by name as written, in load order.
         problems: errors found while reading (unreadable files, not YAML).
+        commented: keys shown only commented out, by name, in the last file
+            (in load order) that shows them.
     """
 
     files: tuple[str, ...]
     settings: dict[str, Setting]
     problems: tuple[Problem, ...] = ()
+    commented: dict[str, CommentedKey] = {}  # noqa: RUF012 - a record is immutable; never mutated
 
 
 class ImportResult(Record):
