@@ -23,8 +23,8 @@ from typer.testing import CliRunner
 
 from scripts import gen_kube_validators
 from t2gen.checks import _kubeschema
-from t2gen.cli import app
-from t2gen.kube.openapi import KubeSchemas
+from t2gen.checks.openapi import KubeSchemas
+from t2gen.cli.app import app
 from t2gen.kube.versions import DEFAULT_KUBE_VERSION
 from tests.conftest import EXAMPLES, GOLDEN, ROOT
 from tests.test_custom_resource_schemas import VALID
@@ -202,7 +202,7 @@ def _t2gen(*args: str) -> subprocess.CompletedProcess[str]:
         "import sys, atexit\n"
         "atexit.register(lambda: print(sorted(m for m in ('jsonschema', 'referencing', "
         "'kubernetes_validate', 'fastjsonschema', 'typer') if m in sys.modules), file=sys.stderr))\n"
-        f"sys.argv = ['t2gen', *{list(args)!r}]\nfrom t2gen.launch import main\nmain()\n"
+        f"sys.argv = ['t2gen', *{list(args)!r}]\nfrom t2gen.cli.launch import main\nmain()\n"
     )
     return subprocess.run(
         [sys.executable, "-c", code],

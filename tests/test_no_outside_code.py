@@ -30,7 +30,7 @@ sys.addaudithook(hook)
 import atexit
 atexit.register(lambda: print(json.dumps(seen), file=sys.stderr))
 sys.argv = ["t2gen", *ARGV]
-from t2gen.launch import main
+from t2gen.cli.launch import main
 main()
 """
 

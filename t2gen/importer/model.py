@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from t2gen.errors import Problem
 from t2gen.importer.keys import Key
-from t2gen.jobfile.loader import SourceDoc
-from t2gen.problems import Problem
+from t2gen.jobfile.yaml import SourceDoc
 from t2gen.record import Record
 
 __all__ = [

@@ -15,17 +15,16 @@ every problem, schema and semantic alike.
 
 from __future__ import annotations
 
-import inspect
 import re
 import sys
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
-from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.errors import Problem, Warning_, format_json_path
+from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.kube.quantity import Quantity, parse_quantity
 from t2gen.kube.versions import require_kube_version
-from t2gen.problems import Problem, Warning_, format_json_path
 from t2gen.record import Record
 
 __all__ = [
@@ -47,8 +46,8 @@ __all__ = [
 Check = Callable[[dict[str, Any], SourceDoc], Iterator[Problem]]
 """A rule's function: the defaulted document and the parsed file in, findings out.
 
-A finding is a :class:`~t2gen.problems.Problem` (the job is invalid) or a
-:class:`~t2gen.problems.Warning_` (reported, but the job is rendered).
+A finding is a :class:`~t2gen.errors.Problem` (the job is invalid) or a
+:class:`~t2gen.errors.Warning_` (reported, but the job is rendered).
 """
 
 
@@ -102,6 +101,8 @@ class Rule(Record):
     @property
     def doc(self) -> str:
         """The rule's full documentation: its function's docstring, dedented."""
+        import inspect  # documentation only: not at start-up
+
         return inspect.cleandoc(self.check.__doc__ or "")
 
     @property
