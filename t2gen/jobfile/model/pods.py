@@ -28,6 +28,8 @@ class WorkerGroup(Record):
         extended_resources: ``(name, count)`` per worker, sorted by name
             (e.g. ``("nvidia.com/gpu", 1)``).
         tolerations: this group's own tolerations (after ``spec.placement.tolerations``).
+        scalable: the job master may scale the group (Twister2 ``ComputeResource.scalable``);
+            only the last group can be (``Twister2Job.java:137-168``).
     """
 
     index: int
@@ -41,6 +43,7 @@ class WorkerGroup(Record):
     memory_limit: Quantity | None
     extended_resources: tuple[tuple[str, int], ...]
     tolerations: tuple[Toleration, ...]
+    scalable: bool = False
 
     @property
     def replicas(self) -> int:

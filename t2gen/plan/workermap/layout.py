@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from t2gen.jobfile.model import Job
-from t2gen.plan.podspec import pod_requests
+from t2gen.plan.podspec import pod_requests, pod_resources
 from t2gen.plan.quantities import Resources, add_requests
 from t2gen.twister2 import names
 from t2gen.twister2.topology import Port, Topology, build_topology
@@ -103,6 +103,10 @@ class WorkerMap:
         pods: pods the job runs (worker pods and the job master's).
         requests: the rendered pods' requests summed over every StatefulSet
             (cpu in millicores, memory in bytes, other resources in their units).
+        pinning: per worker group, in order, ``(cores, reason)``: the whole
+            cores the static CPU manager pins for each of its pods (0: the pod
+            runs in the shared pool) and why (``bindWorkersToCpu`` or ``cpuLimit``).
+        scalable: the index of the group the job master may scale, or None.
     """
 
     topology: Topology
@@ -112,10 +116,40 @@ class WorkerMap:
     job_master: JobMasterAddress
     pods: int
     requests: Resources
+    pinning: tuple[tuple[int, str], ...] = ()
+    scalable: int | None = None
 
     def dns_name(self, pod: str) -> str:
         """The DNS name of one of the job's worker pods."""
         return pod_dns_name(pod, self.service, self.namespace)
+
+
+def _pinning(
+    job: Job, objects: Sequence[Mapping[str, Any]]
+) -> tuple[tuple[int, str], ...]:
+    """Per worker group, the cores its rendered pod template gets pinned and why.
+
+    Read from the rendered StatefulSets (:func:`t2gen.plan.podspec.pod_resources`:
+    only Guaranteed pods' whole-cpu containers are pinned), so it says what the
+    kubelet will do with the manifests, user templates included.
+    """
+    by_name = {
+        (obj.get("metadata") or {}).get("name"): obj
+        for obj in objects
+        if obj.get("kind") == "StatefulSet"
+    }
+    reason = (
+        "bindWorkersToCpu"
+        if job.spec.bind_workers_to_cpu
+        else "cpuLimit = cpu, not bound"
+    )
+    result = []
+    for group in job.spec.workers:
+        obj = by_name.get(names.worker_statefulset_name(job.name, group.index)) or {}
+        spec = ((obj.get("spec") or {}).get("template") or {}).get("spec") or {}
+        cores = pod_resources(spec)[1]
+        result.append((cores, reason if cores else ""))
+    return tuple(result)
 
 
 def _sum_requests(objects: Sequence[Mapping[str, Any]]) -> tuple[int, Resources]:
@@ -170,6 +204,8 @@ def build_worker_map(job: Job, objects: Sequence[Mapping[str, Any]]) -> WorkerMa
         job_master=address,
         pods=pods,
         requests=requests,
+        pinning=_pinning(job, objects),
+        scalable=next((g.index for g in job.spec.workers if g.scalable), None),
     )
 
 

@@ -43,7 +43,7 @@ CONTEXT_DOC: dict[str, str] = {
     "annotations": "The job's own annotations (may be empty).",
     "pod": "`{serviceAccountName, imagePullSecrets}`: shared pod settings (null/empty: omit).",
     "rbac": "`{create, rules}`: whether to render the ServiceAccount, Role and RoleBinding, and the Role's rules.",
-    "configMap": "`{data}`: the ConfigMap's data (`JOB_ID`, and `TWISTER2_JOB_OBJECT` with `--job-object`).",
+    "configMap": "`{data}`: the ConfigMap's data (`JOB_ID`, and `TWISTER2_JOB_OBJECT` with `--job-object` or a scalable worker group).",
     "persistentVolumeClaim": "null, or `{storageClassName, accessModes, storage}` of the job's claim.",
     "workerService": "`{selector}`: the headless Service governing every worker StatefulSet.",
     "nodePortService": "null, or `{selector, ports}` of the NodePort Service `<job>-np`.",

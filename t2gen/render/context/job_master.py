@@ -14,6 +14,7 @@ from t2gen.render.context.security import security_contexts
 from t2gen.render.context.services import JOB_MASTER_PORT_NAME, job_master_service
 from t2gen.render.context.storage import has_claim
 from t2gen.twister2 import names
+from t2gen.twister2.memory import job_master_memory
 
 __all__ = ["job_master"]
 
@@ -23,7 +24,9 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
 
     The pod is built like a worker's (:mod:`t2gen.render.context.pod`): its own
     volatile disk, the job's claim when it has a ``persistentDisk``, never
-    bound to cores, its own placement (``jobMaster.placement``: node affinity,
+    bound to cores, its memory plus the memory volume, which its container
+    fills with the job package (:func:`t2gen.twister2.memory.job_master_memory`),
+    its own placement (``jobMaster.placement``: node affinity,
     node selector, tolerations; the workers' does not apply), limits (Twister2
     ``master/JobMasterRequestObject.java``), the task topology's inter-pod
     affinity, and the scheduling fields of ``spec.scheduling`` for
@@ -44,6 +47,7 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
         ssh_key=False,
     )
     pod_context, container_context = security_contexts(job, sshd=False)
+    memory = job_master_memory(job, names.JVM_MEMORY_FRACTION)
     container = pod.container(
         job,
         name=names.JOB_MASTER_CONTAINER,
@@ -59,13 +63,13 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
             job,
             container_name=names.JOB_MASTER_CONTAINER,
             class_to_run=names.CLASS_JOB_MASTER,
-            memory=master.memory,
+            heap_mib=memory.heap_mib,
         ),
         resources=resources(
             master.cpu,
-            master.memory,
+            memory.request,
             cpu_limit=master.cpu_limit,
-            memory_limit=master.memory_limit,
+            memory_limit=memory.limit,
             ephemeral_storage=master.volatile_disk,
         ),
         volume_mounts=mounts,
