@@ -41,7 +41,7 @@ parent stops the workers and does the whole batch again in one process, so
 the warnings, error lines and exit code are exactly those of one process. A
 bad batch costs about one and a half renders; a good one gets the cores.
 
-In one process always: ``--jobs 1``, fewer than :data:`MIN_JOBS` job files,
+In one process always: ``T2GEN_NO_PROCESSES`` set (:mod:`t2gen.fastpaths`), ``--jobs 1``, fewer than :data:`MIN_JOBS` job files,
 one usable CPU, a platform without ``fork``, standard input (``-``: read once)
 and ``--job-object`` (one job file only).
 """
@@ -53,6 +53,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from t2gen import fastpaths
 from t2gen.problems import Warning_
 
 if TYPE_CHECKING:
@@ -108,6 +109,8 @@ def plan_processes(
         one per job file.
     """
     if processes == 1 or len(paths) < MIN_JOBS or "-" in paths or job_object:
+        return 1
+    if not fastpaths.enabled("PROCESSES"):
         return 1
     import multiprocessing
 
@@ -216,6 +219,7 @@ def _parallel(
     from queue import SimpleQueue
 
     from t2gen.checks import object_problems
+    from t2gen.gangs import GROUP_KINDS
     from t2gen.kube.objects import duplicate_findings
     from t2gen.kube.order import sort_documents
 
@@ -259,7 +263,7 @@ def _parallel(
             [document.obj for document in documents], part="stream"
         ):
             return None
-        ordered = sort_documents(documents)  # while the workers emit
+        ordered = sort_documents(documents, GROUP_KINDS)  # while the workers emit
         for _, _, inbox in workers:
             more = inbox.get()
             if more is None:

@@ -13,8 +13,10 @@ import os
 from collections.abc import Sequence
 from typing import IO
 
+from t2gen import fastpaths
 from t2gen.checks import object_problems
 from t2gen.errors import ConfigError, SchemaError, T2genError, ValidationError
+from t2gen.gangs import GROUP_KINDS
 from t2gen.jobfile.loader import SourceDoc, decode_source, parse_config, read_source
 from t2gen.jobfile.model import Job, build_job
 from t2gen.jobfile.rules import RuleOptions, run_rules
@@ -121,7 +123,7 @@ def _load_job_and_text(
     from t2gen.jobfile.schema import is_valid_fast
 
     text = decode_source(path, read_source(path, stdin=stdin))
-    doc = fast_load_doc(text, path=path)
+    doc = fast_load_doc(text, path=path) if fastpaths.enabled("FAST_YAML") else None
     if doc is not None and is_valid_fast(doc.data):
         defaulted = apply_defaults(doc.data)
         findings = run_rules(defaulted, doc, options)
@@ -319,7 +321,7 @@ def generate(
     findings = object_problems([document.obj for document in documents])
     if findings:
         raise ValidationError(findings=findings)
-    return sort_documents(documents)
+    return sort_documents(documents, GROUP_KINDS)
 
 
 def generate_ssh_secret(

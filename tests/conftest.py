@@ -47,6 +47,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.fixture(params=["fast", "plain"])
+def fast_paths(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a test twice: with t2gen's fast paths, then with every ``T2GEN_NO_*`` switch set.
+
+    The golden and case suites take this fixture, so every fast path
+    (:mod:`t2gen.fastpaths`) is proven to give the plain path's bytes, exit
+    codes and files on every golden command line and input case.
+    """
+    from t2gen.fastpaths import FAST_PATHS, switch_variable
+
+    for name in FAST_PATHS:
+        if request.param == "plain":
+            monkeypatch.setenv(switch_variable(name), "1")
+        else:
+            monkeypatch.delenv(switch_variable(name), raising=False)
+    return str(request.param)
+
+
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))

@@ -5,10 +5,13 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from typer.testing import CliRunner
 
+from t2gen.cli import app
 from t2gen.errors import SchemaError
 from t2gen.jobfile.loader import parse_config
 from t2gen.jobfile.model import Job
+from t2gen.launch import fast_command
 from t2gen.pipeline import validate
 
 BASE = """\
@@ -44,3 +47,28 @@ def problems(text: str) -> list[tuple[int, int, str, str]]:
 def one_problem(text: str) -> tuple[tuple[int, int], str, str]:
     (found,) = problems(text)
     return (found[0], found[1]), found[2], found[3]
+
+
+class ConsoleResult:
+    """What a command line printed and returned: ``exit_code``, ``stdout``, ``stderr``."""
+
+    def __init__(self, exit_code: int, stdout: str, stderr: str) -> None:
+        self.exit_code, self.stdout, self.stderr = exit_code, stdout, stderr
+
+
+def run_console(argv: list[str]) -> ConsoleResult:
+    """Run a command line in this process as the ``t2gen`` console script chooses.
+
+    The Typer-free start (:func:`t2gen.launch.fast_command`) when it takes the
+    line and ``T2GEN_NO_FAST_START`` is not set; else the Typer app.
+    """
+    runner = CliRunner()
+    command = fast_command(argv)
+    if command is None:
+        result = runner.invoke(app, argv, catch_exceptions=False)
+        return ConsoleResult(result.exit_code, result.stdout, result.stderr)
+    with runner.isolation() as (stdout, stderr, _):
+        code = command()
+        return ConsoleResult(
+            code, stdout.getvalue().decode(), stderr.getvalue().decode()
+        )

@@ -32,6 +32,7 @@ from typer.testing import CliRunner
 from t2gen.cli import app
 from t2gen.jobfile.loader import MAX_FILE_BYTES
 from tests.conftest import INPUT_CASES, ROOT
+from tests.helpers import run_console
 
 CASE_TREE = ROOT / "tests" / "cases"
 runner = CliRunner()
@@ -84,7 +85,11 @@ def test_every_case_has_one_input_and_an_expectation() -> None:
 
 
 @pytest.mark.parametrize(("case", "line"), RUNS)
-def test_case(case: Path, line: str, in_root: Path, update_golden: bool) -> None:
+def test_case(
+    case: Path, line: str, in_root: Path, update_golden: bool, fast_paths: str
+) -> None:
+    """Each input case, with the fast paths and then with every switch set."""
+    update_golden = update_golden and fast_paths == "fast"
     file = _input(case).relative_to(ROOT).as_posix()
     argv = [
         part.replace("{file}", file).replace(
@@ -92,7 +97,7 @@ def test_case(case: Path, line: str, in_root: Path, update_golden: bool) -> None
         )
         for part in shlex.split(line)
     ]
-    result = runner.invoke(app, argv, catch_exceptions=False)
+    result = run_console(argv)
     assert "Traceback" not in result.stderr
     code = f"{result.exit_code}\n" if result.exit_code else ""
     actual = {"stdout": result.stdout, "stderr": result.stderr, "exit_code": code}

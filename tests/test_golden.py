@@ -32,6 +32,7 @@ from tests.conftest import (
     kube_schema_errors,
     kubectl_objects,
 )
+from tests.helpers import run_console
 
 CASES = sorted(
     path.name
@@ -75,11 +76,15 @@ def _compare(expected_path: Path, actual: str, update: bool) -> None:
 
 
 def _run(case: str, out: Path) -> Any:
-    return CliRunner().invoke(app, _args(case, out), catch_exceptions=False)
+    return run_console(_args(case, out))
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_golden(case: str, in_root: Path, tmp_path: Path, update_golden: bool) -> None:
+def test_golden(
+    case: str, in_root: Path, tmp_path: Path, update_golden: bool, fast_paths: str
+) -> None:
+    """Each golden command line, with the fast paths and then with every switch set."""
+    update_golden = update_golden and fast_paths == "fast"
     out = tmp_path / "out"
     result = _run(case, out)
     directory = GOLDEN / case

@@ -8,10 +8,12 @@ from typing import Any
 import pytest
 
 from t2gen.errors import OutputError
+from t2gen.gangs import GROUP_KINDS
 from t2gen.kube.order import (
     CUSTOM_RESOURCES,
+    GANG_GROUPS,
     INSTALL_ORDER,
-    SCHEDULING_KINDS,
+    install_order,
     kind_rank,
     sort_documents,
 )
@@ -67,23 +69,30 @@ def test_kinds_helm_knows_keep_helms_order() -> None:
     assert tuple(known) == HELM_INSTALL_ORDER
     assert set(INSTALL_ORDER) - set(HELM_INSTALL_ORDER) == {
         CUSTOM_RESOURCES,
-        *SCHEDULING_KINDS,
+        GANG_GROUPS,
+    }
+    assert set(install_order(GROUP_KINDS)) - set(HELM_INSTALL_ORDER) == {
+        CUSTOM_RESOURCES,
+        *GROUP_KINDS,
     }
 
 
-@pytest.mark.parametrize("kind", SCHEDULING_KINDS)
+@pytest.mark.parametrize("kind", GROUP_KINDS)
 def test_scheduling_objects_come_after_custom_resources_and_before_every_workload(
     kind: str,
 ) -> None:
-    assert all(kind_rank(kind) < kind_rank(workload) for workload in WORKLOADS)
-    assert kind_rank("Widget") < kind_rank(kind)
+    assert all(
+        kind_rank(kind, GROUP_KINDS) < kind_rank(workload, GROUP_KINDS)
+        for workload in WORKLOADS
+    )
+    assert kind_rank("Widget", GROUP_KINDS) < kind_rank(kind, GROUP_KINDS)
     documents = [
         doc("StatefulSet", "wc-0"),
         doc("Pod", "p"),
         doc(kind, "wc"),
         doc("Service", "wc"),
     ]
-    assert [d.kind for d in sort_documents(documents)] == [
+    assert [d.kind for d in sort_documents(documents, GROUP_KINDS)] == [
         "Service",
         kind,
         "Pod",

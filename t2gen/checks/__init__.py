@@ -11,7 +11,7 @@ The checks form a registry, one module per object family:
 :mod:`~t2gen.checks.pods` and :mod:`~t2gen.checks.affinity` (pod templates and
 their containers), :mod:`~t2gen.checks.services`, :mod:`~t2gen.checks.rbac`,
 :mod:`~t2gen.checks.storage` and :mod:`~t2gen.checks.scheduling` (gang-scheduling
-groups: ``PodGroup``, ``Workload``, Kueue pod groups). Each :class:`~t2gen.checks.base.Check` has a
+groups of every mechanism in :mod:`t2gen.gangs`: ``PodGroup``, ``Workload``, Kueue pod groups). Each :class:`~t2gen.checks.base.Check` has a
 stable ID and its docstring is its documentation. Every object gets
 :data:`GENERIC_CHECKS`, then the checks :data:`CHECKS_BY_KIND` lists for its
 kind; a kind not listed (a custom resource) gets only the generic ones. Checking a new kind means a module and an entry
@@ -26,6 +26,7 @@ from typing import Any
 from t2gen.checks import metadata, pods, rbac, scheduling, services, storage, workloads
 from t2gen.checks.base import Check, as_dict
 from t2gen.checks.stream import WORKLOAD_KINDS, Part, Stream, matches
+from t2gen.gangs import GROUP_KINDS
 from t2gen.problems import Problem
 
 __all__ = [
@@ -54,8 +55,7 @@ CHECKS_BY_KIND: dict[str, tuple[Check, ...]] = {
     "StatefulSet": workloads.WORKLOAD_CHECKS
     + workloads.STATEFULSET_CHECKS
     + scheduling.WORKLOAD_CHECKS,
-    "PodGroup": scheduling.GROUP_CHECKS,
-    "Workload": scheduling.GROUP_CHECKS,
+    **{kind: scheduling.GROUP_CHECKS for kind in sorted(GROUP_KINDS)},
     "Service": services.SERVICE_CHECKS,
     "PersistentVolumeClaim": storage.PVC_CHECKS,
     "RoleBinding": rbac.ROLE_BINDING_CHECKS,

@@ -1,9 +1,11 @@
-"""Checks of gang-scheduling groups: Volcano and coscheduling PodGroups, the Workload API, Kueue pod groups.
+"""Checks of gang-scheduling groups, for every mechanism of :data:`t2gen.gangs.REGISTRY`.
 
 A group is only as good as the pods that join it: a minimum above the pods that
-point at the group is never met, a pod of the job that does not point at it is
-scheduled alone, and a task-topology annotation naming no task is ignored.
-Keys come from :mod:`t2gen.kube.gang` (sources there).
+point at the group is never met, and a pod of the job that does not point at it
+is scheduled alone. Which object is a group, where its minimum is and how a pod
+joins it is each mechanism's to say (:class:`t2gen.gangs.base.Gang`); so are the
+checks only one mechanism has (a Volcano PodGroup's task topology, a Kueue pod
+group's labels), registered here as checks like any other.
 """
 
 from __future__ import annotations
@@ -13,43 +15,12 @@ from typing import Any
 
 from t2gen.checks.base import JOB_LABEL, Check, Finding, as_dict, check
 from t2gen.checks.stream import Stream, namespace_of
-from t2gen.kube import gang
+from t2gen.gangs import REGISTRY, Gang, group_owner
+from t2gen.gangs.base import GroupCheck, WorkloadCheck
 
 __all__ = ["GROUP_CHECKS", "WORKLOAD_CHECKS"]
 
 _DEFAULT_SCHEDULER = "default-scheduler"
-
-
-def _mechanism(obj: dict[str, Any]) -> str | None:
-    """``volcano``, ``coscheduling``, ``workload`` (1.35 Workload), ``podgroup`` (1.36+ PodGroup), or None."""
-    api_version = str(obj.get("apiVersion", ""))
-    group = api_version.rpartition("/")[0]
-    kind = obj.get("kind")
-    if group == gang.VOLCANO_API_VERSION.rpartition("/")[0] and kind == "PodGroup":
-        return "volcano"
-    if group == gang.COSCHEDULING_API_VERSION.rpartition("/")[0] and kind == "PodGroup":
-        return "coscheduling"
-    if group == "scheduling.k8s.io" and kind == "PodGroup":
-        return "podgroup"
-    if api_version == "scheduling.k8s.io/v1alpha1" and kind == "Workload":
-        return "workload"
-    return None
-
-
-def _minimum(obj: dict[str, Any], mechanism: str) -> tuple[str, Any]:
-    """``(path, value)`` of a group's minimum number of pods."""
-    spec = as_dict(obj.get("spec"))
-    if mechanism in ("volcano", "coscheduling"):
-        return "spec.minMember", spec.get("minMember")
-    if mechanism == "podgroup":
-        return "spec.schedulingPolicy.gang.minCount", as_dict(
-            as_dict(spec.get("schedulingPolicy")).get("gang")
-        ).get("minCount")
-    groups = spec.get("podGroups")
-    first = as_dict(groups[0]) if isinstance(groups, list) and groups else {}
-    return "spec.podGroups[0].policy.gang.minCount", as_dict(
-        as_dict(first.get("policy")).get("gang")
-    ).get("minCount")
 
 
 def _template(workload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -57,31 +28,13 @@ def _template(workload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     return as_dict(template.get("metadata")), as_dict(template.get("spec"))
 
 
-def _joins(workload: dict[str, Any], mechanism: str, name: Any) -> bool:
-    """Whether a workload's pod template points at the group ``name`` of ``mechanism``."""
-    metadata, spec = _template(workload)
-    pointer: Any
-    if mechanism == "volcano":
-        pointer = as_dict(metadata.get("annotations")).get(
-            gang.VOLCANO_GROUP_ANNOTATION
-        )
-    elif mechanism == "coscheduling":
-        pointer = as_dict(metadata.get("labels")).get(gang.COSCHEDULING_POD_GROUP_LABEL)
-    elif mechanism == "podgroup":
-        pointer = as_dict(spec.get("schedulingGroup")).get("podGroupName")
-    else:
-        pointer = as_dict(spec.get("workloadRef")).get("name")
-    return bool(pointer == name)
-
-
-def _members(
-    obj: dict[str, Any], mechanism: str, stream: Stream
-) -> list[dict[str, Any]]:
-    namespace, name = namespace_of(obj), as_dict(obj.get("metadata")).get("name")
+def _members(obj: dict[str, Any], gang: Gang, stream: Stream) -> list[dict[str, Any]]:
+    """The workloads of the group's namespace whose pod templates join the group ``obj``."""
+    namespace = namespace_of(obj)
     return [
         workload
         for workload, _ in stream.templates
-        if namespace_of(workload) == namespace and _joins(workload, mechanism, name)
+        if namespace_of(workload) == namespace and gang.joins(obj, *_template(workload))
     ]
 
 
@@ -110,11 +63,11 @@ def group_minimum(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
     kubernetes-sigs/scheduler-plugins ``pkg/coscheduling/core/core.go``;
     https://kubernetes.io/docs/concepts/scheduling-eviction/gang-scheduling/.
     """
-    mechanism = _mechanism(obj)
-    if mechanism is None:
+    gang = group_owner(obj)
+    if gang is None:
         return
-    members = _members(obj, mechanism, stream)
-    path, minimum = _minimum(obj, mechanism)
+    members = _members(obj, gang, stream)
+    path, minimum = gang.group_minimum(obj)
     pods = sum(_replicas(workload) for workload in members)
     if members and isinstance(minimum, int) and minimum > pods:
         yield (
@@ -137,24 +90,23 @@ def group_members(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
     Coscheduling plugin honours its PodGroup, so their pods need a
     ``schedulerName`` other than ``default-scheduler``.
     """
-    mechanism = _mechanism(obj)
-    if mechanism is None:
+    gang = group_owner(obj)
+    if gang is None:
         return
-    name = as_dict(obj.get("metadata")).get("name")
     job = as_dict(as_dict(obj.get("metadata")).get("labels")).get(JOB_LABEL)
     if isinstance(job, str):
         for workload, _ in stream.labelled(namespace_of(obj), {JOB_LABEL: job}):
-            if not _joins(workload, mechanism, name):
+            if not gang.joins(obj, *_template(workload)):
                 yield (
                     "metadata.name",
                     f"{_name(workload)} of job {job!r} does not join the group; its pods would be "
                     "scheduled alone",
                 )
-    if mechanism in ("volcano", "coscheduling"):
-        for workload in _members(obj, mechanism, stream):
+    expected = gang.DEFAULT_SCHEDULER
+    if expected is not None:
+        for workload in _members(obj, gang, stream):
             scheduler = _template(workload)[1].get("schedulerName", _DEFAULT_SCHEDULER)
             if scheduler == _DEFAULT_SCHEDULER:
-                expected = gang.DEFAULT_SCHEDULER_NAMES[mechanism]
                 yield (
                     "metadata.name",
                     f"{_name(workload)} joins the group but runs on the default scheduler, which ignores it; "
@@ -162,96 +114,35 @@ def group_members(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
                 )
 
 
-@check("task-topology-tasks", reads="stream")
-def task_topology_tasks(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
-    """Every task a Volcano PodGroup names (topology annotations, ``minTaskMember``) is the task of some member pod.
+def _group_check(gang: Gang, item: GroupCheck) -> Check:
+    """A mechanism's own check of its group objects, run with the group's members."""
 
-    Volcano's task-topology plugin reads ``volcano.sh/task-topology-affinity``,
-    ``-anti-affinity`` and ``-task-order`` from the PodGroup and a pod's task
-    from its ``volcano.sh/task-spec`` annotation; a task no pod has makes it skip
-    the whole topology, and a ``minTaskMember`` key no pod has is never met.
-    Checked only when some pod template of the stream joins the group. Sources:
-    volcano-sh/volcano ``pkg/scheduler/plugins/task-topology/topology.go`` and ``util.go``.
-    """
-    if _mechanism(obj) != "volcano":
-        return
-    members = _members(obj, "volcano", stream)
-    if not members:
-        return
-    tasks = {
-        as_dict(_template(w)[0].get("annotations")).get(gang.VOLCANO_TASK_ANNOTATION)
-        for w in members
-    }
-    annotations = as_dict(as_dict(obj.get("metadata")).get("annotations"))
-    for key in (
-        gang.VOLCANO_AFFINITY_ANNOTATION,
-        gang.VOLCANO_ANTI_AFFINITY_ANNOTATION,
-        gang.VOLCANO_TASK_ORDER_ANNOTATION,
-    ):
-        value = annotations.get(key)
-        if not isinstance(value, str):
-            continue
-        for group in gang.parse_task_groups(value):
-            for task in group:
-                if task not in tasks:
-                    yield (
-                        f"metadata.annotations[{key}]",
-                        f"task {task!r} is the {gang.VOLCANO_TASK_ANNOTATION} of no member pod "
-                        f"(tasks: {', '.join(sorted(t for t in tasks if isinstance(t, str)))})",
-                    )
-    for task in as_dict(as_dict(obj.get("spec")).get("minTaskMember")):
-        if task not in tasks:
-            yield (
-                f"spec.minTaskMember[{task}]",
-                f"task {task!r} is the {gang.VOLCANO_TASK_ANNOTATION} of no member pod",
-            )
+    def run(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
+        if group_owner(obj) is gang:
+            yield from item.run(obj, _members(obj, gang, stream))
+
+    run.__doc__ = item.run.__doc__
+    return check(item.id, reads="stream")(run)
 
 
-@check("kueue-pod-group", reads="stream")
-def kueue_pod_group(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
-    """A Kueue pod group's pods declare its total count, and the workload itself carries no queue label.
+def _workload_check(item: WorkloadCheck) -> Check:
+    """A mechanism's own check of workloads, run with the stream's pod templates."""
 
-    Kueue's plain-pod groups need ``kueue.x-k8s.io/pod-group-total-count`` on
-    every pod, equal to the pods of the group (here: the replicas of every
-    template in the namespace with the same ``kueue.x-k8s.io/pod-group-name``),
-    and ``kueue.x-k8s.io/queue-name``. A ``queue-name`` label on a StatefulSet's
-    own metadata makes Kueue's StatefulSet integration admit it as a Workload of
-    its own, one per StatefulSet. Sources: kubernetes-sigs/kueue
-    ``site/content/en/docs/tasks/run/plain_pods.md``,
-    ``pkg/controller/jobs/pod/pod_webhook.go``.
-    """
-    labels = as_dict(as_dict(obj.get("metadata")).get("labels"))
-    metadata, _ = _template(obj)
-    pod_labels = as_dict(metadata.get("labels"))
-    group = pod_labels.get(gang.KUEUE_POD_GROUP_LABEL)
-    if gang.KUEUE_QUEUE_LABEL in labels and isinstance(group, str):
-        yield (
-            f"metadata.labels[{gang.KUEUE_QUEUE_LABEL}]",
-            "a queue label on the workload itself makes Kueue admit it alone; keep it on the pod template only",
-        )
-    if not isinstance(group, str):
-        return
-    if gang.KUEUE_QUEUE_LABEL not in pod_labels:
-        yield (
-            "spec.template.metadata.labels",
-            f"pods of Kueue pod group {group!r} need the {gang.KUEUE_QUEUE_LABEL} label",
-        )
-    pods = sum(
-        _replicas(workload)
-        for workload, _ in stream.labelled(
-            namespace_of(obj), {gang.KUEUE_POD_GROUP_LABEL: group}
-        )
-    )
-    count = as_dict(metadata.get("annotations")).get(gang.KUEUE_TOTAL_COUNT_ANNOTATION)
-    if count != str(pods):
-        yield (
-            f"spec.template.metadata.annotations[{gang.KUEUE_TOTAL_COUNT_ANNOTATION}]",
-            f"is {count!r}, but the pod group {group!r} has {pods} pods; write {str(pods)!r}",
-        )
+    def run(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
+        return item.run(obj, namespace_of(obj), stream)
+
+    run.__doc__ = item.run.__doc__
+    return check(item.id, reads="stream")(run)
 
 
-GROUP_CHECKS: tuple[Check, ...] = (group_minimum, group_members, task_topology_tasks)
-"""Checks of ``PodGroup`` and ``Workload`` objects."""
+GROUP_CHECKS: tuple[Check, ...] = (
+    group_minimum,
+    group_members,
+    *(_group_check(g, item) for g in REGISTRY.values() for item in g.GROUP_CHECKS),
+)
+"""Checks of group objects (the kinds of :data:`t2gen.gangs.GROUP_KINDS`)."""
 
-WORKLOAD_CHECKS: tuple[Check, ...] = (kueue_pod_group,)
+WORKLOAD_CHECKS: tuple[Check, ...] = tuple(
+    _workload_check(item) for g in REGISTRY.values() for item in g.WORKLOAD_CHECKS
+)
 """Checks of workloads (pod templates) that join a gang."""

@@ -6,6 +6,7 @@ import functools
 import json
 from typing import Any
 
+from t2gen import fastpaths
 from t2gen.jobfile.loader import SourceDoc
 from t2gen.jobfile.messages import problems_for, short_value, suggest
 from t2gen.problems import Problem
@@ -87,11 +88,13 @@ def is_valid_fast(data: Any) -> bool:
     Equivalent to :func:`schema_problems` being empty (the tests compare them),
     in a fraction of the time and without importing jsonschema; it says only
     whether the document is valid, not why. False, so that the caller asks
-    jsonschema, when the generated code is older than the schema.
+    jsonschema, when the generated code is older than the schema or
+    ``T2GEN_NO_SCHEMA_CODE`` is set (the ``SCHEMA_CODE`` fast path of
+    :mod:`t2gen.fastpaths`).
     """
     from t2gen.jobfile import _jobschema
 
-    if not _generated_is_current():
+    if not fastpaths.enabled("SCHEMA_CODE") or not _generated_is_current():
         return False
     try:
         _jobschema.validate(data)  # type: ignore[no-untyped-call]

@@ -157,10 +157,13 @@ def size_problems(
             largest[where] = (size, document)
     if not largest:
         return []
+    from t2gen import fastpaths
     from t2gen.jobfile.fastload import fast_load_doc
     from t2gen.jobfile.loader import parse_config
 
-    doc = fast_load_doc(text, path=job.source) or parse_config(text, path=job.source)
+    doc = (
+        fast_load_doc(text, path=job.source) if fastpaths.enabled("FAST_YAML") else None
+    ) or parse_config(text, path=job.source)
     problems = []
     for where, (size, document) in largest.items():
         too_large = (

@@ -12,11 +12,12 @@ added before the workloads (``DaemonSet`` ... ``CronJob``):
   becomes a Secret), so t2gen puts them after what they may refer to (RBAC,
   ServiceAccounts, ConfigMaps, Services, and ``CustomResourceDefinition``
   itself) and before the pods.
-* :data:`SCHEDULING_KINDS` (``PodGroup`` of Volcano and of kubernetes-sigs
-  scheduler-plugins' coscheduling; ``Workload``, the ``scheduling.k8s.io``
-  gang-scheduling API), immediately before the workloads: pods created before
-  their group are scheduled one by one, which is what gang scheduling is there
-  to prevent.
+* :data:`GANG_GROUPS`, immediately before the workloads, where the kinds of
+  gang-scheduling group objects go, in the order the caller gives
+  (``group_kinds``: t2gen passes :data:`t2gen.gangs.GROUP_KINDS`, which each
+  mechanism's module defines, since admission of one group object may need
+  another): pods created before their group are scheduled one by one, which
+  is what gang scheduling is there to prevent.
 
 Kinds Helm lists keep Helm's relative order, so the streams t2gen renders today
 are in the same order as before the slots existed.
@@ -24,14 +25,16 @@ are in the same order as before the slots existed.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Protocol, TypeVar
 
 __all__ = [
     "CUSTOM_RESOURCES",
+    "GANG_GROUPS",
     "INSTALL_ORDER",
-    "SCHEDULING_KINDS",
+    "install_order",
     "kind_rank",
     "natural_key",
     "sort_documents",
@@ -40,8 +43,8 @@ __all__ = [
 CUSTOM_RESOURCES = "*"
 """The slot in :data:`INSTALL_ORDER` of every kind it does not name."""
 
-SCHEDULING_KINDS: tuple[str, ...] = ("PodGroup", "Workload")
-"""Kinds that group pods for the scheduler; they must exist before the pods."""
+GANG_GROUPS = "<gang groups>"
+"""The slot in :data:`INSTALL_ORDER` of the kinds that group pods for a gang scheduler (``group_kinds``)."""
 
 INSTALL_ORDER: tuple[str, ...] = (
     "PriorityClass", "Namespace", "NetworkPolicy", "ResourceQuota", "LimitRange", "PodSecurityPolicy",
@@ -50,14 +53,13 @@ INSTALL_ORDER: tuple[str, ...] = (
     "ClusterRoleBinding", "ClusterRoleBindingList", "Role", "RoleList", "RoleBinding", "RoleBindingList",
     "Service",
     CUSTOM_RESOURCES,
-    *SCHEDULING_KINDS,
+    GANG_GROUPS,
     "DaemonSet", "Pod", "ReplicationController", "ReplicaSet", "Deployment",
     "HorizontalPodAutoscaler", "StatefulSet", "Job", "CronJob", "IngressClass", "Ingress", "APIService",
     "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration",
 )  # fmt: skip
-"""Kinds in the order they are installed; :data:`CUSTOM_RESOURCES` marks where the rest go."""
-
-_RANK = {kind: rank for rank, kind in enumerate(INSTALL_ORDER)}
+"""Kinds in the order they are installed; :data:`CUSTOM_RESOURCES` marks where the rest go,
+:data:`GANG_GROUPS` where the group kinds a caller names go."""
 
 
 class _Object(Protocol):
@@ -72,9 +74,27 @@ class _Object(Protocol):
 _Document = TypeVar("_Document", bound=_Object)
 
 
-def kind_rank(kind: str) -> int:
-    """The position of ``kind`` in :data:`INSTALL_ORDER` (unlisted kinds: the custom-resource slot)."""
-    return _RANK.get(kind, _RANK[CUSTOM_RESOURCES])
+@functools.cache
+def install_order(group_kinds: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """:data:`INSTALL_ORDER` with ``group_kinds``, in their order, in the :data:`GANG_GROUPS` slot."""
+    slot = INSTALL_ORDER.index(GANG_GROUPS)
+    return (*INSTALL_ORDER[:slot], *group_kinds, *INSTALL_ORDER[slot + 1 :])
+
+
+@functools.cache
+def _ranks(group_kinds: tuple[str, ...]) -> dict[str, int]:
+    return {kind: rank for rank, kind in enumerate(install_order(group_kinds))}
+
+
+def kind_rank(kind: str, group_kinds: tuple[str, ...] = ()) -> int:
+    """The position of ``kind`` in :func:`install_order` (unlisted kinds: the custom-resource slot).
+
+    Args:
+        kind: an object's ``kind``.
+        group_kinds: the gang-scheduling group kinds, in install order.
+    """
+    ranks = _ranks(group_kinds)
+    return ranks.get(kind, ranks[CUSTOM_RESOURCES])
 
 
 def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
@@ -86,12 +106,16 @@ def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
     )
 
 
-def sort_documents(documents: Iterable[_Document]) -> list[_Document]:
+def sort_documents(
+    documents: Iterable[_Document], group_kinds: tuple[str, ...] = ()
+) -> list[_Document]:
     """Sort objects by :func:`kind_rank`, then kind, natural name and namespace.
 
     Args:
         documents: objects with ``kind``, ``name`` and ``namespace`` (rendered
             objects), in any order.
+        group_kinds: the gang-scheduling group kinds, in install order, for the
+            :data:`GANG_GROUPS` slot (otherwise they sort as custom resources).
 
     Returns:
         A new list; the same input always gives the same order.
@@ -99,7 +123,7 @@ def sort_documents(documents: Iterable[_Document]) -> list[_Document]:
     return sorted(
         documents,
         key=lambda doc: (
-            kind_rank(doc.kind),
+            kind_rank(doc.kind, group_kinds),
             doc.kind,
             natural_key(doc.name),
             doc.namespace or "",

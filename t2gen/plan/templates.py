@@ -4,7 +4,8 @@ The engine plans the objects t2gen prints (``t2gen render``): each StatefulSet's
 pod template is reduced once to its requests (:mod:`t2gen.plan.podspec`), node
 selection (:mod:`t2gen.plan.filters.node_affinity`), tolerations
 (:mod:`t2gen.plan.filters.taints`) and required inter-pod terms
-(:mod:`t2gen.plan.filters.interpod`), and to the gang its pods join.
+(:mod:`t2gen.plan.filters.interpod`), and to the gang its pods join (as each
+mechanism of :mod:`t2gen.gangs` recognises it).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from t2gen.gangs import plan_group
 from t2gen.plan.filters.interpod import PodAffinityTerm, parse_affinity_terms
 from t2gen.plan.filters.node_affinity import (
     NodeSelectorRequirement,
@@ -25,13 +27,6 @@ from t2gen.plan.quantities import Resources
 from t2gen.problems import Problem
 
 __all__ = ["WorkloadTemplate", "min_members", "workload_templates"]
-
-# Where gang schedulers read a pod's group (annotation or label of the pod template).
-_GANG_KEYS = (
-    "scheduling.k8s.io/group-name",  # Volcano (annotation)
-    "scheduling.x-k8s.io/pod-group",  # scheduler-plugins coscheduling (label)
-    "kueue.x-k8s.io/pod-group-name",  # Kueue plain pod groups (label)
-)
 
 
 @dataclass(frozen=True)
@@ -71,21 +66,6 @@ class WorkloadTemplate:
     pod_affinity: tuple[PodAffinityTerm, ...] = ()
     pod_anti_affinity: tuple[PodAffinityTerm, ...] = ()
     gang: str | None = None
-
-
-def _gang_of(metadata: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
-    for source in (metadata.get("annotations"), metadata.get("labels")):
-        if isinstance(source, Mapping):
-            for key in _GANG_KEYS:
-                if source.get(key):
-                    return str(source[key])
-    group = spec.get("schedulingGroup")  # Kubernetes 1.36 Workload API
-    if isinstance(group, Mapping) and group.get("podGroupName"):
-        return str(group["podGroupName"])
-    ref = spec.get("workloadRef")  # Kubernetes 1.35 Workload API
-    if isinstance(ref, Mapping) and ref.get("name"):
-        return f"{ref['name']}/{ref.get('podGroup', '')}".rstrip("/")
-    return None
 
 
 def workload_templates(
@@ -155,7 +135,7 @@ def workload_templates(
                 tolerations=parse_tolerations(spec.get("tolerations")),
                 pod_affinity=parse_affinity_terms(spec, "podAffinity"),
                 pod_anti_affinity=parse_affinity_terms(spec, "podAntiAffinity"),
-                gang=_gang_of(t_meta, spec),
+                gang=plan_group(t_meta, spec),
             )
         )
     if problems:

@@ -21,6 +21,7 @@ from typing import Any
 import jinja2
 import yaml
 
+from t2gen import fastpaths
 from t2gen.errors import TemplateError
 from t2gen.kube.yamlio import load_all_yaml
 from t2gen.record import Record
@@ -162,12 +163,21 @@ def make_environment(
         trimmed block lines, no HTML escaping, kept trailing newlines, YAML
         emission of every expression, and :data:`FILTERS`.
     """
-    return _environment(tuple(os.fspath(path) for path in search_path))
+    return _environment(
+        tuple(os.fspath(path) for path in search_path),
+        fastpaths.enabled("PRECOMPILED"),
+    )
 
 
 @functools.lru_cache(maxsize=16)
-def _environment(search_path: tuple[str, ...]) -> jinja2.Environment:
-    return new_environment(PrecompiledLoader(list(search_path)))
+def _environment(search_path: tuple[str, ...], precompiled: bool) -> jinja2.Environment:
+    """One environment per search path, and per ``PRECOMPILED`` switch (its templates differ in origin)."""
+    loader = (
+        PrecompiledLoader(list(search_path))
+        if precompiled
+        else jinja2.FileSystemLoader(list(search_path))
+    )
+    return new_environment(loader)
 
 
 def _template_line(
@@ -203,7 +213,7 @@ def render(
     documents: list[RenderedDocument] = []
     # Overlay templates (and partials they replace) may do anything with what a
     # `{{ }}` wrote, so with overlays every template's text is parsed.
-    fast = not template_set.overlays
+    fast = not template_set.overlays and fastpaths.enabled("SKELETON")
     for file_name, label in template_set.templates():
         if fast:
             objects = skeleton.render_objects(environment, file_name, context)

@@ -3,17 +3,21 @@
 ``make generate`` (``scripts/precompile_templates.py``) writes them with
 :func:`compile_builtin_templates`; :class:`PrecompiledLoader` loads a built-in
 template from there while it is current, so the built-in set is not compiled
-at run time. Nothing compiled is ever read from or written to a cache on disk.
+at run time (the ``PRECOMPILED`` fast path of :mod:`t2gen.fastpaths`). The
+precompiled modules ship inside the package and are imported like any other
+module; nothing compiled is ever read from or written to a cache on disk.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
+import types
 from typing import TYPE_CHECKING, Any
 
 import jinja2
 
-from t2gen.bytecode import BytecodeLoader
+from t2gen import fastpaths
 from t2gen.render.environment import new_environment
 from t2gen.resources import templates_dir
 
@@ -160,7 +164,16 @@ class PrecompiledLoader(jinja2.FileSystemLoader):
 def _precompiled(
     environment: jinja2.Environment, name: str, filename: str, source: str
 ) -> dict[str, Any] | None:
-    """The namespace of a current precompiled built-in template, or None."""
+    """The namespace of a current precompiled built-in template, or None.
+
+    The template's module is imported as any of t2gen's modules is (Python
+    reads its ``__pycache__``); its functions are then bound to a namespace of
+    their own, so that each environment gets its own template (Jinja2's
+    generated code reads ``environment`` as a global, and ``from_module_dict``
+    sets it), as compiling the source would give.
+    """
+    if not fastpaths.enabled("PRECOMPILED"):
+        return None
     from t2gen.render import _precompiled
 
     directory, file_name = os.path.split(filename)
@@ -170,18 +183,24 @@ def _precompiled(
     entry = _precompiled.TEMPLATES.get(f"{set_name}/{file_name}")
     if entry is None or compile_key(environment) != _precompiled.KEY:
         return None
-    digest, module = entry
+    digest, module_name = entry
     if _digest(source) != digest:
         return None
-    module_path = os.path.join(os.path.dirname(_precompiled.__file__), f"{module}.py")
-    qualified = f"{_precompiled.__name__}.{module}"
-    code = BytecodeLoader(qualified, module_path).get_code(qualified)
-    if code is None:  # pragma: no cover - a source file always has code
-        return None
-    namespace: dict[str, Any] = {
-        "environment": environment,
-        "__file__": filename,
-        "__name__": qualified,
+    module = importlib.import_module(f"{_precompiled.__name__}.{module_name}")
+    namespace: dict[str, Any] = dict(vars(module))
+    rebound: dict[Any, Any] = {}
+    for key, value in namespace.items():
+        if isinstance(value, types.FunctionType) and value.__globals__ is vars(module):
+            rebound[value] = namespace[key] = types.FunctionType(
+                value.__code__,
+                namespace,
+                value.__name__,
+                value.__defaults__,
+                value.__closure__,
+            )
+    namespace["blocks"] = {
+        block: rebound.get(function, function)
+        for block, function in namespace["blocks"].items()
     }
-    exec(code, namespace)
+    namespace["__file__"] = filename
     return namespace

@@ -14,7 +14,7 @@ class Scheduling(Record):
 
     Attributes:
         priority_class_name: PriorityClass of every pod, or None.
-        gang: ``volcano``, ``coscheduling``, ``kueue``, ``kubernetes`` or None (no gang).
+        gang: a mechanism of :data:`t2gen.gangs.REGISTRY` (``volcano``, ``kubernetes``...) or None (no gang).
         min_member: the explicit group minimum, or None for every pod of the job.
         queue: Volcano Queue or Kueue LocalQueue, or None.
         schedule_timeout_seconds: coscheduling's wait for the group, or None.

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from t2gen.gangs import REGISTRY
+from t2gen.gangs.base import GangRule
 from t2gen.jobfile.loader import JsonPath, SourceDoc
 from t2gen.jobfile.rules._base import (
     RuleOptions,
@@ -16,20 +18,21 @@ from t2gen.jobfile.rules._base import (
     rule,
 )
 from t2gen.jobfile.schema import suggest
-from t2gen.kube import gang as gangs
-from t2gen.kube.versions import format_version
 from t2gen.problems import Problem
 from t2gen.twister2.names import JOB_MASTER_TASK, JOB_MASTER_TASK_KEYWORD
 
 _SCHEDULING: JsonPath = ("spec", "scheduling")
 
-# Which mechanisms each setting applies to (docs/gang-scheduling.md).
-_APPLIES_TO: dict[str, tuple[str, ...]] = {
-    "minMember": ("volcano", "coscheduling", "kubernetes"),
-    "queue": ("volcano", "kueue"),
-    "scheduleTimeoutSeconds": ("coscheduling",),
-    "schedulerName": ("volcano", "coscheduling"),
-}
+
+def _applies_to(setting: str) -> tuple[str, ...]:
+    """The mechanisms that honour a ``spec.scheduling`` setting, in registry order."""
+    return tuple(name for name, gang in REGISTRY.items() if setting in gang.SETTINGS)
+
+
+_SETTINGS = tuple(
+    dict.fromkeys(s for gang in REGISTRY.values() for s in sorted(gang.SETTINGS))
+)
+"""Every ``spec.scheduling`` setting that depends on the mechanism."""
 
 
 def _scheduling(data: dict[str, Any]) -> dict[str, Any]:
@@ -138,36 +141,31 @@ def check_settings(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     https://kubernetes.io/docs/concepts/scheduling-eviction/gang-scheduling/.
     """
     scheduling = _scheduling(data)
-    gang = scheduling.get("gang")
-    label = f"gang: {gang}" if isinstance(gang, str) else "no gang"
-    for field, mechanisms in _APPLIES_TO.items():
-        if field in scheduling and gang not in mechanisms:
+    name = scheduling.get("gang")
+    gang = REGISTRY.get(name) if isinstance(name, str) else None
+    label = f"gang: {name}" if isinstance(name, str) else "no gang"
+    for field in _SETTINGS:
+        value = scheduling.get(field, False)
+        if value is not False and (gang is None or field not in gang.SETTINGS):
             yield problem(
                 doc,
                 (*_SCHEDULING, field),
-                f"{field} applies only with gang: {' or '.join(mechanisms)}, not with {label}; remove it",
-                key=True,
+                f"{field} applies only with gang: {' or '.join(_applies_to(field))}, not with {label}; "
+                "remove it",
+                key=not isinstance(value, bool),  # a switch turned on: at its value
             )
-    if scheduling.get("preemptable") is True and gang != "volcano":
-        yield problem(
-            doc,
-            (*_SCHEDULING, "preemptable"),
-            f"preemptable applies only with gang: volcano, not with {label}; remove it",
-        )
     yield from _unused_topology_weight(scheduling, doc, label)
-    if gang == "kueue" and "queue" not in scheduling:
-        yield problem(
-            doc,
-            (*_SCHEDULING, "gang"),
-            "gang: kueue needs queue: the name of the LocalQueue the job is submitted to",
-        )
+    for field, what in gang.REQUIRED_SETTINGS.items() if gang else ():
+        if field not in scheduling:
+            yield problem(doc, (*_SCHEDULING, "gang"), f"{label} needs {field}: {what}")
     minimum = as_int(scheduling.get("minMember"))
     pods = _pod_count(data)
     if (
         minimum is not None
         and pods is not None
         and minimum > pods
-        and gang in _APPLIES_TO["minMember"]
+        and gang is not None
+        and "minMember" in gang.SETTINGS
     ):
         job_master = (
             " (the worker pods plus the job master pod)"
@@ -182,36 +180,32 @@ def check_settings(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
         )
 
 
-@rule(
-    "workload-api-version",
-    fields=("spec.scheduling.gang",),
-    options=("--kube-version",),
-)
-def check_workload_api_version(
-    data: dict[str, Any], doc: SourceDoc, options: RuleOptions
-) -> Iterator[Problem]:
-    """``gang: kubernetes`` is rendered only for a Kubernetes version that has the Workload API (1.35 or later).
+def _register(gang_rule: GangRule) -> None:
+    """Register a mechanism's own rule (:attr:`t2gen.gangs.base.Gang.RULES`) in the rule registry.
 
-    The native Workload API (``scheduling.k8s.io`` Workload, and PodGroup from
-    1.36) is alpha from Kubernetes 1.35, behind the feature gates
-    ``GenericWorkload`` and ``GangScheduling``; an older API server has no such
-    objects, and its pods would never reference a gang. The version is the one
-    rendered for (``--kube-version``; default the newest supported). Source:
-    https://kubernetes.io/docs/concepts/scheduling-eviction/gang-scheduling/.
+    Its findings are located in the job file here; its docstring is its documentation.
     """
-    version = options.kube_version
-    if _scheduling(data).get("gang") != "kubernetes" or gangs.workload_api(version):
-        return
-    first = format_version(gangs.WORKLOAD_API_FIRST_VERSION)
-    yield problem(
-        doc,
-        (*_SCHEDULING, "gang"),
-        f"gang: kubernetes needs the Workload API (scheduling.k8s.io), which Kubernetes "
-        f"{format_version(version)} does not have; it is alpha from Kubernetes {first}, behind the "
-        f"feature gates {' and '.join(gangs.WORKLOAD_API_FEATURE_GATES)} and "
-        "--runtime-config=scheduling.k8s.io/<version>=true on the API server: render with "
-        f"--kube-version {first} or later, or choose another gang (volcano, coscheduling, kueue)",
-    )
+
+    def run(
+        data: dict[str, Any], doc: SourceDoc, options: RuleOptions | None = None
+    ) -> Iterator[Problem]:
+        version = (options or RuleOptions()).kube_version
+        for path, message, at_key in gang_rule.check(data, version):
+            yield problem(doc, path, message, key=at_key)
+
+    run.__doc__ = gang_rule.check.__doc__
+    rule(gang_rule.id, fields=gang_rule.fields, options=gang_rule.options)(run)
+
+
+for _gang in REGISTRY.values():
+    for _gang_rule in _gang.RULES:
+        _register(_gang_rule)
+
+
+def _group_topology(name: Any) -> str | None:
+    """How the group object of the mechanism ``name`` carries the task topology, or None (native terms)."""
+    gang = REGISTRY.get(name) if isinstance(name, str) else None
+    return gang.GROUP_TOPOLOGY if gang else None
 
 
 def _unused_topology_weight(
@@ -237,11 +231,10 @@ def _unused_topology_weight(
             "weighs preferred terms, but topologyMode: required renders required "
             "inter-pod (anti-)affinity, which has no weight; remove it"
         )
-    elif scheduling.get("gang") == "volcano":
+    elif topology := _group_topology(scheduling.get("gang")):
         message = (
             f"weighs Kubernetes' preferred inter-pod (anti-)affinity terms, which t2gen does not render "
-            f"with {label}: its PodGroup carries the task topology, weighted by task-topology.weight "
-            "in Volcano's scheduler configuration; remove it (or use topologyMode: required for "
+            f"with {label}: {topology}; remove it (or use topologyMode: required for "
             "native rules, which have no weight)"
         )
     else:
@@ -365,27 +358,3 @@ def check_conflicts(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
                     f"{what} in affinity[{affine[pair]}] (line {line}); "
                     "keep one of the two",
                 )
-
-
-@rule("kueue-labels-in-scheduling", fields=("metadata.labels",))
-def check_kueue_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
-    """The job's own labels hold no Kueue label; ``spec.scheduling`` sets them where Kueue needs them.
-
-    t2gen adds ``metadata.labels`` to every object, the StatefulSets included. A
-    ``kueue.x-k8s.io/queue-name`` label on a StatefulSet makes Kueue's
-    StatefulSet integration admit each StatefulSet as a Workload of its own,
-    which splits the job; ``gang: kueue`` with ``queue`` puts Kueue's labels on
-    the pod templates only, one pod group for the whole job. Source:
-    kubernetes-sigs/kueue ``site/content/en/docs/tasks/run/plain_pods.md`` and
-    ``site/content/en/docs/tasks/run/statefulset.md``.
-    """
-    labels = as_dict(as_dict(data.get("metadata")).get("labels"))
-    for key in labels:
-        if isinstance(key, str) and key.startswith("kueue.x-k8s.io/"):
-            yield problem(
-                doc,
-                ("metadata", "labels", key),
-                f"{key} would be on every StatefulSet, and Kueue would admit each of them alone; "
-                "use spec.scheduling (gang: kueue, queue: <LocalQueue>) instead",
-                key=True,
-            )

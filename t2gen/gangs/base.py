@@ -1,0 +1,237 @@
+"""The :class:`Gang` Protocol every gang-scheduling mechanism module implements, and what they share.
+
+A mechanism is a module (``volcano``, ``coscheduling``, ``kueue``,
+``workload_api``) whose module-level names implement :class:`Gang`, the way
+pre-commit's language modules implement its ``Language`` Protocol
+(pre-commit/pre-commit ``pre_commit/lang_base.py``, ``pre_commit/all_languages.py``).
+Generic code never names a mechanism: it asks :data:`t2gen.gangs.REGISTRY`
+for the one a job file's ``spec.scheduling.gang`` names, or for the one that
+owns a group object.
+
+This package sits low in the house: it imports only Kubernetes facts, the
+Twister2 names and records. What it needs of the layers above it arrives as
+arguments: the job model (typed, never imported at run time), the stream of
+checked objects (:class:`PodTemplates`), and the job document as a dict.
+Findings are plain data that the callers locate: ``(json_path, message, at_key)``
+for the job file's rules, ``(json_path, message)`` for the output checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+from t2gen.record import Record
+from t2gen.twister2 import names
+
+if TYPE_CHECKING:
+    from t2gen.jobfile.model import Job
+
+__all__ = [
+    "Finding",
+    "Gang",
+    "GangRule",
+    "GroupCheck",
+    "GroupObject",
+    "JobFinding",
+    "JobPath",
+    "PodMembership",
+    "PodTemplates",
+    "WorkloadCheck",
+    "as_dict",
+    "group_size",
+    "rendered_task_groups",
+    "task_order",
+]
+
+JobPath = tuple[str | int, ...]
+"""A JSON path into the job file, e.g. ``("spec", "scheduling", "queue")``."""
+
+JobFinding = tuple[JobPath, str, bool]
+"""A broken job-file rule: ``(path, message, at_key)``; ``at_key`` locates it at the key, not the value."""
+
+Finding = tuple[str, str]
+"""A problem of a rendered object: ``(json_path, message)``, as :data:`t2gen.checks.base.Finding`."""
+
+
+class GroupObject(Record):
+    """One object of a mechanism's job-wide group, before the job's metadata is added.
+
+    The renderer adds the ``metadata`` every object of the job has (name ``<job>``,
+    namespace, labels, the job's annotations), so ``kubectl delete -l t2-job=<job>``
+    removes the group too.
+
+    Attributes:
+        api_version: ``<group>/<version>``, e.g. ``scheduling.volcano.sh/v1beta1``.
+        kind: e.g. ``PodGroup``; one of the mechanism's ``INSTALL_ORDER``.
+        spec: the object's ``spec``.
+        annotations: annotations of the object itself, put before the job's own.
+    """
+
+    api_version: str
+    kind: str
+    spec: dict[str, Any]
+    annotations: dict[str, str] = {}  # noqa: RUF012 - a record is immutable; never mutated
+
+
+class PodMembership(Record):
+    """What a pod template needs to join the job's group.
+
+    Attributes:
+        labels: pod labels, after the job's and the ``t2-task`` label.
+        annotations: pod annotations.
+        spec: PodSpec fields, after ``schedulerName`` and ``priorityClassName``.
+    """
+
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    spec: dict[str, Any]
+
+
+class GangRule(Record):
+    """A rule of the job file that only one mechanism has (registered in :mod:`t2gen.jobfile.rules`).
+
+    Attributes:
+        id: the stable kebab-case rule ID (never reused or renamed).
+        fields: the job-file fields it reads, as in :attr:`t2gen.jobfile.rules.Rule.fields`.
+        check: ``(data, kube_version) -> findings``: the job document with the
+            schema's defaults applied, and ``(major, minor)`` rendered for. Its
+            docstring is the rule's documentation (``docs/rules.md``).
+        options: the command-line options it reads (``--kube-version``), for the documentation.
+    """
+
+    id: str
+    fields: tuple[str, ...]
+    check: Callable[[dict[str, Any], tuple[int, int]], Iterator[JobFinding]]
+    options: tuple[str, ...] = ()
+
+
+class PodTemplates(Protocol):
+    """The pod templates of a checked stream, as :class:`t2gen.checks.stream.Stream` offers them."""
+
+    def labelled(
+        self, namespace: str, required: dict[str, str]
+    ) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+        """Pod templates ``(workload, pod labels)`` in ``namespace`` whose labels include ``required``."""
+        ...
+
+
+class GroupCheck(Record):
+    """An output check of one mechanism's group objects (registered in :mod:`t2gen.checks.scheduling`).
+
+    Attributes:
+        id: the stable kebab-case check ID.
+        run: ``(group, members) -> findings``: a group object the mechanism owns
+            and the workloads of its namespace whose pod templates join it. Its
+            docstring is the check's documentation.
+    """
+
+    id: str
+    run: Callable[[dict[str, Any], list[dict[str, Any]]], Iterator[Finding]]
+
+
+class WorkloadCheck(Record):
+    """An output check of workloads (objects with a pod template) for one mechanism.
+
+    Attributes:
+        id: the stable kebab-case check ID.
+        run: ``(workload, namespace, templates) -> findings``: the workload, its
+            namespace (``""`` when not written) and the stream's pod templates.
+            Its docstring is the check's documentation.
+    """
+
+    id: str
+    run: Callable[[dict[str, Any], str, PodTemplates], Iterator[Finding]]
+
+
+class Gang(Protocol):
+    """A gang-scheduling mechanism: everything t2gen knows of it, in one module.
+
+    Attributes:
+        NAME: the value of ``spec.scheduling.gang`` (the job schema's enum).
+        SETTINGS: the ``spec.scheduling`` fields that depend on the mechanism and
+            that it honours (``minMember``, ``queue``, ``scheduleTimeoutSeconds``,
+            ``schedulerName``, ``preemptable``); any other of them written with
+            this mechanism is an error (rule ``scheduling-settings``).
+        REQUIRED_SETTINGS: the settings it cannot work without, each with what
+            it is, for the message (``queue``: "the name of the LocalQueue ...").
+        DEFAULT_SCHEDULER: the ``schedulerName`` its pods need when the job file
+            names none, or None when the default scheduler serves it.
+        GROUP_TOPOLOGY: how its group object carries a preferred task topology
+            (a phrase for messages), or None when t2gen renders Kubernetes' own
+            preferred inter-pod (anti-)affinity terms for it.
+        INSTALL_ORDER: the kinds of its group objects, in the order ``kubectl
+            apply`` must create them (admission of one may need the one before),
+            all before the pods (:func:`t2gen.kube.order.sort_documents`).
+        RULES: its own job-file rules.
+        GROUP_CHECKS: its own checks of its group objects.
+        WORKLOAD_CHECKS: its own checks of workloads whose pods join its groups.
+    """
+
+    NAME: str
+    SETTINGS: frozenset[str]
+    REQUIRED_SETTINGS: Mapping[str, str]
+    DEFAULT_SCHEDULER: str | None
+    GROUP_TOPOLOGY: str | None
+    INSTALL_ORDER: tuple[str, ...]
+    RULES: tuple[GangRule, ...]
+    GROUP_CHECKS: tuple[GroupCheck, ...]
+    WORKLOAD_CHECKS: tuple[WorkloadCheck, ...]
+
+    def group_objects(
+        self, job: Job, kube_version: tuple[int, int]
+    ) -> list[GroupObject]:
+        """The job-wide group's objects (none when the group is only labels on the pods)."""
+        ...
+
+    def pod_membership(
+        self, job: Job, task: str, kube_version: tuple[int, int]
+    ) -> PodMembership:
+        """What the pods of ``task`` (``jm`` or a worker group's name) need to join the group."""
+        ...
+
+    def owns(self, obj: Mapping[str, Any]) -> bool:
+        """Whether a Kubernetes object is a group object of this mechanism (checked by ``group-*``)."""
+        ...
+
+    def group_minimum(self, group: Mapping[str, Any]) -> tuple[str, Any]:
+        """``(json_path, value)`` of the pods a group object it owns needs at once."""
+        ...
+
+    def joins(
+        self,
+        group: Mapping[str, Any],
+        metadata: Mapping[str, Any],
+        spec: Mapping[str, Any],
+    ) -> bool:
+        """Whether a pod template (its ``metadata`` and ``spec``) points at ``group``."""
+        ...
+
+    def plan_group(
+        self, metadata: Mapping[str, Any], spec: Mapping[str, Any]
+    ) -> str | None:
+        """The name ``t2gen plan`` gives the gang a pod template joins, or None."""
+        ...
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` if it is a mapping, else ``{}`` (malformed input is someone else's to report)."""
+    return value if isinstance(value, dict) else {}
+
+
+def group_size(job: Job) -> int:
+    """The group minimum: ``spec.scheduling.minMember``, else every pod of the job."""
+    return job.spec.scheduling.min_member or job.spec.job_pods
+
+
+def task_order(job: Job) -> list[tuple[str, int]]:
+    """``(task, pods)`` of every task of the job, in order: the job master (when in the cluster), then each group."""
+    tasks = [(names.JOB_MASTER_TASK, 1)] if job.spec.job_master.enabled else []
+    return tasks + [(group.name, group.replicas) for group in job.spec.workers]
+
+
+def rendered_task_groups(
+    groups: tuple[tuple[str, ...], ...],
+) -> tuple[tuple[str, ...], ...]:
+    """Task groups of the job file (``jobMaster``, group names) as rendered task names (``jm``, ...)."""
+    return tuple(tuple(names.task_name(task) for task in group) for group in groups)

@@ -1,0 +1,104 @@
+"""Coscheduling (kubernetes-sigs/scheduler-plugins): a ``scheduling.x-k8s.io/v1alpha1`` PodGroup for the whole job.
+
+Every pod carries the PodGroup's name in the ``scheduling.x-k8s.io/pod-group``
+label (read from ``pod.Labels``) and runs on the scheduler that has the
+Coscheduling plugin: ``scheduler-plugins-scheduler``, the profile of
+scheduler-plugins' second-scheduler Helm chart, unless the job file names
+another.
+
+Sources: kubernetes-sigs/scheduler-plugins ``apis/scheduling/v1alpha1/types.go``
+(PodGroup, ``scheduling.x-k8s.io/pod-group``), ``pkg/coscheduling/core/core.go``
+and ``manifests/install/charts/as-a-second-scheduler/values.yaml``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from t2gen.gangs.base import (
+    GangRule,
+    GroupCheck,
+    GroupObject,
+    PodMembership,
+    WorkloadCheck,
+    as_dict,
+    group_size,
+)
+
+if TYPE_CHECKING:
+    from t2gen.jobfile.model import Job
+
+__all__ = [
+    "API_VERSION",
+    "DEFAULT_SCHEDULER",
+    "GROUP_CHECKS",
+    "GROUP_TOPOLOGY",
+    "INSTALL_ORDER",
+    "NAME",
+    "POD_GROUP_LABEL",
+    "REQUIRED_SETTINGS",
+    "RULES",
+    "SETTINGS",
+    "WORKLOAD_CHECKS",
+    "group_minimum",
+    "group_objects",
+    "joins",
+    "owns",
+    "plan_group",
+    "pod_membership",
+]
+
+NAME: str = "coscheduling"
+API_VERSION = "scheduling.x-k8s.io/v1alpha1"
+POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
+"""Pod label naming the coscheduling PodGroup (read from ``pod.Labels``)."""
+
+SETTINGS: frozenset[str] = frozenset(
+    {"minMember", "scheduleTimeoutSeconds", "schedulerName"}
+)
+REQUIRED_SETTINGS: Mapping[str, str] = {}
+DEFAULT_SCHEDULER: str | None = "scheduler-plugins-scheduler"
+GROUP_TOPOLOGY: str | None = None
+INSTALL_ORDER: tuple[str, ...] = ("PodGroup",)
+RULES: tuple[GangRule, ...] = ()
+GROUP_CHECKS: tuple[GroupCheck, ...] = ()
+WORKLOAD_CHECKS: tuple[WorkloadCheck, ...] = ()
+
+
+def group_objects(job: Job, kube_version: tuple[int, int]) -> list[GroupObject]:
+    """scheduler-plugins' ``scheduling.x-k8s.io/v1alpha1`` PodGroup ``<job>``."""
+    spec: dict[str, Any] = {"minMember": group_size(job)}
+    if job.spec.scheduling.schedule_timeout_seconds is not None:
+        spec["scheduleTimeoutSeconds"] = job.spec.scheduling.schedule_timeout_seconds
+    return [GroupObject(API_VERSION, "PodGroup", spec)]
+
+
+def pod_membership(job: Job, task: str, kube_version: tuple[int, int]) -> PodMembership:
+    """The ``scheduling.x-k8s.io/pod-group`` label."""
+    return PodMembership({POD_GROUP_LABEL: job.name}, {}, {})
+
+
+def owns(obj: Mapping[str, Any]) -> bool:
+    """A ``scheduling.x-k8s.io`` PodGroup (any version)."""
+    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    return group == API_VERSION.rpartition("/")[0] and obj.get("kind") == "PodGroup"
+
+
+def group_minimum(group: Mapping[str, Any]) -> tuple[str, Any]:
+    """``spec.minMember``."""
+    return "spec.minMember", as_dict(group.get("spec")).get("minMember")
+
+
+def joins(
+    group: Mapping[str, Any], metadata: Mapping[str, Any], spec: Mapping[str, Any]
+) -> bool:
+    """The pod's ``scheduling.x-k8s.io/pod-group`` label names the group."""
+    name = as_dict(group.get("metadata")).get("name")
+    return bool(as_dict(metadata.get("labels")).get(POD_GROUP_LABEL) == name)
+
+
+def plan_group(metadata: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
+    """The PodGroup the ``scheduling.x-k8s.io/pod-group`` label names."""
+    value = as_dict(metadata.get("labels")).get(POD_GROUP_LABEL)
+    return str(value) if value else None
