@@ -260,7 +260,9 @@ def worker_map_to_dict(wmap: WorkerMap, *, summary: bool = False) -> dict[str, A
         summary: leave out ``workers`` (the groups describe them).
 
     Returns:
-        ``{job, namespace, service, mpi, jobMaster, groups, workers, totals}``.
+        ``{job, namespace, service, mpi, jobMaster, groups, workers, totals}``;
+        each group has ``pinnedCoresPerPod`` (the static CPU manager's exclusive
+        cores per pod, 0 in the shared pool) and ``scalable``.
         Ports are ``{name: number}``; ``dnsName`` follows :func:`pod_dns_name`;
         ``totals.requests`` has cpu in millicores and memory in bytes
         (``cpuMillis``, ``memoryBytes``, ``extended``), like ``t2gen plan --nodes -o json``.
