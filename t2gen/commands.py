@@ -17,6 +17,7 @@ Click does.
 from __future__ import annotations
 
 import errno
+import io
 import sys
 from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, Any
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "echo",
+    "guard_closed_streams",
     "print_warnings",
     "run",
     "run_check",
@@ -134,6 +136,56 @@ def run(body: Callable[[list[Warning_]], None]) -> int:
             raise
         return stdout_failed(err)
     return 0
+
+
+class _ClosedRaw(io.RawIOBase):
+    """A standard stream the process was started without (``t2gen render job.yaml >&-``).
+
+    Python sets ``sys.stdout`` (or ``stdin``) to None then; this stands in for
+    it so that using it fails as a closed file does, with an ``OSError``
+    (EBADF) that the command reports in one line, instead of an
+    ``AttributeError`` traceback.
+    """
+
+    def __init__(self, name: str, *, write: bool) -> None:
+        super().__init__()
+        self.name = name
+        self._write = write
+        self._told = False
+
+    def readable(self) -> bool:
+        return not self._write
+
+    def writable(self) -> bool:
+        return self._write
+
+    def _closed(self) -> OSError:
+        return OSError(errno.EBADF, f"{self.name} is closed")
+
+    def readinto(self, buffer: Any) -> int:
+        raise self._closed()
+
+    def write(self, data: Any) -> int:
+        if self._told:  # reported once; what is flushed at exit is dropped
+            return len(data)
+        self._told = True
+        raise self._closed()
+
+
+def guard_closed_streams() -> None:
+    """Stand in for a closed standard input or output (see :class:`_ClosedRaw`).
+
+    Called first by both entry points (:func:`t2gen.launch.main`,
+    :func:`t2gen.cli.main`): ``validate - <&-`` then reports ``-: cannot read:
+    standard input is closed`` and ``render job.yaml >&-`` ``t2gen: cannot write
+    to standard output: standard output is closed``, each with exit code 1.
+    """
+    if sys.stdout is None:
+        raw = _ClosedRaw("standard output", write=True)
+        sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw), encoding="utf-8")
+    if sys.stdin is None:
+        raw = _ClosedRaw("standard input", write=False)
+        sys.stdin = io.TextIOWrapper(io.BufferedReader(raw), encoding="utf-8")
 
 
 def stdout_failed(err: OSError) -> int:

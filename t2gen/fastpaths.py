@@ -58,6 +58,14 @@ FAST_PATHS: dict[str, str] = {
         "Must preserve: an object passes only if jsonschema finds no error; one it "
         "rejects is checked again by jsonschema, which writes the messages."
     ),
+    "TYPED_READER": (
+        "t2gen/plan/typedread.py: `plan --nodes/--pods` decode the JSON lists with "
+        "msgspec into records of only the fields the filters read, from the mapped "
+        "file. Must preserve: the nodes and pods the plain reader (json, then YAML) "
+        "makes, and its every message: anything not a well-formed kubectl list "
+        "(YAML, other field types, deep nesting, long numbers, bad UTF-8, a "
+        "malformed node or pod) goes to the plain reader."
+    ),
     "PROCESSES": (
         "t2gen/parallel.py: many job files are rendered over the usable CPUs in "
         "forked processes. Must preserve: the output, warnings, errors and exit "

@@ -81,9 +81,15 @@ def _run(arguments: list[str]) -> int:
     if arguments in (["--version"], ["--help"], ["-h"]):
         from t2gen import _help
 
-        sys.stdout.write(
-            f"t2gen {_help.VERSION}\n" if arguments == ["--version"] else _help.HELP
-        )
+        try:
+            sys.stdout.write(
+                f"t2gen {_help.VERSION}\n" if arguments == ["--version"] else _help.HELP
+            )
+            sys.stdout.flush()
+        except OSError as err:  # >&- or > /dev/full
+            from t2gen.commands import stdout_failed
+
+            return stdout_failed(err)
         return 0
     command = fast_command(arguments)
     if command is not None:
@@ -116,6 +122,10 @@ def _exit(code: int) -> NoReturn:
 def main() -> None:
     """Run t2gen with ``sys.argv``; exits with t2gen's exit code."""
     gc.disable()
+    if sys.stdout is None or sys.stdin is None:  # started with >&- or <&-
+        from t2gen.commands import guard_closed_streams
+
+        guard_closed_streams()
     try:
         code = _run(sys.argv[1:])
     except SystemExit as exit:

@@ -20,8 +20,8 @@ from t2gen.gangs import GROUP_KINDS
 from t2gen.jobfile.loader import SourceDoc, decode_source, parse_config, read_source
 from t2gen.jobfile.model import Job, build_job
 from t2gen.jobfile.rules import RuleOptions, run_rules
-from t2gen.jobfile.schema import apply_defaults, schema_problems
-from t2gen.kube.limits import may_be_too_large, size_problems
+from t2gen.jobfile.schema import apply_defaults, schema_findings, without_rejected
+from t2gen.kube.limits import size_problems
 from t2gen.kube.objects import duplicate_findings
 from t2gen.kube.order import sort_documents
 from t2gen.kube.versions import KubeVersionError, require_kube_version
@@ -91,10 +91,11 @@ def validate(
     Raises:
         SchemaError: with every problem found, schema and rules alike, sorted by position.
     """
+    problems, rejected = schema_findings(doc)
     data = apply_defaults(doc.data)
-    problems = schema_problems(doc)
-    if isinstance(data, dict):
-        findings = run_rules(data, doc, options)
+    checked = without_rejected(apply_defaults(doc.data), rejected)
+    if isinstance(checked, dict):  # the rules never read what the schema refused
+        findings = run_rules(checked, doc, options)
         problems += findings.problems
         if warnings is not None:
             warnings += findings.warnings
@@ -156,21 +157,15 @@ def validate_files(
         The validated jobs, in argument order.
 
     Raises:
-        SchemaError: any file is unreadable or invalid, or renders an object too large
-            for ``kubectl apply`` (as :func:`generate` says); holds every problem of every file.
+        SchemaError: any file is unreadable or invalid (including the
+            ``object-size`` rule's estimate that an object cannot fit ``kubectl
+            apply``; nothing is rendered); holds every problem of every file.
     """
     loaded = _load_all(
         paths, namespace=namespace, stdin=stdin, warnings=warnings, options=None
     )
-    problems: list[Problem] = []
-    for job, text in loaded:
-        if may_be_too_large(
-            job, text
-        ):  # as render would refuse it (render checks every job)
-            rendered = render(build_context(job), builtin_template_set())
-            problems += size_problems(job, text, rendered)
-    if problems:
-        raise SchemaError(problems=problems)
+    # Nothing is rendered: the object-size rule (t2gen.jobfile.rules.size) has
+    # judged from the job file whether its objects fit kubectl apply.
     return [job for job, _ in loaded]
 
 
@@ -201,6 +196,37 @@ def _load_all(
     if problems:
         raise SchemaError(problems=problems)
     return loaded
+
+
+def _duplicate_jobs(loaded: Sequence[tuple[Job, str]]) -> list[Problem]:
+    """Jobs of one batch with the same name in the same namespace, each naming the file of the first.
+
+    Their objects would have the same names, so one ``kubectl apply`` would
+    replace the first job's objects with the second's.
+    """
+    first: dict[tuple[str | None, str], Job] = {}
+    problems = []
+    for job, text in loaded:
+        key = (job.namespace, job.name)
+        if key not in first:
+            first[key] = job
+            continue
+        from t2gen.jobfile.fastload import fast_load_doc
+        from t2gen.jobfile.loader import parse_config
+
+        doc = fast_load_doc(text, path=job.source) or parse_config(
+            text, path=job.source
+        )
+        line, col = doc.position(("metadata", "name"))
+        where = f"namespace {job.namespace}" if job.namespace else "one namespace"
+        message = (
+            "the job file is given twice; give each job file once"
+            if first[key].source == job.source
+            else f"job {job.name!r} is also defined by {first[key].source}; two jobs in "
+            f"{where} need different names (their objects would replace each other)"
+        )
+        problems.append(Problem(job.source, line, col, message, "metadata.name"))
+    return problems
 
 
 def render_jobs(
@@ -240,6 +266,9 @@ def render_jobs(
         warnings=warnings,
         options=RuleOptions(kube_version=version),
     )
+    duplicates = _duplicate_jobs(loaded)
+    if duplicates:
+        raise SchemaError(problems=duplicates)
     job_object_bytes = None
     if job_object is not None:  # --job-object: rare, so imported only then
         from t2gen.twister2.jobobject import read_job_object

@@ -160,7 +160,21 @@ def test_same_job_twice_is_refused() -> None:
     example = str(ROOT / "examples/wordcount.yaml")
     result = runner.invoke(app, ["render", example, example])
     assert result.exit_code == 1 and result.stdout == ""
-    assert "ServiceAccount/wordcount: rendered twice" in result.stderr
+    assert result.stderr.endswith(
+        "metadata.name: the job file is given twice; give each job file once\n"
+    )
+
+
+def test_two_files_of_one_job_name_both(tmp_path: Path) -> None:
+    example = ROOT / "examples/wordcount.yaml"
+    copy = tmp_path / "copy.yaml"
+    copy.write_text(example.read_text(encoding="utf-8"), encoding="utf-8")
+    result = runner.invoke(app, ["render", str(example), str(copy)])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr == (
+        f"{copy}:9:9: metadata.name: job 'wordcount' is also defined by {example}; "
+        "two jobs in one namespace need different names (their objects would replace each other)\n"
+    )
 
 
 @pytest.mark.parametrize(

@@ -105,16 +105,22 @@ def test_default_min_member_counts_the_job_master_only_in_the_cluster(
         (
             "1.36",
             [
+                (
+                    "scheduling.k8s.io/v1alpha2",
+                    "Workload",
+                ),  # admission: tests/gangs/test_install_order.py
                 ("scheduling.k8s.io/v1alpha2", "PodGroup"),
-                ("scheduling.k8s.io/v1alpha2", "Workload"),
             ],
             {"schedulingGroup": {"podGroupName": "job"}},
         ),
         (
             "1.37",
             [
+                (
+                    "scheduling.k8s.io/v1beta1",
+                    "Workload",
+                ),  # admission: tests/gangs/test_install_order.py
                 ("scheduling.k8s.io/v1beta1", "PodGroup"),
-                ("scheduling.k8s.io/v1beta1", "Workload"),
             ],
             {"schedulingGroup": {"podGroupName": "job"}},
         ),

@@ -87,6 +87,11 @@ def main() -> None:
     """
     from typer import _click  # typer 0.27-0.28 vendor Click here
 
+    if sys.stdout is None or sys.stdin is None:  # started with >&- or <&-
+        from t2gen.commands import guard_closed_streams
+
+        guard_closed_streams()
+
     try:
         result = app(standalone_mode=False, prog_name="t2gen")
     except _click.exceptions.NoArgsIsHelpError as err:

@@ -32,30 +32,6 @@ class PlanFormat(str, Enum):
     json = "json"
 
 
-def _read_document(path: str) -> object:
-    """Read and parse a ``kubectl get ... -o json|yaml`` file named by ``--nodes``/``--pods``.
-
-    Unlike a job file, a node or pod list of a large cluster is megabytes: no size limit.
-
-    Raises:
-        ConfigError: the file is missing, unreadable or not UTF-8.
-        PlanInputError: it is neither JSON nor YAML.
-    """
-    from t2gen.errors import ConfigError
-    from t2gen.jobfile.source import read_source
-    from t2gen.plan import load_document
-
-    raw = read_source(path, limit=None, what="file")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise ConfigError(
-            path=path,
-            message=f"is not UTF-8 (byte {err.start}): save the kubectl output as UTF-8",
-        ) from None
-    return load_document(text, path)
-
-
 def _dumps(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
@@ -211,16 +187,26 @@ def _feasibility(
     gang: bool,
     output_format: PlanFormat,
 ) -> None:
-    from t2gen.plan import format_plan, parse_nodes, parse_pods, plan_to_dict
-    from t2gen.plan import plan as plan_job
-
-    node_list = parse_nodes(_read_document(nodes_path), nodes_path)
-    pod_list = (
-        parse_pods(_read_document(pods_path), pods_path)
-        if pods_path is not None
-        else ()
+    from t2gen.plan import (
+        format_plan,
+        min_members,
+        plan_templates,
+        plan_to_dict,
+        workload_templates,
     )
-    result = plan_job(objects, node_list, pod_list, namespace=namespace, gang=gang)
+    from t2gen.plan.typedread import node_label_keys, read_nodes, read_pods
+
+    templates = workload_templates(objects)
+    node_list = read_nodes(nodes_path, node_label_keys(templates))
+    pod_list = read_pods(pods_path) if pods_path is not None else ()
+    result = plan_templates(
+        templates,
+        node_list,
+        pod_list,
+        namespace=namespace,
+        gang=gang,
+        min_members=min_members(objects),
+    )
     if output_format is PlanFormat.json:
         write_stdout(_dumps(plan_to_dict(result)))
     else:

@@ -76,7 +76,17 @@ SETTINGS: frozenset[str] = frozenset({"minMember"})
 REQUIRED_SETTINGS: Mapping[str, str] = {}
 DEFAULT_SCHEDULER: str | None = None
 GROUP_TOPOLOGY: str | None = None
-INSTALL_ORDER: tuple[str, ...] = ("PodGroup", "Workload")
+INSTALL_ORDER: tuple[str, ...] = ("Workload", "PodGroup")
+"""The Workload first: from 1.36 a PodGroup names its Workload's pod group template, and
+Kubernetes 1.36's API server refuses to create a PodGroup whose Workload does not exist yet
+(``PodGroup rejected: Workload "<name>" not found``): the ``PodGroupWorkloadExists``
+admission plugin, kubernetes/kubernetes ``plugin/pkg/admission/podgroup/admission.go``
+(added by kubernetes/kubernetes#137464, "Added an admission plugin that validates PodGroup
+resources reference an existing Workload" in ``CHANGELOG/CHANGELOG-1.36.md``, v1.36.0; on by
+default, active with the ``GenericWorkload`` feature gate: ``pkg/kubeapiserver/options/plugins.go``).
+1.35 has no PodGroup object and no such plugin; 1.37 removed the plugin
+(kubernetes/kubernetes#139008, ``CHANGELOG/CHANGELOG-1.37.md``, v1.37.0-alpha.1), and the
+PodGroup still refers to the Workload, so the Workload goes first for every version."""
 GROUP_CHECKS: tuple[GroupCheck, ...] = ()
 WORKLOAD_CHECKS: tuple[WorkloadCheck, ...] = ()
 

@@ -125,7 +125,13 @@ def load_config_files(
     settings: dict[str, Setting] = {}
     for path in files:
         try:
-            doc = _parse(path, decode_source(path, read_source(path, stdin=stdin)))
+            raw = read_source(
+                path,
+                stdin=stdin,
+                what="Twister2 configuration file",
+                advice="Twister2's configuration files are a few KiB each",
+            )
+            doc = _parse(path, decode_source(path, raw))
         except (ConfigError, SchemaError) as err:
             problems += err.problems
             continue

@@ -48,7 +48,14 @@ def _number(kind: Kind, value: Any) -> int | float:
         raise BadValue(expected) from None
     if isinstance(number, float) and not math.isfinite(number):
         raise BadValue("must be a finite number")
+    if abs(number) >= _LARGEST:
+        raise BadValue("must be below 10^15 (a Kubernetes quantity stays below 8Ei)")
     return number
+
+
+_LARGEST = 10**15
+"""Numbers read from a Twister2 file stay below this: sizes in MB or GB and counts far
+smaller still, so that every quantity made from them stays below Kubernetes' 8Ei (2^63)."""
 
 
 def typed(kind: Kind, value: Any) -> Any:

@@ -192,7 +192,12 @@ def _type_message(instance: Any, expected: str | list[str]) -> str:
         and instance.lower() in ("true", "false")
     ):
         message += " (remove the quotes)"
-    elif "integer" in wanted and isinstance(instance, float) and instance.is_integer():
+    elif (
+        "integer" in wanted
+        and isinstance(instance, float)
+        and instance.is_integer()
+        and abs(instance) < 1e15  # 1e308 "without a decimal point" is 309 digits
+    ):
         message += f" (write {int(instance)} without a decimal point)"
     elif (
         ("integer" in wanted or "number" in wanted)

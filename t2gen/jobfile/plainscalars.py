@@ -152,10 +152,7 @@ _LETTERS = LazyPattern(r"^[A-Za-z]*$")
 _MISMATCH = {
     "int": ("an integer", frozenset()),
     "float": ("a number", frozenset({"nan", "inf", "infinity"})),
-    "bool": (
-        "true or false",
-        frozenset({"yes", "no", "y", "n", "true", "false", "on", "off"}),
-    ),
+    "bool": ("true or false", frozenset({"true", "false"})),  # YAML 1.2: no yes/on
 }
 
 

@@ -7,18 +7,26 @@ import json
 from typing import Any
 
 from t2gen import fastpaths
-from t2gen.jobfile.loader import SourceDoc
+from t2gen.jobfile.loader import JsonPath, SourceDoc
 from t2gen.jobfile.messages import problems_for, short_value, suggest
-from t2gen.problems import Problem
+from t2gen.jobfile.refused import (
+    first_non_finite,
+    non_finite,
+    unknown_keys,
+    without_rejected,
+)
+from t2gen.problems import Problem, format_json_path
 from t2gen.resources import schema_path
 
 __all__ = [
     "apply_defaults",
     "is_valid_fast",
     "load_schema",
+    "schema_findings",
     "schema_problems",
     "short_value",
     "suggest",
+    "without_rejected",
 ]
 
 
@@ -94,7 +102,11 @@ def is_valid_fast(data: Any) -> bool:
     """
     from t2gen.jobfile import _jobschema
 
-    if not fastpaths.enabled("SCHEMA_CODE") or not _generated_is_current():
+    if (
+        not fastpaths.enabled("SCHEMA_CODE")
+        or not _generated_is_current()
+        or first_non_finite(data) is not None
+    ):
         return False
     try:
         _jobschema.validate(data)  # type: ignore[no-untyped-call]
@@ -112,10 +124,71 @@ def schema_problems(doc: SourceDoc) -> list[Problem]:
     Returns:
         Every violation as a located :class:`Problem`, sorted by position; empty if valid.
     """
+    return schema_findings(doc)[0]
+
+
+_VALUE_KEYWORDS = frozenset(
+    {
+        "type", "enum", "const", "minimum", "maximum", "exclusiveMinimum",
+        "exclusiveMaximum", "multipleOf", "pattern", "format", "minLength",
+        "maxLength", "minItems", "maxItems", "uniqueItems", "maxProperties",
+        "anyOf", "oneOf", "not", "allOf", "contains",
+    }
+)  # fmt: skip
+"""Schema keywords that refuse a value itself (not a key of its mapping, such as ``required``)."""
+
+
+def schema_findings(doc: SourceDoc) -> tuple[list[Problem], list[JsonPath]]:
+    """Validate a parsed job file against the schema; also say which values it refused.
+
+    Besides the schema, every number must be finite: JSON Schema's ``minimum``
+    and ``maximum`` let ``.nan`` and ``.inf`` through (every comparison with NaN
+    is false), and no field of a job takes one.
+
+    Args:
+        doc: the parsed job file (its data as written, before defaults).
+
+    Returns:
+        ``(problems, rejected)``: every violation as a located :class:`Problem`,
+        sorted by position, and the JSON paths of the values the schema refused
+        (a wrong type, out of range, too long...), which the rules must not
+        read (:func:`without_rejected`).
+    """
     problems: list[Problem] = []
-    for error in _validator().iter_errors(doc.data):
+    rejected: list[JsonPath] = []
+    numbers = list(non_finite(doc.data, ()))
+    told = {path for path, _ in numbers}  # said once, below, not as a wrong type too
+    errors = [
+        error
+        for error in _validator().iter_errors(doc.data)
+        if tuple(error.absolute_path) not in told
+    ]
+    # A value of the wrong type is that one problem (1e308 for an integer is not
+    # also out of its range).
+    mistyped = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
+    for error in errors:
+        where = tuple(error.absolute_path)
+        if where in mistyped and error.validator in _VALUE_KEYWORDS - {"type"}:
+            continue
         problems.extend(problems_for(error, doc))
-    return sorted(set(problems))
+        if error.validator in _VALUE_KEYWORDS:
+            rejected.append(where)
+    unknown = unknown_keys(errors)
+    for path, value in numbers:
+        if any(path[:end] in unknown for end in range(1, len(path) + 1)):
+            continue  # under a key the schema does not know: reported once, as that
+        line, col = doc.position(path)
+        problems.append(
+            Problem(
+                doc.path,
+                line,
+                col,
+                f"{value} is not a finite number (a number past 1.8e308 reads as .inf); write one in the field's range",
+                format_json_path(path),
+            )
+        )
+        rejected.append(path)
+    return sorted(set(problems)), rejected
 
 
 def apply_defaults(data: Any) -> Any:

@@ -150,6 +150,7 @@ def read_source(
     stdin: IO[bytes] | None = None,
     limit: int | None = MAX_FILE_BYTES,
     what: str = "job file",
+    advice: str | None = None,
 ) -> bytes:
     """Read a job file's bytes, at most :data:`MAX_FILE_BYTES`.
 
@@ -159,6 +160,8 @@ def read_source(
         limit: the most bytes accepted, or None for no limit (a node list of a
             large cluster is megabytes).
         what: what the file is, for messages (``a directory, not a job file``).
+        advice: what to say after ``larger than N KiB;`` (default: that a
+            ``what`` is a few hundred bytes, which fits job files only).
 
     Returns:
         The raw bytes.
@@ -200,7 +203,8 @@ def read_source(
     if limit is not None and len(raw) > limit:
         raise ConfigError(
             path=path,
-            message=f"larger than {limit // 1024} KiB; a {what} is a few hundred bytes",
+            message=f"larger than {limit // 1024} KiB; "
+            + (advice or f"a {what} is a few hundred bytes"),
         )
     return raw
 

@@ -130,12 +130,20 @@ def construct_float(loader: Any, node: Any) -> Any:
 
 
 def construct_bool(loader: Any, node: Any) -> Any:
-    """A boolean as ruamel.yaml reads it, refusing a tagged scalar that is none (``!!bool x``).
+    """A boolean as YAML 1.2 reads it, refusing a tagged scalar that is none (``!!bool x``, ``!!bool yes``).
+
+    ruamel.yaml's ``construct_yaml_sbool`` also takes YAML 1.1's ``yes``,
+    ``no``, ``on`` and ``off``; a plain ``yes`` is a string in a job file, so a
+    tagged one is refused too (one rule for both spellings).
 
     Raises:
         Refused: ``!!bool`` on a scalar that is no boolean.
     """
     try:
+        if str(node.value).lower() not in ("true", "false"):
+            raise KeyError(
+                node.value
+            )  # YAML 1.2: yes, on, y are no booleans, tagged or not
         return type(loader).construct_yaml_sbool(loader, node)
     except KeyError:
         raise Refused(

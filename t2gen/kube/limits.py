@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 __all__ = [
     "APPLY_LIMIT_BYTES",
     "CONFIG_MAP_LIMIT_BYTES",
-    "may_be_too_large",
     "size_problems",
 ]
 
@@ -85,27 +84,6 @@ def _contributions(
                 into["env"] = into.get("env", 0) + _json_size(item)
             else:
                 _contributions(item, user_env, into, key)
-
-
-def may_be_too_large(job: Job, text: str) -> bool:
-    """Whether some object the job renders could be too large for ``kubectl apply``.
-
-    A cheap upper bound, so that ``t2gen validate`` renders (to check sizes as
-    ``render`` does) only jobs that could fail: an object holds a fixed part
-    (under 8 KiB), and per container under 2 KiB plus what the job file
-    writes, which JSON spells in at most 4 times the bytes (``{name: A}`` is
-    ``{"name":"A","value":""}``).
-
-    Args:
-        job: the validated job.
-        text: the job file's text.
-
-    Returns:
-        False when every object surely fits :data:`APPLY_LIMIT_BYTES`.
-    """
-    containers = max((group.per_pod for group in job.spec.workers), default=1)
-    written = 4 * len(text.encode())
-    return 8192 + written + (containers + 2) * (2048 + written) > APPLY_LIMIT_BYTES
 
 
 def size_problems(

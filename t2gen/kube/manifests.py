@@ -9,7 +9,15 @@ from t2gen.errors import ConfigError, SchemaError
 from t2gen.problems import Problem
 from t2gen.record import Record
 
-__all__ = ["Manifest", "read_located_manifests", "read_manifests"]
+__all__ = ["MAX_MANIFEST_BYTES", "Manifest", "read_located_manifests", "read_manifests"]
+
+MAX_MANIFEST_BYTES = 20 * 1024 * 1024
+"""Largest manifest stream ``t2gen check`` reads (20 MiB): thousands of objects.
+
+Checking takes time and memory in proportion to the stream; this bound keeps
+one stream within the 200 MB memory budget of ``bench/floods.py``. The API
+server takes at most 3 MiB per object (``MaxRequestBodyBytes``,
+kubernetes/kubernetes ``staging/src/k8s.io/apiserver/pkg/server/config.go``)."""
 
 
 class Manifest(Record):
@@ -72,7 +80,15 @@ def read_located_manifests(
     problems: list[Problem] = []
     for path in paths:
         try:
-            text = read_source(path, stdin=stdin).decode("utf-8-sig")
+            raw = read_source(
+                path,
+                stdin=stdin,
+                limit=MAX_MANIFEST_BYTES,
+                what="manifest stream",
+                advice="t2gen check reads at most that much of one stream: "
+                "split it into several files",
+            )
+            text = raw.decode("utf-8-sig")
             documents = load_all_yaml_located(text)
         except ConfigError as err:
             problems += err.problems
@@ -152,7 +168,16 @@ def read_located_manifests(
                     if isinstance(item, dict)
                 ]
             elif wrong := _identity_problem(document):
-                problems.append(Problem(path, 0, 0, f"document {index + 1}: {wrong}"))
+                field, message = wrong
+                problems.append(
+                    Problem(
+                        path,
+                        located.line,
+                        1,
+                        f"document {index + 1}: {message}",
+                        field,
+                    )
+                )
             else:
                 objects.append(Manifest(document, path, located.line))
     if problems:
@@ -160,8 +185,8 @@ def read_located_manifests(
     return objects
 
 
-def _identity_problem(document: dict[str, Any]) -> str | None:
-    """What makes a document no Kubernetes object: a non-string kind, apiVersion or name.
+def _identity_problem(document: dict[str, Any]) -> tuple[str, str] | None:
+    """What makes a document no Kubernetes object, as ``(JSON path, message)``: a missing or non-string kind, apiVersion or name.
 
     Every API object has string ``apiVersion`` and ``kind`` and, when given, a
     string ``metadata.name`` (Kubernetes API conventions,
@@ -169,11 +194,19 @@ def _identity_problem(document: dict[str, Any]) -> str | None:
     the checks group objects by them.
     """
     for field in ("apiVersion", "kind"):
+        if field not in document:
+            return field, f"no {field}; every Kubernetes object has one (a string)"
         if not isinstance(document.get(field), str):
-            return f"{field} must be a string, not {type(document.get(field)).__name__}"
+            return (
+                field,
+                f"{field} must be a string, not {type(document.get(field)).__name__}",
+            )
     metadata = document.get("metadata", {})
     if not isinstance(metadata, dict):
-        return f"metadata must be a mapping, not {type(metadata).__name__}"
+        return "metadata", f"metadata must be a mapping, not {type(metadata).__name__}"
     if not isinstance(metadata.get("name", ""), str):
-        return f"metadata.name must be a string, not {type(metadata['name']).__name__}"
+        return (
+            "metadata.name",
+            f"metadata.name must be a string, not {type(metadata['name']).__name__}",
+        )
     return None

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from t2gen.errors import T2genError
+from t2gen.kube.intformats import INTEGER_FORMATS, has_wide_numbers, integer_format
 from t2gen.record import Record
 
 __all__ = ["KubeSchemas", "latest_schema_version", "schema_versions"]
@@ -213,6 +214,8 @@ class KubeSchemas:
                 registry = Resource.from_contents(found[1]) @ self._registry
                 checker = FormatChecker(formats=())
                 checker.checks("byte")(_is_base64)
+                for name, bound in INTEGER_FORMATS.items():
+                    checker.checks(name)(integer_format(bound))
                 self._validators[key] = Draft202012Validator(
                     found[1], registry=registry, format_checker=checker
                 )
@@ -283,7 +286,7 @@ class KubeSchemas:
         if self._schema(kind, api_version) is None:
             return [], False
         fast = self._fast_validator(kind, api_version)
-        if fast is not None and fast(obj):
+        if fast is not None and not has_wide_numbers(obj) and fast(obj):
             return [], True
         validator = self._validator(kind, api_version)
         assert validator is not None  # the kind has a schema
@@ -373,6 +376,15 @@ def _describe(error: Any) -> _Finding:
         shown = repr(error.instance)
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
         return _Finding(path, f"{shown} is not of type {error.validator_value!r}")
+    if error.validator == "format" and error.validator_value in INTEGER_FORMATS:
+        bound = INTEGER_FORMATS[error.validator_value]
+        shown = repr(error.instance)
+        shown = shown if len(shown) <= 30 else shown[:27] + "..."
+        return _Finding(
+            path,
+            f"{shown} is out of range for {error.validator_value} ({-bound} to {bound - 1}); "
+            "the API server refuses it",
+        )
     if error.validator == "format":
         return _Finding(path, f"not valid {error.validator_value} (base64 expected)")
     message = error.message

@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from t2gen.kube.aliases import NoAliases
 from t2gen.patterns import LazyPattern
 from t2gen.record import Record
 
@@ -101,12 +102,11 @@ class _KubeResolution(yaml.resolver.BaseResolver):
 _RESOLVER = _KubeResolution()
 
 
-class KubeLoader(_BaseLoader):  # type: ignore[misc,valid-type]
-    """PyYAML safe loader with go-yaml v2's resolution rules; rejects duplicate keys.
+class KubeLoader(NoAliases, _BaseLoader):  # type: ignore[misc,valid-type]
+    """PyYAML safe loader with go-yaml v2's resolution rules; rejects duplicate keys and aliases.
 
-    Differences from PyYAML's YAML 1.1 resolver, all to match kubectl:
-    ``y``/``Y``/``n``/``N`` are booleans, ``1e3`` is a float, and timestamps
-    stay strings (kubectl turns them into RFC 3339 strings anyway).
+    Differences from PyYAML's YAML 1.1 resolver, all to match kubectl: ``y``/``Y``/``n``/``N``
+    are booleans, ``1e3`` a float, timestamps strings (kubectl makes them RFC 3339 strings).
     """
 
     def construct_mapping(

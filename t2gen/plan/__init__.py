@@ -8,6 +8,7 @@ predicts feasibility; the real scheduler may choose different nodes.
 
 Modules, in the order data flows:
     listio: reading ``kubectl`` JSON/YAML lists, located input errors.
+    typedread, typedrecords: JSON lists decoded into only the fields the filters read.
     nodes, pods: node and pod lists into typed records; per-node requested resources.
     quantities: resource amounts, resource lists and their text.
     podspec: a pod spec's requests, QoS class and exclusive cores.
@@ -15,7 +16,9 @@ Modules, in the order data flows:
     templates: rendered StatefulSets into the templates the filters read.
     filters: one module per scheduler filter family (taints, node affinity,
         resources, inter-pod affinity).
-    placement: the search for one placement of every pod at once.
+    placement, components: the search for one placement of every pod at once.
+    simulate, kubescheduler: kube-scheduler's one-pod-at-a-time loop, and
+        whether it may strand a pod of a job that fits.
     result, report: the verdict as data, and as a table or JSON.
     workermap: the worker map of ``t2gen plan JOB`` (no nodes needed).
 """
@@ -36,7 +39,7 @@ from t2gen.plan.result import (
     NodeAssignment,
     PlanResult,
 )
-from t2gen.plan.templates import WorkloadTemplate, workload_templates
+from t2gen.plan.templates import WorkloadTemplate, min_members, workload_templates
 
 __all__ = [
     "ExistingPod",
@@ -53,6 +56,7 @@ __all__ = [
     "WorkloadTemplate",
     "format_plan",
     "load_document",
+    "min_members",
     "parse_nodes",
     "parse_pods",
     "plan",

@@ -50,11 +50,17 @@ def load_document(text: str, source: str) -> object:
     """
     try:
         return json.loads(text)
+    except RecursionError:
+        raise PlanInputError(problems=[_too_deep(source)]) from None
     except ValueError:
         pass
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         docs = [d for d in yaml.load_all(text, Loader=loader) if d is not None]
+    except RecursionError:
+        raise PlanInputError(problems=[_too_deep(source)]) from None
+    except ValueError:  # int() of a number longer than Python converts (4,300 digits)
+        raise PlanInputError(problems=[_long_number(text, source)]) from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 0
@@ -68,6 +74,35 @@ def load_document(text: str, source: str) -> object:
     if len(docs) == 1:
         return docs[0]
     return {"apiVersion": "v1", "kind": "List", "items": docs}
+
+
+def _too_deep(source: str) -> Problem:
+    """The problem of a document nested deeper than Python's parsers go (about 1,000 levels)."""
+    return Problem(
+        source,
+        1,
+        1,
+        "nested too deeply (lists or mappings about 1,000 levels deep); "
+        "kubectl's node and pod lists are a few levels deep",
+    )
+
+
+def _long_number(text: str, source: str) -> Problem:
+    """The problem of a number too long to read, at its line and column."""
+    import re
+    import sys
+
+    from t2gen.jobfile.source import line_col
+
+    limit = sys.get_int_max_str_digits()
+    found = re.search(rf"[0-9]{{{limit + 1},}}", text)
+    line, col = line_col(text, found.start()) if found else (1, 1)
+    return Problem(
+        source,
+        line,
+        col,
+        f"a number of more than {limit:,} digits; no node or pod field holds one",
+    )
 
 
 def list_items(

@@ -17,9 +17,9 @@ from t2gen.plan.listio import PlanInputError, json_path, list_items, string_map
 from t2gen.plan.quantities import Resources, parse_resource_list
 from t2gen.problems import Problem
 
-__all__ = ["Node", "parse_nodes"]
+__all__ = ["TAINT_EFFECTS", "Node", "parse_nodes"]
 
-_TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 
 @dataclass(frozen=True)
@@ -45,13 +45,29 @@ class Node:
 
 
 def _resources(
-    raw: object, node: str, path: str, source: str, problems: list[Problem]
+    raw: Mapping[str, object],
+    node: str,
+    path: str,
+    source: str,
+    problems: list[Problem],
+    seen: dict[tuple[tuple[str, object], ...], Resources],
 ) -> Resources | None:
+    # Nodes of one instance type list the same amounts: each distinct list is parsed once.
     try:
-        return Resources.from_amounts(parse_resource_list(raw))
+        key = tuple(raw.items())
+        found = seen.get(key)
+    except TypeError:  # an unhashable value: parse_resource_list reports it
+        key, found = None, None
+    if found is not None:
+        return found
+    try:
+        resources = Resources.from_amounts(parse_resource_list(raw))
     except ValueError as err:
         problems.append(Problem(source, 0, 0, f"node {node}: {err}", path))
         return None
+    if key is not None:
+        seen[key] = resources
+    return resources
 
 
 def parse_nodes(document: object, source: str = "--nodes") -> tuple[Node, ...]:
@@ -74,6 +90,7 @@ def parse_nodes(document: object, source: str = "--nodes") -> tuple[Node, ...]:
     problems: list[Problem] = []
     nodes: list[Node] = []
     seen: set[str] = set()
+    amounts: dict[tuple[tuple[str, object], ...], Resources] = {}
     if not items:
         problems.append(
             Problem(source, 0, 0, f"has no nodes: pass the output of `{command}`")
@@ -136,14 +153,14 @@ def parse_nodes(document: object, source: str = "--nodes") -> tuple[Node, ...]:
             if (
                 not isinstance(raw, Mapping)
                 or not raw.get("key")
-                or raw.get("effect") not in _TAINT_EFFECTS
+                or raw.get("effect") not in TAINT_EFFECTS
             ):
                 problems.append(
                     Problem(
                         source,
                         0,
                         0,
-                        f"node {name}: a taint needs a key and an effect ({', '.join(_TAINT_EFFECTS)})",
+                        f"node {name}: a taint needs a key and an effect ({', '.join(TAINT_EFFECTS)})",
                         t_path,
                     )
                 )
@@ -171,6 +188,7 @@ def parse_nodes(document: object, source: str = "--nodes") -> tuple[Node, ...]:
             json_path(path, "status.allocatable"),
             source,
             problems,
+            amounts,
         )
         capacity = (
             _resources(
@@ -179,6 +197,7 @@ def parse_nodes(document: object, source: str = "--nodes") -> tuple[Node, ...]:
                 json_path(path, "status.capacity"),
                 source,
                 problems,
+                amounts,
             )
             if isinstance(status.get("capacity"), Mapping)
             else None

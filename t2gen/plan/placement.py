@@ -22,21 +22,18 @@ says so (:mod:`t2gen.plan.report` words the reasons).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from t2gen.plan.components import place_component
 from t2gen.plan.filters import node_rejection
 from t2gen.plan.filters.interpod import (
-    HOSTNAME,
-    affinity_name,
     blocked_by_running,
     constraint,
     job_relations,
 )
 from t2gen.plan.filters.resources import (
-    Combined,
-    FreeResources,
     free_resources,
     lacking,
     room_for,
@@ -52,7 +49,13 @@ from t2gen.plan.result import (
     NodeAssignment,
     PlanResult,
 )
-from t2gen.plan.templates import WorkloadTemplate, min_members, workload_templates
+from t2gen.plan.simulate import scheduler_verdict
+from t2gen.plan.templates import (
+    WorkloadTemplate,
+    min_members,
+    priority_values,
+    workload_templates,
+)
 
 __all__ = ["plan", "plan_templates"]
 
@@ -64,6 +67,7 @@ def plan(
     *,
     namespace: str | None = None,
     gang: bool = False,
+    simulate_scheduler: bool = True,
 ) -> PlanResult:
     """Predict whether the rendered job's pods can all be scheduled on ``nodes`` at once.
 
@@ -76,6 +80,8 @@ def plan(
         namespace: the namespace the job will run in, for StatefulSets without
             one; None matches running pods of every namespace.
         gang: treat the whole job as one gang (all pods or none).
+        simulate_scheduler: when the job fits, also run kube-scheduler's
+            one-pod-at-a-time loop (:mod:`t2gen.plan.simulate`).
 
     Returns:
         The verdict, the per-StatefulSet filter reports and one placement.
@@ -91,6 +97,8 @@ def plan(
         namespace=namespace,
         gang=gang,
         min_members=min_members(objects),
+        priority_classes=priority_values(objects),
+        simulate_scheduler=simulate_scheduler,
     )
 
 
@@ -102,6 +110,8 @@ def plan_templates(
     namespace: str | None = None,
     gang: bool = False,
     min_members: Mapping[str, int] | None = None,
+    priority_classes: Mapping[str, int] | None = None,
+    simulate_scheduler: bool = True,
 ) -> PlanResult:
     """Plan already-reduced templates (see :func:`plan`, which reads rendered objects).
 
@@ -112,6 +122,8 @@ def plan_templates(
         namespace: namespace for templates without one (None: any).
         gang: treat every template as one gang.
         min_members: ``minMember`` per gang name, where a PodGroup sets it.
+        priority_classes: ``value`` per PriorityClass name, where the objects hold one.
+        simulate_scheduler: when the job fits, also run kube-scheduler's loop.
 
     Returns:
         The plan.
@@ -140,7 +152,13 @@ def plan_templates(
             + ", ".join(sorted(relations.other_keys))
         )
 
-    # Filters per template, once per node.
+    # Filters per template, once per node. The node-level filters read only a node's
+    # labels, taints and cordon (and its name, for nodeName and matchFields): nodes
+    # alike in those get one verdict per template.
+    kinds = [
+        (node.unschedulable, node.taints, tuple(sorted(node.labels.items())))
+        for node in nodes
+    ]
     reports_passing: list[list[int]] = []
     reports_rejections: list[list[FilterRejection]] = []
     alone_room: list[int] = []
@@ -151,8 +169,19 @@ def plan_templates(
         only = relations.required_nodes.get(a)
         cap = 1 if a in conflicts[a] else t.replicas
         room = 0
+        by_name = t.node_name is not None or any(
+            r.field for term in t.node_affinity or () for r in term
+        )
+        verdicts: dict[object, tuple[str, str] | None] = {}
         for i, node in enumerate(nodes):
-            verdict = node_rejection(t, node)
+            if by_name:
+                verdict = node_rejection(t, node)
+            else:
+                kind = kinds[i]
+                if kind in verdicts:
+                    verdict = verdicts[kind]
+                else:
+                    verdict = verdicts[kind] = node_rejection(t, node)
             if verdict is None:
                 k = room_for(t, state, i, cap)
                 if k < 1:
@@ -193,7 +222,7 @@ def plan_templates(
     # 1. podAffinity components: every pod of the component on one node.
     for members in relations.components:
         reasons.extend(
-            _place_component(
+            place_component(
                 members, templates, nodes, state, reports_passing, conflicts, put
             )
         )
@@ -288,6 +317,14 @@ def plan_templates(
             "Guaranteed pods with fractional cpu run in the shared pool (no exclusive cores)"
         )
 
+    scheduler = None
+    if feasible and simulate_scheduler and not gang_reports:
+        scheduler = scheduler_verdict(
+            templates, nodes, pods, reports_passing, relations, priority_classes or {}
+        )
+        if scheduler.note:
+            notes.append(scheduler.note)
+
     assignments.sort(key=lambda x: (x[0], x[1], x[2].first_ordinal))
     reports = tuple(
         GroupReport(
@@ -312,57 +349,5 @@ def plan_templates(
         nodes=n,
         pods=total_pods,
         notes=tuple(notes),
+        scheduler=scheduler,
     )
-
-
-def _place_component(
-    members: list[int],
-    templates: Sequence[WorkloadTemplate],
-    nodes: Sequence[Node],
-    state: FreeResources,
-    passing: list[list[int]],
-    conflicts: list[set[int]],
-    put: Callable[[int, int, int], None],
-) -> list[str]:
-    """Place every pod of an affinity component on one node; return reasons if impossible."""
-    names = ", ".join(templates[a].name for a in members)
-    label = "; ".join(
-        dict.fromkeys(
-            affinity_name(templates[a])
-            for a in members
-            if any(x.topology_key == HOSTNAME for x in templates[a].pod_affinity)
-        )
-    )
-    total = sum(templates[a].replicas for a in members)
-    if total > 1 and any(conflicts[a] & set(members) for a in members):
-        return [
-            f"{names}: podAffinity puts all {total} pods on one node, but their podAntiAffinity allows one per node"
-        ]
-    candidates = set(passing[members[0]])
-    for a in members[1:]:
-        candidates &= set(passing[a])
-    if not candidates:
-        return [
-            f"{label}: no node passes every filter for {names} (see the rejected nodes)"
-        ]
-    need = Combined(members, templates)
-    best: tuple[int, int] | None = None
-    for i in sorted(candidates):
-        hosted = state.hosted[i]
-        if hosted is not None and any(conflicts[a] & hosted for a in members):
-            continue
-        if need.fits(state, i):
-            for a in members:
-                put(a, i, templates[a].replicas)
-            return []
-        score = state.cores[i] if need.cores else state.cpu[i]
-        if best is None or score > best[1]:
-            best = (i, score)
-    where = ""
-    if best is not None:
-        where = (
-            f"; the closest, {nodes[best[0]].name}, has {need.lacking(state, best[0])}"
-        )
-    return [
-        f"{label}: no single node has room for all {total} pods of {names} (they need {need}){where}"
-    ]

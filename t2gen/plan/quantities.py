@@ -167,7 +167,9 @@ def parse_resource_list(raw: object) -> dict[str, int]:
         Resource name to amount: ``cpu`` in millicores, the rest in whole units.
 
     Raises:
-        ValueError: not a mapping, or a value that is not a quantity; the message
+        ValueError: not a mapping, or a value that is not a quantity or is
+            negative (``ValidateResourceQuantityValue`` in kubernetes/kubernetes,
+            ``pkg/apis/core/validation/validation.go``, refuses it); the message
             names the resource.
     """
     if raw is None:
@@ -177,9 +179,14 @@ def parse_resource_list(raw: object) -> dict[str, int]:
     out: dict[str, int] = {}
     for name, value in raw.items():
         try:
-            out[str(name)] = quantity_amount(str(name), value)
+            amount = quantity_amount(str(name), value)
         except ValueError as err:
             raise ValueError(f"{name}: {err}") from None
+        if amount < 0:  # the API server refuses negative capacities and requests
+            raise ValueError(
+                f"{name}: {value} is negative; a capacity or request is at least 0"
+            )
+        out[str(name)] = amount
     return out
 
 

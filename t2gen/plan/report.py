@@ -133,6 +133,25 @@ def _ranges(assignments: Sequence[NodeAssignment]) -> str:
     return ", ".join(out)
 
 
+def _scheduler_lines(result: PlanResult) -> list[str]:
+    """The verdict of kube-scheduler's one-pod-at-a-time loop, under the feasible line."""
+    verdict = result.scheduler
+    if verdict is None or not verdict.simulated:
+        return []
+    runs = f"{verdict.runs} simulated run{'s' if verdict.runs != 1 else ''}"
+    stranded = verdict.stranded
+    if stranded is None:
+        return [
+            f"the default scheduler, placing one pod at a time, placed every pod in {runs}"
+        ]
+    lines = [
+        f"fits, but the default scheduler may strand pod {stranded.pod} "
+        f"({verdict.stranded_runs} of {runs}): {stranded.reason}"
+    ]
+    lines += [f"  way out: {way}" for way in verdict.ways_out]
+    return lines
+
+
 def format_plan(result: PlanResult, *, max_rejections: int = SHOWN_REJECTIONS) -> str:
     """Return the plan as a table for people.
 
@@ -150,6 +169,7 @@ def format_plan(result: PlanResult, *, max_rejections: int = SHOWN_REJECTIONS) -
         lines.append(
             f"feasible: all {result.pods} pods fit at once, on {used} of {result.nodes} nodes"
         )
+        lines += _scheduler_lines(result)
     else:
         placed = sum(x.pods for x in result.placement)
         lines.append(
@@ -261,5 +281,28 @@ def plan_to_dict(result: PlanResult) -> dict[str, Any]:
             }
             for g in result.gangs
         ],
+        "scheduler": _scheduler_dict(result),
         "notes": list(result.notes),
+    }
+
+
+def _scheduler_dict(result: PlanResult) -> dict[str, Any] | None:
+    """The one-pod-at-a-time verdict for ``-o json`` (null when not simulated)."""
+    verdict = result.scheduler
+    if verdict is None or not verdict.simulated:
+        return None
+    stranded = verdict.stranded
+    return {
+        "mayStrand": verdict.may_strand,
+        "runs": verdict.runs,
+        "strandedRuns": verdict.stranded_runs,
+        "stranded": None
+        if stranded is None
+        else {
+            "pod": stranded.pod,
+            "statefulSet": stranded.statefulset,
+            "reason": stranded.reason,
+            "blockedBy": list(stranded.blockers),
+        },
+        "waysOut": list(verdict.ways_out),
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from t2gen.plan.quantities import Resources
+from t2gen.plan.simulate import SchedulerVerdict
 
 __all__ = [
     "FilterRejection",
@@ -122,6 +123,9 @@ class PlanResult:
         nodes: how many nodes were considered.
         pods: how many pods the job has.
         notes: what the prediction cannot see (static CPU manager policy, other topology keys).
+        scheduler: what kube-scheduler's one-pod-at-a-time loop did with the job
+            (:mod:`t2gen.plan.simulate`); None when not asked (the job does not fit,
+            or a gang or another scheduler places its pods).
     """
 
     feasible: bool
@@ -132,3 +136,4 @@ class PlanResult:
     nodes: int
     pods: int
     notes: tuple[str, ...] = ()
+    scheduler: SchedulerVerdict | None = None

@@ -26,7 +26,16 @@ from t2gen.plan.podspec import pod_resources
 from t2gen.plan.quantities import Resources
 from t2gen.problems import Problem
 
-__all__ = ["WorkloadTemplate", "min_members", "workload_templates"]
+__all__ = [
+    "DEFAULT_SCHEDULER",
+    "WorkloadTemplate",
+    "min_members",
+    "priority_values",
+    "workload_templates",
+]
+
+DEFAULT_SCHEDULER = "default-scheduler"
+"""``spec.schedulerName`` when unset: kube-scheduler's default profile."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +59,14 @@ class WorkloadTemplate:
         pod_affinity: required podAffinity terms.
         pod_anti_affinity: required podAntiAffinity terms.
         gang: the gang (pod group) the template's pods belong to, if any.
+        preferred_node_affinity: preferred node affinity as (weight, ANDed
+            requirements) pairs (the NodeAffinity score).
+        preferred_pod_affinity: preferred podAffinity as (weight, term) pairs.
+        preferred_pod_anti_affinity: preferred podAntiAffinity as (weight, term)
+            pairs (both: the InterPodAffinity score).
+        priority: ``spec.priority``, if set (the API server sets it from the PriorityClass).
+        priority_class: ``spec.priorityClassName``, if set.
+        scheduler_name: ``spec.schedulerName`` (``default-scheduler`` when unset).
     """
 
     name: str
@@ -66,6 +83,58 @@ class WorkloadTemplate:
     pod_affinity: tuple[PodAffinityTerm, ...] = ()
     pod_anti_affinity: tuple[PodAffinityTerm, ...] = ()
     gang: str | None = None
+    preferred_node_affinity: tuple[
+        tuple[int, tuple[NodeSelectorRequirement, ...]], ...
+    ] = ()
+    preferred_pod_affinity: tuple[tuple[int, PodAffinityTerm], ...] = ()
+    preferred_pod_anti_affinity: tuple[tuple[int, PodAffinityTerm], ...] = ()
+    priority: int | None = None
+    priority_class: str | None = None
+    scheduler_name: str = DEFAULT_SCHEDULER
+
+
+def _preferred_node_terms(
+    raw: object,
+) -> tuple[tuple[int, tuple[NodeSelectorRequirement, ...]], ...]:
+    """``preferredDuringSchedulingIgnoredDuringExecution`` of node affinity: (weight, term)."""
+    if not isinstance(raw, list):
+        return ()
+    out = []
+    for item in raw:
+        if not isinstance(item, Mapping):
+            continue
+        weight = item.get("weight")
+        terms = parse_node_selector_terms([item.get("preference") or {}])
+        if isinstance(weight, int) and not isinstance(weight, bool) and terms:
+            out.append((weight, terms[0]))
+    return tuple(out)
+
+
+def _preferred_pod_terms(
+    spec: Mapping[str, Any], kind: str
+) -> tuple[tuple[int, PodAffinityTerm], ...]:
+    """Preferred terms of ``affinity.<kind>`` as (weight, term)."""
+    affinity = spec.get("affinity") or {}
+    section = affinity.get(kind) if isinstance(affinity, Mapping) else None
+    raw = (
+        section.get("preferredDuringSchedulingIgnoredDuringExecution")
+        if isinstance(section, Mapping)
+        else None
+    )
+    if not isinstance(raw, list):
+        return ()
+    out = []
+    for item in raw:
+        if not isinstance(item, Mapping):
+            continue
+        weight = item.get("weight")
+        term = item.get("podAffinityTerm")
+        if isinstance(weight, int) and not isinstance(weight, bool) and term:
+            wrapped = {kind: {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+            out += [
+                (weight, x) for x in parse_affinity_terms({"affinity": wrapped}, kind)
+            ]
+    return tuple(out)
 
 
 def workload_templates(
@@ -136,6 +205,21 @@ def workload_templates(
                 pod_affinity=parse_affinity_terms(spec, "podAffinity"),
                 pod_anti_affinity=parse_affinity_terms(spec, "podAntiAffinity"),
                 gang=plan_group(t_meta, spec),
+                preferred_node_affinity=_preferred_node_terms(
+                    node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution")
+                ),
+                preferred_pod_affinity=_preferred_pod_terms(spec, "podAffinity"),
+                preferred_pod_anti_affinity=_preferred_pod_terms(
+                    spec, "podAntiAffinity"
+                ),
+                priority=spec["priority"]
+                if isinstance(spec.get("priority"), int)
+                and not isinstance(spec.get("priority"), bool)
+                else None,
+                priority_class=str(spec["priorityClassName"])
+                if spec.get("priorityClassName")
+                else None,
+                scheduler_name=str(spec.get("schedulerName") or DEFAULT_SCHEDULER),
             )
         )
     if problems:
@@ -152,6 +236,18 @@ def workload_templates(
             ]
         )
     return tuple(templates)
+
+
+def priority_values(objects: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """``value`` of PriorityClass objects among the rendered ones, by name."""
+    out = {}
+    for obj in objects:
+        if isinstance(obj, Mapping) and obj.get("kind") == "PriorityClass":
+            name = (obj.get("metadata") or {}).get("name")
+            value = obj.get("value")
+            if isinstance(name, str) and isinstance(value, int):
+                out[name] = value
+    return out
 
 
 def min_members(objects: Iterable[Mapping[str, Any]]) -> dict[str, int]:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Generator, Sequence
+from typing import Any, cast
 
 import jinja2
 import yaml
@@ -26,6 +26,7 @@ from t2gen.errors import TemplateError
 from t2gen.kube.yamlio import load_all_yaml
 from t2gen.record import Record
 from t2gen.render import skeleton
+from t2gen.render.budget import MAX_OUTPUT_CHARS, TemplateLimitError, metered
 from t2gen.render.environment import FILTERS, new_environment
 from t2gen.render.precompiled import (
     PrecompiledLoader,
@@ -33,6 +34,7 @@ from t2gen.render.precompiled import (
     compile_key,
     precompiled_name,
 )
+from t2gen.render.sandbox import read_template_file
 
 __all__ = [
     "FILTERS",
@@ -118,14 +120,21 @@ class TemplateSet(Record):
         """Return the text of template ``name`` (``configmap.yaml.j2`` or ``k8s/configmap.yaml.j2``).
 
         Raises:
-            TemplateError: no template of that name.
+            TemplateError: no template of that name, or one the sandbox refuses
+                to read (:func:`t2gen.render.sandbox.read_template_file`).
         """
         file_name = os.path.basename(os.path.normpath(name))  # "x.j2/" names x.j2
         for directory in self.search_path():
-            path = os.path.join(directory, file_name)
-            if os.path.isfile(path):
-                with open(path, encoding="utf-8") as file:
-                    return file.read()
+            try:  # what a render would refuse to read (a link out of the directory...)
+                found = (
+                    read_template_file(directory, [file_name]) if file_name else None
+                )
+            except TemplateLimitError as err:
+                raise TemplateError(
+                    template=name, line=None, message=str(err)
+                ) from None
+            if found is not None:
+                return found[0]
         known = ", ".join(n for n, _ in self.all_templates())
         raise TemplateError(
             template=name,
@@ -210,7 +219,15 @@ def render(
             Kubernetes object; the message names the template and line.
     """
     environment = make_environment(template_set.search_path())
+    with metered():  # one work budget for all the job's templates
+        return _render_all(environment, context, template_set)
+
+
+def _render_all(
+    environment: jinja2.Environment, context: dict[str, Any], template_set: TemplateSet
+) -> list[RenderedDocument]:
     documents: list[RenderedDocument] = []
+    written = [0]  # characters written by all templates so far
     # Overlay templates (and partials they replace) may do anything with what a
     # `{{ }}` wrote, so with overlays every template's text is parsed.
     fast = not template_set.overlays and fastpaths.enabled("SKELETON")
@@ -221,7 +238,7 @@ def render(
                 documents.extend(_documents(objects, label))
                 continue
         try:
-            text = environment.get_template(file_name).render(context)
+            text = _render_text(environment.get_template(file_name), context, written)
         except jinja2.TemplateSyntaxError as err:
             shown = _labels(template_set).get(os.path.normpath(err.filename or ""))
             raise TemplateError(
@@ -232,13 +249,44 @@ def render(
         except Exception as err:  # a template may raise anything ({{ 1 / 0 }})
             labels = _labels(template_set)
             filename, line = _template_line(err, set(labels))
+            message = str(err) or type(err).__name__
+            if isinstance(err, jinja2.TemplateNotFound):
+                message = f"no template {err.name!r} in the template directories"
             raise TemplateError(
                 template=label if filename is None else labels[filename],
                 line=line,
-                message=str(err) or type(err).__name__,
+                message=message,
             ) from None
         documents.extend(_parse(text, label))
     return documents
+
+
+def _render_text(
+    template: jinja2.Template, context: dict[str, Any], written: list[int]
+) -> str:
+    """Render a template as ``Template.render`` does, stopping at :data:`MAX_OUTPUT_CHARS` in all.
+
+    The limit is raised inside the template (at the ``yield`` of the text
+    that passes it), so the error names the line that wrote it.
+    """
+    chunks = []
+    try:
+        stream = cast(
+            "Generator[str, None, None]",
+            template.root_render_func(template.new_context(context)),
+        )
+        for chunk in stream:
+            written[0] += len(chunk)
+            if written[0] > MAX_OUTPUT_CHARS:
+                stream.throw(
+                    TemplateLimitError(
+                        f"the templates write more than {MAX_OUTPUT_CHARS:,} characters"
+                    )
+                )
+            chunks.append(chunk)
+    except Exception:
+        template.environment.handle_exception()
+    return "".join(chunks)
 
 
 def _labels(template_set: TemplateSet) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""The strict Jinja2 environment every template is rendered in.
+"""The strict, sandboxed Jinja2 environment every template is rendered in.
 
 Every ``{{ expression }}`` is emitted as a YAML flow value (:func:`t2gen.kube.yamlio.dump_flow`),
 never as raw text; an undefined name is an error. :mod:`t2gen.render.engine`
@@ -14,6 +14,8 @@ from typing import Any
 import jinja2
 
 from t2gen.kube.yamlio import dump_flow
+from t2gen.render.budget import charge_output
+from t2gen.render.sandbox import T2genSandbox
 
 __all__ = ["FILTERS", "capture", "new_environment"]
 
@@ -36,6 +38,7 @@ FILTERS: dict[str, Any] = {"b64encode": _b64encode}
 
 def _finalize(value: Any) -> str:
     """Emit an expression's value as YAML (quoted when needed), never as raw text."""
+    charge_output(value)
     if capture is not None:
         return capture(value)
     if isinstance(value, jinja2.Undefined):
@@ -47,14 +50,14 @@ def _finalize(value: Any) -> str:
 
 
 def new_environment(loader: jinja2.BaseLoader | None) -> jinja2.Environment:
-    """A new environment with t2gen's settings and ``loader`` (None: compile sources only).
+    """A new sandboxed environment with t2gen's settings and ``loader`` (None: compile sources only).
 
     Returns:
-        An environment with ``StrictUndefined``, trimmed block lines, no HTML
-        escaping, kept trailing newlines, YAML emission of every expression,
-        no auto-reload, and :data:`FILTERS`.
+        A :class:`t2gen.render.sandbox.T2genSandbox` with ``StrictUndefined``,
+        trimmed block lines, no HTML escaping, kept trailing newlines, YAML
+        emission of every expression, no auto-reload, and :data:`FILTERS`.
     """
-    environment = jinja2.Environment(
+    environment = T2genSandbox(
         loader=loader,
         undefined=jinja2.StrictUndefined,
         autoescape=False,
@@ -64,5 +67,5 @@ def new_environment(loader: jinja2.BaseLoader | None) -> jinja2.Environment:
         finalize=_finalize,
         auto_reload=False,
     )
-    environment.filters.update(FILTERS)
+    environment.add_filters(FILTERS)
     return environment

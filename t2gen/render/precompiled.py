@@ -19,6 +19,7 @@ import jinja2
 
 from t2gen import fastpaths
 from t2gen.render.environment import new_environment
+from t2gen.render.sandbox import SandboxedFileLoader
 from t2gen.resources import templates_dir
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ def compile_key(environment: jinja2.Environment) -> str:
         str(environment.optimized),
         str(environment.is_async),
         ",".join(sorted(environment.extensions)),
+        f"{type(environment).__name__} {getattr(environment, 'sandbox_version', '')}",
     ]
     return "|".join(settings)
 
@@ -128,8 +130,8 @@ def compile_builtin_templates() -> dict[str, str]:
     return modules
 
 
-class PrecompiledLoader(jinja2.FileSystemLoader):
-    """A file-system loader that takes built-in templates from ``t2gen/render/_precompiled``.
+class PrecompiledLoader(SandboxedFileLoader):
+    """A sandboxed file-system loader that takes built-in templates from ``t2gen/render/_precompiled``.
 
     A template is taken precompiled only if its file is a built-in template
     (``templates/<set>/<file>``), the precompiled set was generated with this

@@ -47,6 +47,7 @@ from t2gen.jobfile.rules import (  # noqa: F401
     scheduling,
     size,
     storage,
+    text,
     workers,
 )
 from t2gen.jobfile.rules._base import REGISTRY, Rule, RuleOptions

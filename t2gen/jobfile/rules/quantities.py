@@ -32,12 +32,16 @@ _HEAP_FRACTION = Decimal(JVM_MEMORY_FRACTION)
 _QUANTITY_FIELDS: tuple[tuple[str, ...], ...] = (
     ("jobMaster", "cpu"),
     ("jobMaster", "memory"),
+    ("jobMaster", "cpuLimit"),
+    ("jobMaster", "memoryLimit"),
     ("jobMaster", "volatileDisk"),
     ("jobMaster", "persistentDisk"),
     ("storage", "persistent", "perWorker"),
     ("storage", "memoryVolumeSize"),
     ("jobPackage", "maxSize"),
 )
+_LIMIT_WORDS = frozenset({"request", "none"})
+"""What ``cpuLimit`` and ``memoryLimit`` may say instead of a quantity."""
 
 
 def _heap_fraction(data: dict[str, Any], path: JsonPath) -> Decimal:
@@ -57,14 +61,14 @@ def _quantity_fields(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str, Any]
     """Yield (path, field name, raw value) of every quantity in the job."""
     spec = as_dict(data.get("spec"))
     for index, group in groups(data):
-        for name in ("cpu", "memory", "volatileDisk"):
-            if name in group:
+        for name in ("cpu", "memory", "cpuLimit", "memoryLimit", "volatileDisk"):
+            if name in group and group[name] not in _LIMIT_WORDS:
                 yield ("spec", "workers", index, name), name, group[name]
     for parts in _QUANTITY_FIELDS:
         node: Any = spec
         for part in parts:
             node = as_dict(node).get(part)
-        if node is not None:
+        if node is not None and node not in _LIMIT_WORDS:
             yield ("spec", *parts), parts[-1], node
 
 
@@ -73,9 +77,13 @@ def _quantity_fields(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str, Any]
     fields=(
         "spec.workers[].cpu",
         "spec.workers[].memory",
+        "spec.workers[].cpuLimit",
+        "spec.workers[].memoryLimit",
         "spec.workers[].volatileDisk",
         "spec.jobMaster.cpu",
         "spec.jobMaster.memory",
+        "spec.jobMaster.cpuLimit",
+        "spec.jobMaster.memoryLimit",
         "spec.jobMaster.volatileDisk",
         "spec.jobMaster.persistentDisk",
         "spec.storage.persistent.perWorker",

@@ -172,9 +172,16 @@ def check_extended_count(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
     """
     for index, group in groups(data):
         for name, count in as_dict(group.get("extendedResources")).items():
-            if isinstance(count, int) and not isinstance(count, bool) and count >= 1:
-                continue
             where = ("spec", "workers", index, "extendedResources", name)
+            if isinstance(count, int) and not isinstance(count, bool) and count >= 1:
+                if count >= 2**63:  # Kubernetes keeps quantities as int64
+                    yield problem(
+                        doc,
+                        where,
+                        f"{name} count {count} is too large; quantities must stay below 2^63 "
+                        "(9223372036854775808)",
+                    )
+                continue
             if isinstance(count, str):
                 quantity = as_quantity(count)
                 hint = (
@@ -193,7 +200,7 @@ def check_extended_count(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
                 continue
             hint = (
                 f"write {int(count)}"
-                if isinstance(count, float) and count.is_integer() and count >= 1
+                if isinstance(count, float) and count.is_integer() and 1 <= count < 1e15
                 else "e.g. 1"
             )
             yield problem(

@@ -93,6 +93,8 @@ def _parse_int64(text: str) -> int | None:
     body = text[1:] if text[:1] in "+-" else text
     if not body or not body.isascii() or not body.isdigit():
         return None
+    if len(body.lstrip("0")) > 19:  # past int64, and int() refuses 4,300 digits
+        return None
     number = int(text)
     return number if -(2**63) <= number < 2**63 else None
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from t2gen.plan.nodes import Node
-from t2gen.plan.pods import ExistingPod, usage_by_node
-from t2gen.plan.quantities import MEMORY, Resources, format_cpu, format_resource
+from t2gen.plan.pods import ExistingPod
+from t2gen.plan.quantities import MEMORY, format_cpu, format_resource
 
 if TYPE_CHECKING:
     from t2gen.plan.templates import WorkloadTemplate
@@ -56,38 +56,57 @@ def free_resources(nodes: Sequence[Node], pods: Sequence[ExistingPod]) -> FreeRe
     """Allocatable minus what the running pods request, per node (in ``nodes``' order).
 
     Whole cores are ``floor(allocatable cpu)`` minus the cores already pinned.
+    The sums are those of :func:`t2gen.plan.pods.usage_by_node`, taken in place.
     """
-    usage = usage_by_node(pods)
-    state = FreeResources([], [], [], [], [], [None] * len(nodes))
-    for node in nodes:
-        a = node.allocatable
-        used = usage.get(node.name)
-        r = used.requested if used is not None else Resources()
-        state.cpu.append(a.cpu_millis - r.cpu_millis)
-        state.memory.append(a.memory_bytes - r.memory_bytes)
-        state.pods.append(a.pods - r.pods)
-        state.cores.append(a.cpu_millis // 1000 - (used.exclusive_cores if used else 0))
-        extended = dict(a.extended)
+    state = FreeResources(
+        cpu=[node.allocatable.cpu_millis for node in nodes],
+        memory=[node.allocatable.memory_bytes for node in nodes],
+        pods=[node.allocatable.pods for node in nodes],
+        cores=[node.allocatable.cpu_millis // 1000 for node in nodes],
+        extended=[dict(node.allocatable.extended) for node in nodes],
+        hosted=[None] * len(nodes),
+    )
+    index = {node.name: i for i, node in enumerate(nodes)}
+    for pod in pods:
+        i = index.get(pod.node_name)
+        if i is None:
+            continue
+        r = pod.requests
+        state.cpu[i] -= r.cpu_millis
+        state.memory[i] -= r.memory_bytes
+        state.pods[i] -= 1
+        state.cores[i] -= pod.exclusive_cores
         for name, amount in r.extended:
-            extended[name] = extended.get(name, 0) - amount
-        state.extended.append(extended)
+            here = state.extended[i]
+            here[name] = here.get(name, 0) - amount
     return state
 
 
 def room_for(t: WorkloadTemplate, state: FreeResources, i: int, limit: int) -> int:
     """How many pods of ``t`` fit on node ``i`` (at most ``limit``)."""
+    # Called for every node that passes the node-level filters: plain comparisons, no min().
     r = t.requests
-    k = min(limit, state.pods[i])
+    k = state.pods[i]
+    if limit < k:
+        k = limit
     if r.cpu_millis:
-        k = min(k, state.cpu[i] // r.cpu_millis)
+        q = state.cpu[i] // r.cpu_millis
+        if q < k:
+            k = q
     if r.memory_bytes:
-        k = min(k, state.memory[i] // r.memory_bytes)
+        q = state.memory[i] // r.memory_bytes
+        if q < k:
+            k = q
     for name, amount in r.extended:
         if amount:
-            k = min(k, state.extended[i].get(name, 0) // amount)
+            q = state.extended[i].get(name, 0) // amount
+            if q < k:
+                k = q
     if t.exclusive_cores:
-        k = min(k, state.cores[i] // t.exclusive_cores)
-    return max(k, 0)
+        q = state.cores[i] // t.exclusive_cores
+        if q < k:
+            k = q
+    return k if k > 0 else 0
 
 
 def lacking(

@@ -11,8 +11,14 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_scheduling = resolve('scheduling')
+    try:
+        t_1 = environment.filters['t2gen_loop']
+    except KeyError:
+        @internalcode
+        def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 't2gen_loop' found.")
     pass
-    for l_1_object in environment.getattr((undefined(name='scheduling') if l_0_scheduling is missing else l_0_scheduling), 'objects'):
+    for l_1_object in t_1(environment.getattr((undefined(name='scheduling') if l_0_scheduling is missing else l_0_scheduling), 'objects'), 6):
         _loop_vars = {}
         pass
         yield '---\napiVersion: '
@@ -27,4 +33,4 @@ def root(context, missing=missing):
     l_1_object = missing
 
 blocks = {}
-debug_info = '3=12&5=16&6=18&7=20&8=22'
+debug_info = '3=18&5=22&6=24&7=26&8=28'

@@ -17,8 +17,14 @@ def root(context, missing=missing):
         @internalcode
         def t_1(*unused):
             raise TemplateRuntimeError("No filter named 'indent' found.")
+    try:
+        t_2 = environment.filters['t2gen_loop']
+    except KeyError:
+        @internalcode
+        def t_2(*unused):
+            raise TemplateRuntimeError("No filter named 't2gen_loop' found.")
     pass
-    for l_1_group in (undefined(name='workerGroups') if l_0_workerGroups is missing else l_0_workerGroups):
+    for l_1_group in t_2((undefined(name='workerGroups') if l_0_workerGroups is missing else l_0_workerGroups), 25):
         _loop_vars = {}
         pass
         yield '---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: '
@@ -30,16 +36,16 @@ def root(context, missing=missing):
         yield '\n  podManagementPolicy: Parallel\n  updateStrategy:\n    type: OnDelete\n  selector:\n    matchLabels: '
         yield str(environment.finalize(environment.getattr(l_1_group, 'selector')))
         yield '\n  template:\n'
-        t_2 = []
+        t_3 = []
         pass
         template = environment.get_template('_pod.yaml.j2', 'statefulset-workers.yaml.j2')
         gen = template.root_render_func(template.new_context(context.get_all(), True, {'group': l_1_group}))
         try:
             for event in gen:
-                t_2.append(event)
+                t_3.append(event)
         finally: gen.close()
-        yield t_1(concat(t_2), 4, first=True)
+        yield t_1(concat(t_3), 4, first=True)
     l_1_group = missing
 
 blocks = {}
-debug_info = '3=18&7=22&9=24&10=26&15=28&18=32&17=38'
+debug_info = '3=24&7=28&9=30&10=32&15=34&18=38&17=44'

@@ -1,0 +1,217 @@
+"""Node and pod lists read with a typed JSON decoder: only the fields the filters use.
+
+``kubectl get nodes -o json`` of a large cluster is hundreds of megabytes, and
+almost all of it is what the scheduler's filters never read: ``managedFields``,
+``status.images``, ``status.conditions``, annotations, container specs.
+msgspec (https://jcristharif.com/msgspec/structs.html) decodes the JSON bytes
+straight into small records that declare only the fields :func:`parse_nodes`
+and :func:`parse_pods` read; the decoder skips everything else without making
+Python objects of it, and of the node labels it keeps only the keys the job's
+pods select on (:func:`node_label_keys`). The reduced document then goes
+through the same :func:`parse_nodes`/:func:`parse_pods` as any other, so the
+records and every located message are theirs.
+
+What this reader must preserve: the same nodes and pods, and the same messages,
+as the plain reader (:func:`plain_document`: ``json``, then YAML). Anything it
+cannot take as a well-formed list goes to the plain reader, whose messages are
+the contract: YAML, a field of another type than ``kubectl`` prints (a
+``metadata`` that is not a map, a label list), nesting deeper than the decoder's
+recursion limit, an integer beyond 64 bits, text that is not UTF-8.
+``T2GEN_NO_TYPED_READER=1`` sends every list to the plain reader
+(:mod:`t2gen.fastpaths`). The records and their conversion are in
+:mod:`t2gen.plan.typedrecords`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import mmap
+import os
+import stat
+from collections.abc import Collection, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from t2gen.errors import ConfigError
+from t2gen.fastpaths import enabled
+from t2gen.jobfile.source import read_source
+from t2gen.plan.listio import load_document
+from t2gen.plan.nodes import Node, parse_nodes
+from t2gen.plan.pods import ExistingPod, parse_pods
+from t2gen.plan.typedrecords import POD_DECODER, node_decoder, typed_nodes, typed_pods
+
+if TYPE_CHECKING:
+    from t2gen.plan.templates import WorkloadTemplate
+
+__all__ = ["node_label_keys", "plain_document", "read_nodes", "read_pods"]
+
+
+_BOM = b"\xef\xbb\xbf"
+_CHUNK = 1 << 20
+
+
+def node_label_keys(templates: Sequence[WorkloadTemplate]) -> tuple[str, ...]:
+    """The node labels the job's pods select on: ``nodeSelector`` and node affinity.
+
+    Args:
+        templates: the job's pod templates (:func:`t2gen.plan.workload_templates`).
+
+    Returns:
+        Label keys, sorted. (Inter-pod terms of topology ``kubernetes.io/hostname``
+        need no label: one node is one domain.)
+    """
+    keys: set[str] = set()
+    for t in templates:
+        keys.update(key for key, _ in t.node_selector)
+        for term in t.node_affinity or ():
+            keys.update(r.key for r in term if not r.field)
+        for _, term in t.preferred_node_affinity:
+            keys.update(r.key for r in term if not r.field)
+    return tuple(sorted(keys))
+
+
+def plain_document(raw: bytes, source: str) -> object:
+    """Parse a list as the plain reader does: UTF-8 (a BOM allowed), then JSON or YAML.
+
+    Raises:
+        ConfigError: the bytes are not UTF-8.
+        PlanInputError: the text is neither JSON nor YAML.
+    """
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise ConfigError(
+            path=source,
+            message=f"is not UTF-8 (byte {err.start}): save the kubectl output as UTF-8",
+        ) from None
+    return load_document(text, source)
+
+
+def _is_ascii(view: memoryview) -> bool:
+    """True if every byte is ASCII (then it is UTF-8), checked in 1 MiB pieces."""
+    return all(
+        bytes(view[start : start + _CHUNK]).isascii()
+        for start in range(0, len(view), _CHUNK)
+    )
+
+
+def _is_utf8(view: memoryview) -> bool:
+    """True if the bytes are UTF-8: ASCII quickly, else decoded in pieces (no copy of the whole)."""
+    if _is_ascii(view):
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for start in range(0, len(view), _CHUNK):
+            decoder.decode(view[start : start + _CHUNK])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def _contents(path: str) -> Iterator[memoryview]:
+    """The bytes of ``path``: a regular file mapped into memory, else read (``-``: stdin).
+
+    Mapping saves copying hundreds of megabytes; anything else (a missing file,
+    a FIFO, standard input) goes through :func:`read_source`, whose messages
+    name what is wrong.
+    """
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK) if path != "-" else -1
+    except OSError:
+        descriptor = -1
+    if descriptor < 0:
+        with memoryview(read_source(path, limit=None, what="file")) as view:
+            yield view
+        return
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
+            os.close(descriptor)
+            descriptor = -1
+            with memoryview(read_source(path, limit=None, what="file")) as view:
+                yield view
+            return
+        flags = mmap.MAP_PRIVATE | getattr(mmap, "MAP_POPULATE", 0)
+        mapped = mmap.mmap(descriptor, 0, flags=flags, prot=mmap.PROT_READ)
+    finally:
+        if descriptor >= 0:
+            os.close(descriptor)
+    try:
+        with memoryview(mapped) as view:
+            yield view
+    finally:
+        mapped.close()
+
+
+def _decode(view: memoryview, decoder: msgspec.json.Decoder[Any]) -> Any:
+    """The typed document, or None when the plain reader must judge the input."""
+    if not enabled("TYPED_READER"):
+        return None
+    if view[:3] == _BOM:
+        view = view[3:]
+    if not _is_utf8(view):
+        return None
+    try:
+        return decoder.decode(view)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
+def read_nodes(
+    path: str, label_keys: Collection[str] | None = None
+) -> tuple[Node, ...]:
+    """Read ``kubectl get nodes -o json`` (or ``-o yaml``) from a file.
+
+    Args:
+        path: the file, as the user named it (``--nodes FILE``; ``-``: stdin).
+        label_keys: the node labels to keep (:func:`node_label_keys`); None keeps all.
+
+    Returns:
+        The nodes, as :func:`parse_nodes` makes them (labels: only ``label_keys``).
+
+    Raises:
+        ConfigError: missing, unreadable or not UTF-8.
+        PlanInputError: not a node list, or malformed nodes; every problem at once.
+    """
+    keys = None if label_keys is None else tuple(sorted(set(label_keys)))
+    document: object = None
+    with _contents(path) as view:
+        typed = _decode(view, node_decoder(keys))
+        if typed is None:
+            document = plain_document(bytes(view), path)
+    if typed is not None:  # the file is unmapped: only the typed records remain
+        nodes = typed_nodes(typed, keys)
+        if nodes is not None:
+            return nodes
+        document = msgspec.to_builtins(typed)
+    return parse_nodes(document, path)
+
+
+def read_pods(path: str) -> tuple[ExistingPod, ...]:
+    """Read ``kubectl get pods -A -o json`` (or ``-o yaml``) from a file.
+
+    Args:
+        path: the file, as the user named it (``--pods FILE``; ``-``: stdin).
+
+    Returns:
+        The pods that hold node resources, as :func:`parse_pods` makes them.
+
+    Raises:
+        ConfigError: missing, unreadable or not UTF-8.
+        PlanInputError: not a pod list, or a pod with a malformed quantity.
+    """
+    document: object = None
+    with _contents(path) as view:
+        typed = _decode(view, POD_DECODER)
+        if typed is None:
+            document = plain_document(bytes(view), path)
+    if typed is not None:
+        pods = typed_pods(typed)
+        if pods is not None:
+            return pods
+        document = msgspec.to_builtins(typed)
+    return parse_pods(document, path)

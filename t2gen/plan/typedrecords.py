@@ -1,0 +1,284 @@
+"""The records a node or pod list is decoded into, and those records into nodes and pods.
+
+The records (msgspec ``Struct`` types, https://jcristharif.com/msgspec/structs.html)
+name only the fields :func:`t2gen.plan.nodes.parse_nodes` and
+:func:`t2gen.plan.pods.parse_pods` read; the decoder skips every other field
+without making Python objects of it. :func:`typed_nodes` and :func:`typed_pods`
+turn a decoded list into the same :class:`Node` and :class:`ExistingPod` records
+as those functions, or return None for anything they would report as a problem,
+so that the plain reader judges it (:mod:`t2gen.plan.typedread`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+from msgspec import UNSET, Struct, UnsetType
+
+from t2gen.plan.filters.interpod import parse_affinity_terms
+from t2gen.plan.filters.taints import Taint
+from t2gen.plan.nodes import TAINT_EFFECTS, Node
+from t2gen.plan.pods import ExistingPod
+from t2gen.plan.podspec import pod_resources
+from t2gen.plan.quantities import Resources, parse_resource_list
+
+__all__ = ["POD_DECODER", "node_decoder", "typed_nodes", "typed_pods"]
+
+
+# The records name only what parse_nodes/parse_pods read (nodes.py, pods.py,
+# podspec.py); UNSET keeps "absent" apart from null, as the plain reader's dicts do.
+class _Meta(Struct, omit_defaults=True):
+    name: Any = UNSET
+    namespace: Any = UNSET
+    labels: dict[str, str] | UnsetType | None = UNSET
+
+
+class _NodeSpec(Struct, omit_defaults=True):
+    taints: Any = UNSET
+    unschedulable: Any = UNSET
+
+
+class _NodeStatus(Struct, omit_defaults=True):
+    allocatable: Any = UNSET
+    capacity: Any = UNSET
+
+
+class _Container(Struct, omit_defaults=True):
+    resources: Any = UNSET
+    restartPolicy: Any = UNSET
+
+
+class _PodSpec(Struct, omit_defaults=True):
+    nodeName: Any = UNSET
+    containers: list[_Container] | UnsetType | None = UNSET
+    initContainers: list[_Container] | UnsetType | None = UNSET
+    resources: Any = UNSET
+    overhead: Any = UNSET
+    affinity: Any = UNSET
+
+
+class _PodStatus(Struct, omit_defaults=True):
+    phase: Any = UNSET
+
+
+class _Pod(Struct, omit_defaults=True):
+    kind: Any = UNSET
+    metadata: _Meta | UnsetType | None = UNSET
+    spec: _PodSpec | UnsetType | None = UNSET
+    status: _PodStatus | UnsetType | None = UNSET
+
+
+class _PodList(Struct, omit_defaults=True):
+    kind: Any = UNSET
+    items: list[_Pod] | UnsetType | None = UNSET
+    metadata: _Meta | UnsetType | None = UNSET
+    spec: _PodSpec | UnsetType | None = UNSET
+    status: _PodStatus | UnsetType | None = UNSET
+
+
+@functools.lru_cache(maxsize=16)
+def node_decoder(label_keys: tuple[str, ...] | None) -> msgspec.json.Decoder[Any]:
+    """A decoder for a Node, NodeList or List that keeps only ``label_keys`` of the labels."""
+    labels: Any = dict[str, str] | None
+    if label_keys is not None:
+        fields = [(f"k{i}", str, UNSET) for i in range(len(label_keys))]
+        labels = (
+            msgspec.defstruct(
+                "NodeLabels",
+                fields,
+                rename={f"k{i}": key for i, key in enumerate(label_keys)},
+                omit_defaults=True,
+            )
+            | None
+        )
+    meta = msgspec.defstruct(
+        "NodeMeta",
+        [("name", Any, UNSET), ("labels", labels | UnsetType, UNSET)],
+        omit_defaults=True,
+    )
+    parts: list[tuple[str, Any, Any]] = [
+        ("kind", Any, UNSET),
+        ("metadata", meta | UnsetType | None, UNSET),
+        ("spec", _NodeSpec | UnsetType | None, UNSET),
+        ("status", _NodeStatus | UnsetType | None, UNSET),
+    ]
+    item = msgspec.defstruct("NodeItem", parts, omit_defaults=True)
+    document = msgspec.defstruct(
+        "NodeDocument",
+        [*parts, ("items", list[item] | UnsetType | None, UNSET)],  # type: ignore[valid-type]
+        omit_defaults=True,
+    )
+    return msgspec.json.Decoder(document)
+
+
+POD_DECODER = msgspec.json.Decoder(_PodList)
+_ENCODER = msgspec.json.Encoder()
+_DONE = ("Succeeded", "Failed")
+
+
+class _Requests(Struct, omit_defaults=True):
+    """The parts of a pod spec :func:`pod_resources` reads (equal parts, equal requests)."""
+
+    containers: Any = UNSET
+    initContainers: Any = UNSET
+    resources: Any = UNSET
+    overhead: Any = UNSET
+
+
+def _items(document: Any, kind: str) -> list[Any] | None:
+    """The items of a list of ``kind`` (or the one object), as :func:`list_items` takes them."""
+    found = document.kind
+    if found == kind:
+        return [document]
+    if found in ("List", f"{kind}List") or (
+        (found is UNSET or found is None) and document.items is not UNSET
+    ):
+        items = document.items
+        return items if type(items) is list else None
+    return None
+
+
+def _labels(raw: Any, fields: Sequence[tuple[str, str]] | None) -> dict[str, str]:
+    """``metadata.labels`` of the kept keys (all string values: others took the plain reader)."""
+    if not raw:
+        return {}
+    if fields is None:
+        return dict(raw)
+    out = {}
+    for field, key in fields:
+        value = getattr(raw, field)
+        if value is not UNSET:
+            out[key] = value
+    return out
+
+
+def _amounts(
+    raw: dict[str, Any], seen: dict[tuple[tuple[str, Any], ...], Resources]
+) -> Resources | None:
+    """A resource list (each distinct one parsed once), or None if it is malformed."""
+    try:
+        key: tuple[tuple[str, Any], ...] | None = tuple(raw.items())
+        found = seen.get(key)  # type: ignore[arg-type]
+    except TypeError:  # an unhashable value
+        key, found = None, None
+    if found is not None:
+        return found
+    try:  # the plain reader's own parser, with its checks
+        resources = Resources.from_amounts(parse_resource_list(raw))
+    except ValueError:
+        return None
+    if key is not None:
+        seen[key] = resources
+    return resources
+
+
+def typed_nodes(document: Any, keys: tuple[str, ...] | None) -> tuple[Node, ...] | None:
+    """The nodes of a well-formed typed list, or None where :func:`parse_nodes` must judge."""
+    items = _items(document, "Node")
+    if not items:
+        return None
+    fields = None if keys is None else [(f"k{i}", key) for i, key in enumerate(keys)]
+    amounts: dict[tuple[tuple[str, Any], ...], Resources] = {}
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        if item.kind is not UNSET and item.kind != "Node":
+            return None
+        metadata, spec, status = item.metadata, item.spec, item.status
+        if not metadata or not status:
+            return None
+        name = metadata.name
+        if type(name) is not str or not name or name in seen:
+            return None
+        seen.add(name)
+        taints: list[Taint] = []
+        unschedulable = False
+        if spec:
+            if spec.taints and type(spec.taints) is not list:
+                return None
+            for raw in spec.taints or ():
+                if (
+                    type(raw) is not dict
+                    or not raw.get("key")
+                    or raw.get("effect") not in TAINT_EFFECTS
+                ):
+                    return None
+                taints.append(
+                    Taint(
+                        str(raw["key"]), str(raw.get("value") or ""), str(raw["effect"])
+                    )
+                )
+            unschedulable = spec.unschedulable is True
+        if type(status.allocatable) is not dict:
+            return None
+        allocatable = _amounts(status.allocatable, amounts)
+        capacity = None
+        if type(status.capacity) is dict:
+            capacity = _amounts(status.capacity, amounts)
+            if capacity is None:
+                return None
+        if allocatable is None:
+            return None
+        out.append(
+            Node(
+                name=name,
+                labels=_labels(metadata.labels, fields),
+                taints=tuple(taints),
+                unschedulable=unschedulable,
+                allocatable=allocatable,
+                capacity=capacity,
+            )
+        )
+    return tuple(out)
+
+
+def typed_pods(document: Any) -> tuple[ExistingPod, ...] | None:
+    """The bound pods of a well-formed typed list, or None where :func:`parse_pods` must judge."""
+    items = _items(document, "Pod")
+    if items is None:
+        return None
+    resources: dict[bytes, tuple[Resources, int, bool]] = {}
+    out = []
+    for item in items:
+        if item.kind is not UNSET and item.kind != "Pod":
+            return None
+        spec = item.spec
+        if not spec:
+            continue
+        phase = item.status.phase if item.status else None
+        node_name = spec.nodeName
+        if type(node_name) is not str or not node_name or phase in _DONE:
+            continue
+        needs = _Requests(
+            spec.containers, spec.initContainers, spec.resources, spec.overhead
+        )
+        try:
+            key = _ENCODER.encode(needs)
+        except (TypeError, ValueError, OverflowError):
+            return None
+        found = resources.get(key)
+        if found is None:
+            try:
+                found = resources[key] = pod_resources(msgspec.to_builtins(needs))
+            except ValueError:
+                return None
+        metadata = item.metadata or _Meta()
+        out.append(
+            ExistingPod(
+                namespace=str(metadata.namespace or "default"),
+                name=str(metadata.name or ""),
+                node_name=node_name,
+                labels=metadata.labels or {},
+                requests=found[0],
+                exclusive_cores=found[1],
+                anti_affinity=(
+                    parse_affinity_terms({"affinity": spec.affinity}, "podAntiAffinity")
+                    if spec.affinity
+                    else ()
+                ),
+            )
+        )
+    return tuple(out)
