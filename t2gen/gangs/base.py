@@ -213,6 +213,10 @@ class Gang(Protocol):
         """The name ``t2gen plan`` gives the gang a pod template joins, or None."""
         ...
 
+    def plan_minimum(self, group: Mapping[str, Any]) -> tuple[str, int] | None:
+        """``(name, pods)`` of a group object it owns: the :meth:`plan_group` name of its pods, its minimum."""
+        ...
+
 
 def as_dict(value: Any) -> dict[str, Any]:
     """``value`` if it is a mapping, else ``{}`` (malformed input is someone else's to report)."""

@@ -46,6 +46,7 @@ __all__ = [
     "joins",
     "owns",
     "plan_group",
+    "plan_minimum",
     "pod_membership",
 ]
 
@@ -102,3 +103,12 @@ def plan_group(metadata: Mapping[str, Any], spec: Mapping[str, Any]) -> str | No
     """The PodGroup the ``scheduling.x-k8s.io/pod-group`` label names."""
     value = as_dict(metadata.get("labels")).get(POD_GROUP_LABEL)
     return str(value) if value else None
+
+
+def plan_minimum(group: Mapping[str, Any]) -> tuple[str, int] | None:
+    """The PodGroup's name and ``spec.minMember``."""
+    name = as_dict(group.get("metadata")).get("name")
+    minimum = group_minimum(group)[1]
+    if isinstance(name, str) and isinstance(minimum, int):
+        return name, minimum
+    return None

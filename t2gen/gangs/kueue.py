@@ -49,6 +49,7 @@ __all__ = [
     "joins",
     "owns",
     "plan_group",
+    "plan_minimum",
     "pod_membership",
 ]
 
@@ -103,6 +104,11 @@ def plan_group(metadata: Mapping[str, Any], spec: Mapping[str, Any]) -> str | No
     """The pod group the ``kueue.x-k8s.io/pod-group-name`` label names."""
     value = as_dict(metadata.get("labels")).get(POD_GROUP_LABEL)
     return str(value) if value else None
+
+
+def plan_minimum(group: Mapping[str, Any]) -> tuple[str, int] | None:
+    """None: Kueue owns no group object."""
+    return None
 
 
 def _labels_in_scheduling(

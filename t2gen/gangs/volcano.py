@@ -60,6 +60,7 @@ __all__ = [
     "owns",
     "parse_task_groups",
     "plan_group",
+    "plan_minimum",
     "pod_membership",
 ]
 
@@ -168,6 +169,15 @@ def plan_group(metadata: Mapping[str, Any], spec: Mapping[str, Any]) -> str | No
     """The PodGroup the ``scheduling.k8s.io/group-name`` annotation names."""
     value = as_dict(metadata.get("annotations")).get(GROUP_ANNOTATION)
     return str(value) if value else None
+
+
+def plan_minimum(group: Mapping[str, Any]) -> tuple[str, int] | None:
+    """The PodGroup's name and ``spec.minMember``."""
+    name = as_dict(group.get("metadata")).get("name")
+    minimum = group_minimum(group)[1]
+    if isinstance(name, str) and isinstance(minimum, int):
+        return name, minimum
+    return None
 
 
 def _task_topology_tasks(

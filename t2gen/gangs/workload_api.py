@@ -58,6 +58,7 @@ __all__ = [
     "joins",
     "owns",
     "plan_group",
+    "plan_minimum",
     "pod_membership",
     "workload_api",
 ]
@@ -245,6 +246,19 @@ def plan_group(metadata: Mapping[str, Any], spec: Mapping[str, Any]) -> str | No
     if isinstance(ref, Mapping) and ref.get("name"):
         return f"{ref['name']}/{ref.get('podGroup', '')}".rstrip("/")
     return None
+
+
+def plan_minimum(group: Mapping[str, Any]) -> tuple[str, int] | None:
+    """A PodGroup's name, or (1.35) ``<workload>/<first pod group>``, with its ``minCount``."""
+    name = as_dict(group.get("metadata")).get("name")
+    minimum = group_minimum(group)[1]
+    if not isinstance(name, str) or not isinstance(minimum, int):
+        return None
+    if group.get("kind") == "PodGroup":
+        return name, minimum
+    groups = as_dict(group.get("spec")).get("podGroups")
+    first = as_dict(groups[0]) if isinstance(groups, list) and groups else {}
+    return f"{name}/{first.get('name', '')}".rstrip("/"), minimum
 
 
 def _version(

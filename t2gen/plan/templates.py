@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from t2gen.gangs import plan_group
+from t2gen.gangs import group_owner, plan_group
 from t2gen.plan.filters.interpod import PodAffinityTerm, parse_affinity_terms
 from t2gen.plan.filters.node_affinity import (
     NodeSelectorRequirement,
@@ -251,12 +251,15 @@ def priority_values(objects: Iterable[Mapping[str, Any]]) -> dict[str, int]:
 
 
 def min_members(objects: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    """``minMember`` of PodGroup objects (Volcano, coscheduling) by name."""
+    """The minimum of every gang-scheduling group object, by the gang name its pods have.
+
+    Each mechanism says where its minimum is (:meth:`t2gen.gangs.base.Gang.plan_minimum`):
+    a Volcano or coscheduling PodGroup's ``minMember``, the Workload API's ``minCount``.
+    """
     out = {}
     for obj in objects:
-        if isinstance(obj, Mapping) and obj.get("kind") == "PodGroup":
-            name = (obj.get("metadata") or {}).get("name")
-            member = (obj.get("spec") or {}).get("minMember")
-            if isinstance(name, str) and isinstance(member, int):
-                out[name] = member
+        gang = group_owner(obj) if isinstance(obj, Mapping) else None
+        found = gang.plan_minimum(obj) if gang else None
+        if found is not None:
+            out[found[0]] = found[1]
     return out

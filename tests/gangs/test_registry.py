@@ -23,6 +23,7 @@ from t2gen.jobfile.rules import REGISTRY as RULES
 from t2gen.kube.order import install_order
 from t2gen.kube.versions import NEWEST_KUBE_VERSION, OLDEST_KUBE_VERSION
 from t2gen.pipeline import generate
+from t2gen.plan.templates import min_members, workload_templates
 from tests.helpers import job_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -97,10 +98,15 @@ def test_group_kinds_keep_every_mechanisms_order_before_the_pods() -> None:
     assert merge_install_orders([("B",), ("A", "B"), ("C",)]) == ("A", "B", "C")
 
 
-def _render(tmp_path: Path, name: str, version: str) -> list[dict[str, Any]]:
+def _render(
+    tmp_path: Path, name: str, version: str, extra: str = ""
+) -> list[dict[str, Any]]:
     gang = REGISTRY[name]
-    settings = "".join(  # a DNS-1123 name: what every required setting so far takes
-        f"  {setting}: t2gen-test\n" for setting in sorted(gang.REQUIRED_SETTINGS)
+    settings = (
+        extra
+        + "".join(  # a DNS-1123 name: what every required setting so far takes
+            f"  {setting}: t2gen-test\n" for setting in sorted(gang.REQUIRED_SETTINGS)
+        )
     )
     path = tmp_path / f"{name}-{version}.yaml"
     path.write_text(
@@ -147,9 +153,25 @@ def test_rendered_group_is_owned_ordered_and_joined(
             assert gang.joins(group, template["metadata"], template["spec"])
     plan_names = {gang.plan_group(t["metadata"], t["spec"]) for t in templates}
     assert len(plan_names) == 1 and None not in plan_names
+    for group in owned:
+        assert gang.plan_minimum(group) == (plan_names.pop(), 6)
     if gang.DEFAULT_SCHEDULER:
         assert {t["spec"]["schedulerName"] for t in templates} == {
             gang.DEFAULT_SCHEDULER
         }
     else:
         assert all("schedulerName" not in t["spec"] for t in templates)
+
+
+@pytest.mark.parametrize("version", VERSIONS[-3:])
+@pytest.mark.parametrize(
+    "name", [name for name in GANGS if "minMember" in REGISTRY[name].SETTINGS]
+)
+def test_plan_reads_the_minimum_the_mechanism_renders(
+    tmp_path: Path, name: str, version: str
+) -> None:
+    objects = _render(tmp_path, name, version, extra="  minMember: 3\n")
+    templates = [o["spec"]["template"] for o in objects if o["kind"] == "StatefulSet"]
+    gangs = {t.gang for t in workload_templates(objects)}
+    assert len(gangs) == 1 and None not in gangs
+    assert min_members(objects) == {gangs.pop(): 3}, templates[0]["spec"]

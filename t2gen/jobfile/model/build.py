@@ -122,7 +122,9 @@ def _compute(raw: dict[str, Any], *, bound: bool = False) -> _Compute:
     }
 
 
-def _group(index: int, group: dict[str, Any], *, bound: bool) -> WorkerGroup:
+def _group(
+    index: int, group: dict[str, Any], job_wide: Placement, *, bound: bool
+) -> WorkerGroup:
     return WorkerGroup(
         index=index,
         name=group.get("name", str(index)),
@@ -130,7 +132,7 @@ def _group(index: int, group: dict[str, Any], *, bound: bool) -> WorkerGroup:
         per_pod=group["perPod"],
         **_compute(group, bound=bound),
         extended_resources=tuple(sorted(group["extendedResources"].items())),
-        tolerations=_tolerations(group["tolerations"]),
+        placement=job_wide.merged(_placement(group, "none"), group.get("uniform")),
         scalable=group.get("scalable", False),
     )
 
@@ -167,7 +169,7 @@ def build_job(
     network = spec["network"]
     persistent = spec["storage"]["persistent"]
     package = spec["jobPackage"]
-    placement = spec["placement"]
+    placement = _placement(spec["placement"], spec["placement"]["uniform"])
     bound = spec["bindWorkersToCpu"]
     max_size = parse_quantity(package["maxSize"])
     volume = spec["storage"].get("memoryVolumeSize")
@@ -182,11 +184,11 @@ def build_job(
             image_pull_policy=spec["imagePullPolicy"],
             image_pull_secrets=tuple(spec["imagePullSecrets"]),
             workers=tuple(
-                _group(index, group, bound=bound)
+                _group(index, group, placement, bound=bound)
                 for index, group in enumerate(spec["workers"])
             ),
             bind_workers_to_cpu=bound,
-            placement=_placement(placement, placement["uniform"]),
+            placement=placement,
             network=Network(
                 base_port=network["basePort"],
                 protocol=network["protocol"],

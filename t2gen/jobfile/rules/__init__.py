@@ -45,6 +45,7 @@ from t2gen.jobfile.rules import (  # noqa: F401
     resources,
     scaling,
     scheduling,
+    separate_nodes,
     size,
     storage,
     text,

@@ -32,6 +32,7 @@ from t2gen.twister2 import names
 from t2gen.twister2.topology import Port, Topology, build_topology
 
 __all__ = [
+    "MPI_RANKS",
     "JobMasterAddress",
     "WorkerMap",
     "WorkerRow",
@@ -97,8 +98,9 @@ class WorkerMap:
     Attributes:
         topology: the worker map as data (:func:`t2gen.twister2.topology.build_topology`).
         namespace: the job's namespace, or None when the manifests leave it to kubectl.
-        service: the workers' headless Service (every worker StatefulSet's ``serviceName``).
-        mpi: OpenMPI starts the workers: one container per pod, the worker ID is the MPI rank.
+        service: the workers' Service (every worker StatefulSet's ``serviceName``).
+        mpi: OpenMPI starts the workers: one container per pod, the worker ID is the
+            MPI rank, which mpirun assigns at run time (:data:`MPI_RANKS`).
         job_master: where the workers reach the job master.
         pods: pods the job runs (worker pods and the job master's).
         requests: the rendered pods' requests summed over every StatefulSet
@@ -107,6 +109,8 @@ class WorkerMap:
             cores the static CPU manager pins for each of its pods (0: the pod
             runs in the shared pool) and why (``bindWorkersToCpu`` or ``cpuLimit``).
         scalable: the index of the group the job master may scale, or None.
+        headless: the workers' Service is headless, so pods have DNS names
+            (False with ``network.service.type: NodePort``).
     """
 
     topology: Topology
@@ -118,9 +122,12 @@ class WorkerMap:
     requests: Resources
     pinning: tuple[tuple[int, str], ...] = ()
     scalable: int | None = None
+    headless: bool = True
 
-    def dns_name(self, pod: str) -> str:
-        """The DNS name of one of the job's worker pods."""
+    def dns_name(self, pod: str) -> str | None:
+        """The DNS name of one of the job's worker pods; None without a headless Service."""
+        if not self.headless:
+            return None
         return pod_dns_name(pod, self.service, self.namespace)
 
 
@@ -206,6 +213,7 @@ def build_worker_map(job: Job, objects: Sequence[Mapping[str, Any]]) -> WorkerMa
         requests=requests,
         pinning=_pinning(job, objects),
         scalable=next((g.index for g in job.spec.workers if g.scalable), None),
+        headless=job.spec.network.service_type != "NodePort",
     )
 
 
@@ -214,8 +222,16 @@ def ports_text(ports: Sequence[Port]) -> str:
     return ",".join(f"{name}={number}" for name, number in ports)
 
 
-WorkerRow = tuple[int, int, str, int, str, str, tuple[Port, ...], str]
-"""(worker ID, group, StatefulSet, pod ordinal, pod, container, ports, DNS name)."""
+WorkerRow = tuple[int, int, str, int, str, str, tuple[Port, ...], str | None]
+"""(worker ID, group, StatefulSet, pod ordinal, pod, container, ports, DNS name or None)."""
+
+MPI_RANKS = (
+    "MPI ranks are assigned at run time: mpirun gives each pod workersPerPod consecutive "
+    "ranks in the order the pods reach Running (Twister2 PodWatchUtils.java:592-604, "
+    "MPIMasterStarter.java:140-150), so the pod, ports and DNS name shown for a rank are "
+    "one possible assignment"
+)
+"""What ``plan`` says of an OpenMPI job's worker IDs (= MPI ranks)."""
 
 
 def worker_rows(wmap: WorkerMap) -> Iterator[WorkerRow]:
