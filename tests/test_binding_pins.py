@@ -22,11 +22,11 @@ from typing import Any
 
 import pytest
 
-from t2gen.jobfile.loader import load_config
+from t2gen.errors import Warning_, format_json_path
+from t2gen.jobfile.yaml import parse_config
 from t2gen.kube.yamlio import load_all_yaml
-from t2gen.pipeline import generate, validate
+from t2gen.pipeline.job import generate, validate
 from t2gen.plan.podspec import pod_resources
-from t2gen.problems import Warning_, format_json_path
 from tests.conftest import EXAMPLES, GOLDEN, ROOT
 
 CASES = sorted((ROOT / "tests" / "cases").glob("*/config.yaml"))
@@ -54,7 +54,7 @@ def _holder_path(job_name: str, statefulset: str) -> tuple[str | int, ...]:
 
 def _assert_only_asked_for(path: Path, objects: list[dict[str, Any]]) -> int:
     """Check the rule for one job file and its rendered objects; return the pinned StatefulSets."""
-    doc = load_config(str(path))
+    doc = parse_config(path.read_text(encoding="utf-8"), path=str(path))
     spec = doc.data["spec"]
     pinned = _pinned(objects)
     if spec.get("bindWorkersToCpu") is True:

@@ -6,6 +6,7 @@ from typing import Any
 
 from t2gen.jobfile.model import Job
 from t2gen.render.context import pod
+from t2gen.render.context.memory import job_master_memory
 from t2gen.render.context.meta import object_metadata
 from t2gen.render.context.placement import node_affinity, tolerations
 from t2gen.render.context.resources import resources
@@ -14,7 +15,6 @@ from t2gen.render.context.security import security_contexts
 from t2gen.render.context.services import JOB_MASTER_PORT_NAME, job_master_service
 from t2gen.render.context.storage import has_claim
 from t2gen.twister2 import names
-from t2gen.twister2.memory import job_master_memory
 
 __all__ = ["job_master"]
 
@@ -25,7 +25,7 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
     The pod is built like a worker's (:mod:`t2gen.render.context.pod`): its own
     volatile disk, the job's claim when it has a ``persistentDisk``, never
     bound to cores, its memory plus the memory volume, which its container
-    fills with the job package (:func:`t2gen.twister2.memory.job_master_memory`),
+    fills with the job package (:func:`t2gen.render.context.memory.job_master_memory`),
     its own placement (``jobMaster.placement``: node affinity,
     node selector, tolerations; the workers' does not apply), limits (Twister2
     ``master/JobMasterRequestObject.java``), the task topology's inter-pod

@@ -128,7 +128,7 @@ def container_env(
         job: the job.
         container_name: ``CONTAINER_NAME``.
         class_to_run: ``CLASS_TO_RUN`` (one of the ``names.CLASS_*``).
-        heap_mib: ``JVM_MEMORY_MB``, the JVM heap in MiB (:mod:`t2gen.twister2.memory`).
+        heap_mib: ``JVM_MEMORY_MB``, the JVM heap in MiB (:mod:`t2gen.render.context.memory`).
         worker_port: ``WORKER_PORT``; None for the job master.
         job_master_ip: ``JOB_MASTER_IP`` when the job master runs outside the cluster.
 
@@ -218,7 +218,7 @@ def pod_volumes(
     Returns:
         ``(volumes, volumeMounts)``: always the memory volume (its ``sizeLimit``
         is ``spec.storage.memoryVolumeSize``, which the pod's first container
-        also requests: :mod:`t2gen.twister2.memory`), then the others
+        also requests: :mod:`t2gen.render.context.memory`), then the others
         asked for, with the names and paths of ``KubernetesConstants``.
     """
     volumes: list[dict[str, Any]] = [

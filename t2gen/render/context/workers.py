@@ -6,6 +6,7 @@ from typing import Any
 
 from t2gen.jobfile.model import Job, WorkerGroup
 from t2gen.render.context import pod
+from t2gen.render.context.memory import worker_container_memory
 from t2gen.render.context.meta import object_metadata
 from t2gen.render.context.placement import affinity as placement_affinity
 from t2gen.render.context.placement import tolerations
@@ -13,7 +14,6 @@ from t2gen.render.context.resources import resources
 from t2gen.render.context.scheduling import pod_scheduling, task_affinity
 from t2gen.render.context.security import security_contexts
 from t2gen.twister2 import names
-from t2gen.twister2.memory import worker_container_memory
 from t2gen.twister2.topology import GroupTopology
 
 __all__ = ["worker_group"]
@@ -32,7 +32,7 @@ def _containers(
     the pod's cpu, memory, limits, extended resources and scratch space (perPod
     x a worker's) and runs ``init_openmpi.sh``,
     whose ``mpirun`` starts the workers (Twister2 ``RequestObjectBuilder.constructContainer``).
-    Memory and heap follow :func:`t2gen.twister2.memory.worker_container_memory`
+    Memory and heap follow :func:`t2gen.render.context.memory.worker_container_memory`
     (the first container also holds the memory volume).
     """
     spec = job.spec
