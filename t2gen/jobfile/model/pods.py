@@ -34,6 +34,8 @@ class WorkerGroup(Record):
         surface: this group's runtime class, volumes and environment (after ``spec``'s).
         ephemeral_storage_limit: bytes of ``ephemeral-storage`` per worker the
             container may use at most; None for no limit.
+        scalable: the job master may scale the group (Twister2 ``ComputeResource.scalable``);
+            only the last group can be (``Twister2Job.java:137-168``).
     """
 
     index: int
@@ -49,6 +51,7 @@ class WorkerGroup(Record):
     placement: Placement
     surface: PodSurface = PodSurface()
     ephemeral_storage_limit: Quantity | None = None
+    scalable: bool = False
 
     @property
     def replicas(self) -> int:

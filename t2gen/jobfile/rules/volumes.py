@@ -217,24 +217,38 @@ def check_volume_duplicate(data: dict[str, Any], doc: SourceDoc) -> Iterator[Pro
 
 @rule(
     "shm-memory",
-    fields=("spec.shmSize", "spec.workers[].shmSize", "spec.jobMaster.shmSize"),
+    fields=(
+        "spec.shmSize",
+        "spec.workers[].shmSize",
+        "spec.jobMaster.shmSize",
+        "spec.jvmMemoryFraction",
+    ),
 )
 def check_shm_memory(data: dict[str, Any], doc: SourceDoc) -> Iterator[Warning_]:
-    """``/dev/shm``, the memory volume and the JVM heap fit in the memory limit (a warning).
+    """``/dev/shm`` and the JVM heap fit in the memory limit (a warning).
 
-    ``shmSize`` and ``spec.storage.memoryVolumeSize`` are tmpfs (emptyDir of
-    medium ``Memory``), whose pages count against the container's memory limit
-    beside the JVM heap (80% of ``memory``, ``JVM_MEMORY_MB``): once all three
-    fill, the container is OOM-killed. Reported for each worker group and the
-    job master with a memory limit (``memoryLimit`` not ``none``), per worker.
+    ``shmSize`` is tmpfs (an emptyDir of medium ``Memory``), whose pages count
+    against the container's memory limit beside the JVM heap (``JVM_MEMORY_MB``:
+    ``memory`` x ``spec.jvmMemoryFraction`` for a worker, x 0.8 for the job
+    master): once both fill, the container is OOM-killed. The memory volume
+    (``storage.memoryVolumeSize``) is tmpfs too, but t2gen adds it to the
+    request and limit of the container that holds it
+    (:mod:`t2gen.render.context.memory`), so it is not counted here. Reported
+    for each worker group and the job master with a memory limit
+    (``memoryLimit`` not ``none``), per worker.
 
     Sources: Kubernetes, "Volumes", emptyDir
     (https://kubernetes.io/docs/concepts/storage/volumes/#emptydir);
     Twister2 ``RequestObjectBuilder.constructContainer`` (``JVM_MEMORY_MB``).
     """
     spec = as_dict(data.get("spec"))
-    volume = as_quantity(as_dict(spec.get("storage")).get("memoryVolumeSize"))
     default_shm = as_quantity(spec.get("shmSize", 0))
+    raw_fraction = spec.get("jvmMemoryFraction", names.JVM_MEMORY_FRACTION)
+    if isinstance(raw_fraction, bool) or not isinstance(
+        raw_fraction, (int, float, Decimal)
+    ):
+        return
+    worker_fraction = Decimal(str(raw_fraction))
     for path, holder in list(_scopes(data))[1:]:
         own = holder.get("shmSize")
         shm = as_quantity(own) if own is not None else default_shm
@@ -243,17 +257,20 @@ def check_shm_memory(data: dict[str, Any], doc: SourceDoc) -> Iterator[Warning_]
         if raw_limit == "none" or shm is None or shm.is_zero() or memory is None:
             continue
         limit = memory if raw_limit == "request" else as_quantity(raw_limit)
-        if limit is None or volume is None:
+        if limit is None:
             continue
-        heap = memory.value * Decimal(names.JVM_MEMORY_FRACTION)
-        used = heap + volume.value + shm.value
-        if used > limit.value:
+        fraction = (
+            names.JVM_MEMORY_FRACTION
+            if path == ("spec", "jobMaster")
+            else worker_fraction
+        )
+        heap = memory.value * fraction
+        if heap + shm.value > limit.value:
             mib = Decimal(2**20)
             yield warning(
                 doc,
                 (*path, "shmSize") if own is not None else ("spec", "shmSize"),
-                f"at {format_json_path(path)}, the JVM heap ({int(heap / mib)} MiB), the memory volume "
-                f"({int(volume.value / mib)} MiB) and /dev/shm ({int(shm.value / mib)} MiB) exceed the memory "
-                f"limit ({int(limit.value / mib)} MiB) once they fill, and the container is OOM-killed; "
-                "raise memory or lower shmSize",
+                f"at {format_json_path(path)}, the JVM heap ({int(heap / mib)} MiB) and /dev/shm "
+                f"({int(shm.value / mib)} MiB) exceed the memory limit ({int(limit.value / mib)} MiB) "
+                "once they fill, and the container is OOM-killed; raise memory or lower shmSize",
             )
