@@ -10,6 +10,7 @@ from typing import Any
 from t2gen.errors import Problem
 from t2gen.jobfile.rules._base import (
     as_dict,
+    as_list,
     groups,
     is_quantity_shaped,
     problem,
@@ -81,6 +82,24 @@ def _quantity_fields(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str, Any]
             node = as_dict(node).get(part)
         if node is not None and node not in _LIMIT_WORDS:
             yield ("spec", *parts), parts[-1], node
+    scopes: list[tuple[JsonPath, Any]] = [(("spec",), spec)]
+    scopes += [(("spec", "workers", index), group) for index, group in groups(data)]
+    scopes.append((("spec", "jobMaster"), spec.get("jobMaster")))
+    for scope, holder in scopes:
+        for index, entry in enumerate(as_list(as_dict(holder).get("env"))):
+            field = as_dict(
+                as_dict(as_dict(entry).get("valueFrom")).get("resourceFieldRef")
+            )
+            if "divisor" in field:
+                path = (
+                    *scope,
+                    "env",
+                    index,
+                    "valueFrom",
+                    "resourceFieldRef",
+                    "divisor",
+                )
+                yield path, "divisor", field["divisor"]
 
 
 @rule(
@@ -106,6 +125,9 @@ def _quantity_fields(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str, Any]
         "spec.storage.memoryVolumeSize",
         "spec.jobPackage.maxSize",
         "spec.jvmMemoryFraction",
+        "spec.env[].valueFrom.resourceFieldRef.divisor",
+        "spec.workers[].env[].valueFrom.resourceFieldRef.divisor",
+        "spec.jobMaster.env[].valueFrom.resourceFieldRef.divisor",
     ),
 )
 def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
