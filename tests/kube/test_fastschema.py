@@ -26,7 +26,7 @@ from t2gen import usercache
 from t2gen.checks.openapi import KubeSchemas
 from t2gen.kube import fastschema
 from tests.conftest import EXAMPLES, GOLDEN, KUBE_VERSIONS, ROOT
-from tests.test_custom_resource_schemas import VALID
+from tests.gangs.test_custom_resource_schemas import VALID
 
 WORDCOUNT = "examples/wordcount.yaml"
 
