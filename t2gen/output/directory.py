@@ -7,12 +7,12 @@ Writers only: the objects arrive in output order (:func:`t2gen.kube.order.sort_d
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from t2gen.errors import OutputError
 from t2gen.kube.yamlio import dump_yaml
-from t2gen.patterns import LazyPattern
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -38,7 +38,7 @@ def _sha256(data: str | bytes) -> str:
     ).hexdigest()
 
 
-_HASH_LINE = LazyPattern(r"^# sha256 ([0-9a-f]{64}) ([^/\\\s]+)$")
+_HASH_LINE = r"^# sha256 ([0-9a-f]{64}) ([^/\\\s]+)$"
 
 
 def _kustomization(
@@ -88,7 +88,7 @@ def _written_files(directory: Path) -> tuple[set[str], set[str]]:
     if not text.startswith(_MARKER):
         return set(), set()
     body, _, last = text.rstrip("\n").rpartition("\n")
-    sealed = _HASH_LINE.match(last)
+    sealed = re.match(_HASH_LINE, last)
     intact = (
         sealed is not None
         and sealed[2] == KUSTOMIZATION
@@ -98,7 +98,7 @@ def _written_files(directory: Path) -> tuple[set[str], set[str]]:
         ({KUSTOMIZATION}, set()) if intact else (set(), {KUSTOMIZATION})
     )
     for line in (body if intact else text).splitlines():
-        recorded = _HASH_LINE.match(line)
+        recorded = re.match(_HASH_LINE, line)
         if recorded is None or recorded[2] == KUSTOMIZATION:
             continue
         try:
