@@ -252,7 +252,7 @@ def test_make_demo_prints_only_yaml() -> None:
 def test_output_directory(tmp_path: Path) -> None:
     out = tmp_path / "manifests"
     result = runner.invoke(
-        app, ["render", str(ROOT / "examples/wordcount.yaml"), "-o", str(out)]
+        app, ["render", str(ROOT / "examples/wordcount.yaml"), "--output-dir", str(out)]
     )
     assert result.exit_code == 0 and result.stdout == ""
     files = sorted(path.name for path in out.iterdir())
@@ -289,8 +289,8 @@ def test_inconsistent_options_are_usage_errors() -> None:
     example = str(ROOT / "examples/wordcount.yaml")
     for argv, fragment in (
         (
-            ["render", example, "-o", "out", "--format", "json"],
-            "--format applies to standard output only",
+            ["render", example, "--output-dir", "out", "--format", "json"],
+            "-o/--format applies to standard output only",
         ),
     ):
         result = runner.invoke(app, argv)

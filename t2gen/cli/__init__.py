@@ -38,7 +38,7 @@ app = typer.Typer(
     help="Render the Kubernetes manifests of a Twister2 job from one small, validated job file.\n\n"
     "Start with `t2gen init > job.yaml`, then `t2gen render job.yaml | kubectl apply -f -`.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_show_locals=False,
     context_settings=SETTINGS,
 )
