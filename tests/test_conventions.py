@@ -144,3 +144,56 @@ def test_kubectl_plugin(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["kind"] == "List"
+
+
+def test_every_rule_error_says_where_to_read_more() -> None:
+    """Each ``(t2gen explain <id>)`` in the cases' errors names a rule with a docs/rules.md section."""
+    import re
+
+    from t2gen.jobfile.rules import REGISTRY
+
+    rules_md = (ROOT / "docs/rules.md").read_text(encoding="utf-8")
+    named = {
+        match
+        for path in (ROOT / "tests/cases").glob("*/expected.stderr")
+        for match in re.findall(
+            r"\(t2gen explain ([a-z0-9-]+)\)$", path.read_text("utf-8"), re.M
+        )
+    }
+    assert len(named) >= 20
+    for rule_id in named:
+        assert rule_id in REGISTRY
+        assert f"### `{rule_id}`" in rules_md
+
+
+def test_explain_prints_the_rules_documentation(tmp_path: Path) -> None:
+    from t2gen.jobfile.rules import REGISTRY
+
+    result = _t2gen("explain", "mpi-per-pod", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"mpi-per-pod: {REGISTRY['mpi-per-pod'].doc}\n")
+    assert "See also: docs/rules.md#mpi-per-pod" in result.stdout
+    listed = _t2gen("explain", "--list", cwd=tmp_path).stdout.splitlines()
+    assert [line.split()[0] for line in listed] == list(REGISTRY)
+    wrong = _t2gen("explain", "mpi-per-po", cwd=tmp_path)
+    assert wrong.returncode == 2
+    assert "no rule 'mpi-per-po'; did you mean 'mpi-per-pod'?" in wrong.stderr
+
+
+def test_gpu_memory_and_gang_messages(tmp_path: Path) -> None:
+    """Issue 24, item 6: the hint a GPU, a Twister2 ram number and a mis-cased gang need."""
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "apiVersion: t2gen/v1\nkind: Twister2Job\nmetadata: {name: job}\n"
+        "spec:\n  image: twister2/twister2-k8s:0.8.0\n"
+        "  workers: [{count: 1, gpu: 1, memory: 2048}]\n"
+        "  scheduling: {gang: Volcano, queue: analytics}\n",
+        encoding="utf-8",
+    )
+    result = _t2gen("validate", str(job), cwd=tmp_path)
+    assert result.returncode == 1
+    assert "write extendedResources: {nvidia.com/gpu: 1}" in result.stderr
+    assert "did you mean 'cpu'" not in result.stderr
+    assert "write 2048Mi for 2048 MiB" in result.stderr
+    assert "did you mean 'volcano'?" in result.stderr
+    assert "queue applies only" not in result.stderr

@@ -1,7 +1,7 @@
 """The ``t2gen`` command line: the Typer app, one module per command.
 
 Each command lives in its own module (``validate``, ``render``, ``check``,
-``plan``, ``import_`` (the ``import`` command), ``schema``, ``init``,
+``plan``, ``import_`` (the ``import`` command), ``schema``, ``init``, ``explain``,
 ``templates``, ``secret``); this one only collects them
 in the order ``--help`` lists them, and runs the app with t2gen's usage-error
 format. Shared options are in ``_options``, error reporting in ``_report``.
@@ -20,6 +20,7 @@ import typer
 
 from t2gen.cli import (
     check,
+    explain,
     import_,
     init,
     plan,
@@ -49,6 +50,7 @@ app.command(epilog=plan.EPILOG)(plan.plan)
 app.command(name="import", epilog=import_.EPILOG)(import_.import_)
 app.command(epilog=schema.EPILOG)(schema.schema)
 app.command(epilog=init.EPILOG)(init.init)
+app.command(epilog=explain.EPILOG)(explain.explain)
 app.add_typer(templates.app, name="templates")
 app.add_typer(secret.app, name="secret")
 

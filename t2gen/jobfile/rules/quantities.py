@@ -139,9 +139,19 @@ def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
         ):
             yield problem(doc, path, f"{name} must be greater than 0")
         elif name == "memory" and int(quantity.mebibytes() * _HEAP_FRACTION) < 1:
-            yield problem(
-                doc,
-                path,
-                f"{shown} leaves a JVM heap of 0 MiB (the heap is {_HEAP_PERCENT}% of the memory); "
-                f"use at least {_SMALLEST_MEMORY_MI}Mi",
-            )
+            if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+                # Twister2's ram is megabytes (twister2.worker.ram); Kubernetes reads a
+                # bare number as bytes.
+                yield problem(
+                    doc,
+                    path,
+                    f"{shown} is {shown} bytes: a bare number is bytes in Kubernetes (Twister2's "
+                    f"ram is MB); write {shown}Mi for {shown} MiB",
+                )
+            else:
+                yield problem(
+                    doc,
+                    path,
+                    f"{shown} leaves a JVM heap of 0 MiB (the heap is {_HEAP_PERCENT}% of the "
+                    f"memory); use at least {_SMALLEST_MEMORY_MI}Mi",
+                )
