@@ -219,7 +219,7 @@ def test_helm_format_leaves_the_namespace_to_helm(tmp_path: Path) -> None:
     binding = next(obj for obj in objects if obj["kind"] == "RoleBinding")
     assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "job"}]
     assert result.stderr == (
-        "warning: --format helm leaves out metadata.namespace 'batch': "
+        "warning: -o helm leaves out metadata.namespace 'batch': "
         "`helm install --namespace` places the objects\n"
     )
 

@@ -94,6 +94,14 @@ def render(
             metavar="DIR",
         ),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="With --output-dir: replace the directory even if it holds files t2gen did not "
+            "write or that were changed by hand (they are lost).",
+        ),
+    ] = False,
     namespace: Namespace = None,
     output: Annotated[
         str,
@@ -195,6 +203,7 @@ def render(
         kube_validate=kube_validate,
         kube_version=kube_version,
         processes=processes,
+        force=force,
     )
     if code:
         raise typer.Exit(code)
