@@ -62,7 +62,7 @@ wheel-smoke: $(STAMP) ## Build the wheel, install it in a fresh venv, run t2gen 
 
 check: lint typecheck test wheel-smoke ## Every gate CI runs
 
-bench: $(STAMP) $(HELM) ## Time t2gen against python -c pass (and peers: kubectl kustomize, helm template), writes bench/results.md; then t2gen plan on 5,000 nodes, then the flood files
+bench: $(STAMP) $(HELM) ## Time t2gen against python -c pass (and peers: kubectl kustomize, helm template), writes bench/results.md; then t2gen plan on 100 to 20,000 realistic nodes, then the flood files
 	$(BIN)/python bench/bench.py
 	$(BIN)/python bench/plan_bench.py --append bench/results.md
 	$(BIN)/python bench/floods.py --append bench/results.md

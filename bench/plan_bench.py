@@ -561,7 +561,7 @@ def node_name(i: int) -> str:
 
 
 # The job of the table: a GPU group (one GPU per worker, one pod per GPU node) and a
-# CPU group of 4 workers per pod, with the job master: 97 pods.
+# CPU group of 2 workers per pod, with the job master: 49 pods, which fit at every size.
 TABLE_JOB = """\
 apiVersion: t2gen/v1
 kind: Twister2Job
@@ -571,9 +571,9 @@ spec:
   workers:
     - count: 64
       perPod: 2
-      cpu: 4
-      memory: 16Gi
-    - count: 64
+      cpu: 2
+      memory: 8Gi
+    - count: 16
       perPod: 1
       cpu: 8
       memory: 32Gi
@@ -583,6 +583,7 @@ spec:
       required:
         - {key: kubernetes.io/os, operator: In, values: [linux]}
 """
+
 
 ENGINE_JOB = """\
 apiVersion: t2gen/v1
@@ -596,20 +597,34 @@ spec:
 """
 
 
-def measure(command: list[str], cwd: str) -> tuple[float, float, int]:
-    """Run ``command``; return its CPU seconds (user + system), peak MB and exit code (best of RUNS by CPU)."""
-    best: tuple[float, float, int] | None = None
+def measure(command: list[str], cwd: str) -> tuple[float, float, int, str]:
+    """Run ``command`` RUNS times; return the CPU seconds (user + system), peak MB and
+    exit code of the run with the least CPU, and its standard output."""
+    best: tuple[float, float, int, str] | None = None
     for _ in range(RUNS):
-        process = subprocess.Popen(
-            command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
+        with tempfile.TemporaryFile() as out:
+            process = subprocess.Popen(
+                command, cwd=cwd, stdout=out, stderr=subprocess.DEVNULL
+            )
+            _, status, usage = os.wait4(process.pid, 0)
+            process.returncode = os.waitstatus_to_exitcode(status)
+            out.seek(0)
+            text = out.read().decode("utf-8", "replace")
         cpu = usage.ru_utime + usage.ru_stime
         if best is None or cpu < best[0]:
-            best = (cpu, usage.ru_maxrss / 1024, process.returncode)
+            best = (cpu, usage.ru_maxrss / 1024, process.returncode, text)
     assert best is not None
     return best
+
+
+def simulated(stdout: str) -> str:
+    """What ``plan`` said of the default scheduler's loop: its runs, or that it skipped it."""
+    for line in stdout.splitlines():
+        if "simulated run" in line:
+            return line.rsplit(" in ", 1)[-1] if " in " in line else line
+        if "was not simulated" in line:
+            return "not simulated (bound)"
+    return "-"
 
 
 def render(job: str) -> list[dict[str, Any]]:
@@ -643,7 +658,7 @@ def scale_table(tmp: Path) -> None:
     load = "import json, sys\nwith open(sys.argv[1], 'rb') as f: json.load(f)\n"
     header = (
         f"{'nodes':>6} {'MB':>6} {'pods':>6} {'MB':>6}  "
-        f"{'json.load nodes':>16} {'json.load pods':>15}  {'t2gen plan --nodes --pods':>26}  exit"
+        f"{'json.load nodes':>16} {'json.load pods':>15}  {'t2gen plan --nodes --pods':>26}  exit  scheduler loop"
     )
     print(header)
     print(
@@ -656,7 +671,7 @@ def scale_table(tmp: Path) -> None:
         pod_bytes = write_list(pods, lambda i: pod(i, node_name(2 * i)), count // 2)
         json_nodes = measure([sys.executable, "-c", load, str(nodes)], str(tmp))
         json_pods = measure([sys.executable, "-c", load, str(pods)], str(tmp))
-        cpu, peak, code = measure(
+        cpu, peak, code, stdout = measure(
             [
                 sys.executable,
                 "-m",
@@ -673,7 +688,7 @@ def scale_table(tmp: Path) -> None:
         print(
             f"{count:>6,} {node_bytes / 1e6:>6.1f} {count // 2:>6,} {pod_bytes / 1e6:>6.1f}  "
             f"{json_nodes[0]:>9.2f} {json_nodes[1]:>7.0f}{json_pods[0]:>8.2f} {json_pods[1]:>7.0f}  "
-            f"{cpu:>17.2f} {peak:>8.0f}  {code}"
+            f"{cpu:>17.2f} {peak:>8.0f}  {code}     {simulated(stdout)}"
         )
         last = (cpu, peak)
         if count != SIZES[-1]:
@@ -705,7 +720,7 @@ def engine(tmp: Path) -> None:
     )
     (tmp / "big.yaml").write_text(ENGINE_JOB, encoding="utf-8")
     for args in ([], ["--summary"], ["-o", "json"]):
-        cpu, peak, code = measure(
+        cpu, peak, code, _ = measure(
             [sys.executable, "-m", "t2gen", "plan", "big.yaml", *args], str(tmp)
         )
         shown = " ".join(["t2gen", "plan", "job.yaml", *args])

@@ -35,11 +35,12 @@ __all__ = [
 SIMULATED_RUNS = 4
 """Runs of the loop: the first takes the first of equal nodes, the others choose at random."""
 
-MAX_EVALUATIONS = 60_000
+MAX_EVALUATIONS = 30_000
 """Nodes scored for one pod, summed over the pods and the runs: the simulation's bound.
 
 It keeps ``t2gen plan`` of 20,000 nodes within its budget (``make bench``): a job
-of about a hundred pods is simulated on clusters up to a few thousand nodes."""
+of about fifty pods is simulated on clusters up to about 5,000 nodes (more runs on
+smaller ones), a job of a few hundred pods on a few hundred nodes."""
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import gc
 import mmap
 import os
 import stat
@@ -147,6 +148,22 @@ def _contents(path: str) -> Iterator[memoryview]:
         mapped.close()
 
 
+@contextlib.contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a list is decoded and converted.
+
+    Decoding makes millions of objects; each of the collector's passes walks the
+    growing heap, and none can find a cycle (JSON values hold none).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _decode(view: memoryview, decoder: msgspec.json.Decoder[Any]) -> Any:
     """The typed document, or None when the plain reader must judge the input."""
     if not enabled("TYPED_READER"):
@@ -179,16 +196,17 @@ def read_nodes(
     """
     keys = None if label_keys is None else tuple(sorted(set(label_keys)))
     document: object = None
-    with _contents(path) as view:
-        typed = _decode(view, node_decoder(keys))
-        if typed is None:
-            document = plain_document(bytes(view), path)
-    if typed is not None:  # the file is unmapped: only the typed records remain
-        nodes = typed_nodes(typed, keys)
-        if nodes is not None:
-            return nodes
-        document = msgspec.to_builtins(typed)
-    return parse_nodes(document, path)
+    with _no_cycle_collection():
+        with _contents(path) as view:
+            typed = _decode(view, node_decoder(keys))
+            if typed is None:
+                document = plain_document(bytes(view), path)
+        if typed is not None:  # the file is unmapped: only the typed records remain
+            nodes = typed_nodes(typed, keys)
+            if nodes is not None:
+                return nodes
+            document = msgspec.to_builtins(typed)
+        return parse_nodes(document, path)
 
 
 def read_pods(path: str) -> tuple[ExistingPod, ...]:
@@ -205,13 +223,14 @@ def read_pods(path: str) -> tuple[ExistingPod, ...]:
         PlanInputError: not a pod list, or a pod with a malformed quantity.
     """
     document: object = None
-    with _contents(path) as view:
-        typed = _decode(view, POD_DECODER)
-        if typed is None:
-            document = plain_document(bytes(view), path)
-    if typed is not None:
-        pods = typed_pods(typed)
-        if pods is not None:
-            return pods
-        document = msgspec.to_builtins(typed)
-    return parse_pods(document, path)
+    with _no_cycle_collection():
+        with _contents(path) as view:
+            typed = _decode(view, POD_DECODER)
+            if typed is None:
+                document = plain_document(bytes(view), path)
+        if typed is not None:
+            pods = typed_pods(typed)
+            if pods is not None:
+                return pods
+            document = msgspec.to_builtins(typed)
+        return parse_pods(document, path)
