@@ -269,7 +269,8 @@ def test_rbac_can_be_left_to_the_cluster() -> None:
         assert all(pod.get("serviceAccountName") == account for pod in pods)
 
 
-def test_node_port_service_sits_beside_the_headless_one() -> None:
+def test_node_port_service_is_the_workers_service() -> None:
+    """As the launcher makes it, so the job master deletes it (JobTerminator.java:45-47)."""
     context = _context(
         "workers: [{count: 2}]\nnetwork: {basePort: 7000, protocol: UDP, service: {type: NodePort}}\n"
     )
@@ -279,9 +280,8 @@ def test_node_port_service_sits_beside_the_headless_one() -> None:
             {"name": "worker", "port": 7000, "targetPort": 7000, "protocol": "UDP"}
         ],
     }
-    assert (
-        context["workerGroups"][0]["serviceName"] == "job"
-    )  # the headless Service still governs
+    assert context["workerGroups"][0]["serviceName"] == "job"
+    assert context["metadata"]["workerService"]["name"] == "job"
 
 
 def test_openmpi_pods_have_one_container_with_the_pods_resources() -> None:

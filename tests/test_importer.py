@@ -130,16 +130,35 @@ def test_example_conf_renders_through_the_pipeline() -> None:
 
 
 def _strip(job: Job, *, keep_required: int, drop_preferred: bool) -> Job:
-    placement = replace(
-        job.spec.placement,
-        required=job.spec.placement.required[:keep_required],
-        preferred=() if drop_preferred else job.spec.placement.preferred,
+    """The job with only what places each group's pods (job-wide or the group's own)."""
+    workers = tuple(
+        replace(
+            group,
+            placement=replace(
+                group.placement,
+                required=group.placement.required[:keep_required],
+                preferred=() if drop_preferred else group.placement.preferred,
+            ),
+        )
+        for group in job.spec.workers
     )
-    return replace(job, source="-", spec=replace(job.spec, placement=placement))
+    nowhere = replace(
+        job.spec.placement,
+        required=(),
+        preferred=(),
+        uniform="none",
+        node_selector=(),
+        tolerations=(),
+    )
+    return replace(
+        job, source="-", spec=replace(job.spec, workers=workers, placement=nowhere)
+    )
 
 
 # Twister2 has one node-mapping expression and no preferences, so the parts of the
-# examples beyond that are removed before comparing.
+# examples beyond that are removed before comparing. The import writes the mapping
+# to group 0 (the one group here) and the examples job-wide: each group's pods are
+# placed alike.
 SEED_CASES = {
     "gpu-nodes": ("gpu-nodes", 1, False),
     "non-gpu-nodes": ("non-gpu-nodes", 1, True),
@@ -169,14 +188,11 @@ def test_seed_hostnames_not_in() -> None:
     )
     imported = imported_job(result.text, "-")
     [example] = validate_files([str(ROOT / "examples/named-nodes.yaml")])
-    first = replace(example.spec.placement.required[0], operator="NotIn")
+    [group] = example.spec.workers
+    first = replace(group.placement.required[0], operator="NotIn")
+    group = replace(group, placement=replace(group.placement, required=(first,)))
     expected = replace(
-        example,
-        name="not-named-nodes",
-        spec=replace(
-            example.spec,
-            placement=replace(example.spec.placement, required=(first,)),
-        ),
+        example, name="not-named-nodes", spec=replace(example.spec, workers=(group,))
     )
     assert _strip(imported, keep_required=1, drop_preferred=False) == _strip(
         expected, keep_required=1, drop_preferred=False

@@ -142,7 +142,8 @@ def test_worker_map_rows_are_the_topology(example: str) -> None:
             "statefulSet": slot.statefulset,
             "pod": slot.pod_name,
             "container": slot.container_name,
-            **({"mpiRank": slot.worker_id} if wmap.mpi else {}),
+            # mpirun assigns ranks at run time (PodWatchUtils.java:592-604)
+            **({"mpiRank": None} if wmap.mpi else {}),
             "ports": dict(slot.ports),
             "dnsName": pod_dns_name(slot.pod_name, example, wmap.namespace),
         }
@@ -230,3 +231,26 @@ def test_a_fifo_as_node_list_is_refused_not_waited_on(tmp_path: Path) -> None:
     result = _t2gen("plan", str(ROOT / "examples/wordcount.yaml"), "--nodes", str(fifo))
     assert result.returncode == 1 and result.stdout == ""
     assert "not a regular file" in result.stderr
+
+
+def test_mpi_ranks_are_marked_as_assigned_at_run_time() -> None:
+    wmap, _ = _map("openmpi")
+    data = worker_map_to_dict(wmap)
+    assert "assigned at run time" in data["mpiRanks"]
+    assert {worker["mpiRank"] for worker in data["workers"]} == {None}
+    stream = io.StringIO()
+    write_table(wmap, stream)
+    text = stream.getvalue()
+    assert "WORKER (MPI RANK, AT RUN TIME)" in text
+    assert "in the order the pods reach Running" in text
+
+
+def test_node_port_workers_have_no_dns_names() -> None:
+    wmap, _ = _map("nodeport")
+    data = worker_map_to_dict(wmap)
+    assert {worker["dnsName"] for worker in data["workers"]} == {None}
+    stream = io.StringIO()
+    write_table(wmap, stream)
+    assert (
+        "workers' NodePort Service: nodeport (no per-pod DNS names" in stream.getvalue()
+    )

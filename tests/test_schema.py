@@ -87,6 +87,8 @@ def test_defaults_come_from_the_schema() -> None:
             "memoryLimit": "request",
             "volatileDisk": 0,
             "extendedResources": {},
+            "nodeSelector": {},
+            "nodeAffinity": {"required": [], "preferred": []},
             "tolerations": [],
         }
     ]

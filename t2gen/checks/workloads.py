@@ -98,11 +98,15 @@ def statefulset_pod_management_policy(
 
 @check("statefulset-service-name", reads="stream")
 def statefulset_service_name(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
-    """``serviceName`` is set and, when that Service is in the stream, it is headless.
+    """``serviceName`` is set and, when that Service is in the stream, it is headless or NodePort.
 
-    A StatefulSet's pods get stable DNS names (``<pod>.<service>``, which
-    Twister2 workers use to find each other and the job master) only from a
-    governing headless Service (``clusterIP: None``). Source:
+    A StatefulSet's pods get stable DNS names (``<pod>.<service>``) only from a
+    governing headless Service (``clusterIP: None``). The Twister2 launcher
+    governs its worker StatefulSets with a NodePort Service instead when one
+    is requested (``KubernetesLauncher.java:365-377``, cylondata/twister2):
+    the runtime finds workers by pod IP, not by those names, so that Service
+    is accepted too; any other (a ClusterIP with an address, a
+    LoadBalancer) is an error. Source:
     https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#stable-network-id
     """
     service_name = as_dict(obj.get("spec")).get("serviceName")
@@ -113,7 +117,8 @@ def statefulset_service_name(obj: dict[str, Any], stream: Stream) -> Iterator[Fi
         )
         return
     for service in stream.services(namespace_of(obj), service_name):
-        if as_dict(service.get("spec")).get("clusterIP") != "None":
+        spec = as_dict(service.get("spec"))
+        if spec.get("clusterIP") != "None" and spec.get("type") != "NodePort":
             yield (
                 "spec.serviceName",
                 f"Service {service_name} is not headless (clusterIP: None), so pods get no DNS names",

@@ -132,9 +132,9 @@ def import_(
     names (legacy aliases) are both accepted. Each field of the job file names
     the Twister2 key it came from.
 
-    Semantics that differ (instances count pods, ram is MB per worker, node
-    mapping applied to every group, job master heap) are converted and warned
-    about; keys with no t2gen equivalent and keys the runtime also reads from
+    Semantics that differ (instances count pods, ram is MB per worker, job
+    master heap) are converted and warned about; node and uniform mapping go
+    to worker group 0 only, as Twister2 applies them; keys with no t2gen equivalent and keys the runtime also reads from
     the job package are listed. Warnings go to standard error (exit code 0) and
     are repeated as comments at the end of the job file. The job file is
     validated before it is written: errors name the Twister2 file:line:col

@@ -21,7 +21,7 @@ from t2gen.importer.emit import dump, header, ordered
 from t2gen.importer.job import convert_image, convert_metadata, convert_package
 from t2gen.importer.job_master import convert_job_master
 from t2gen.importer.keys import Use
-from t2gen.importer.model import ImportResult, ImportWarning, Twister2Config
+from t2gen.importer.model import ImportResult, ImportWarning, Origin, Twister2Config
 from t2gen.importer.network import convert_mpi, convert_network
 from t2gen.importer.placement import convert_placement
 from t2gen.importer.ports import port_name
@@ -31,6 +31,7 @@ from t2gen.importer.state import Conversion, resolve
 from t2gen.importer.storage import convert_storage
 from t2gen.importer.workers import convert_binding, convert_workers
 from t2gen.jobfile.loader import parse_config
+from t2gen.patterns import LazyPattern
 from t2gen.problems import Problem, format_json_path
 
 __all__ = ["convert", "import_config", "port_name"]
@@ -109,16 +110,39 @@ def convert(
     )
 
 
+_JOB_FILE_LINE = LazyPattern(r"\b(at )?line (\d+)\b")
+"""A message's reference to a line of the job file (``at line 23``, ``(line 23)``)."""
+
+
 def _check_job(conv: Conversion, text: str) -> None:
-    """Validate the imported job; raise with each problem at the Twister2 key behind it."""
+    """Validate the imported job; raise with each problem at the Twister2 key behind it.
+
+    A problem is placed at the Twister2 key its field came from (or, for a
+    field with none, where the missing key would go: :meth:`Conversion.missing`),
+    and a message that cites another line of the job file (a rule naming the
+    ``In`` list it counted) cites that field's Twister2 file and line instead:
+    the job file is the import's own, not a file the user has.
+    """
     from t2gen.pipeline import validate
 
+    doc = parse_config(text, path="<import>")
     try:
-        validate(parse_config(text, path="<import>"))
+        validate(doc)
     except SchemaError as err:
         by_path = {
             format_json_path(where): origin for where, origin in conv.origins.items()
         }
+        by_line: dict[int, Origin] = {}
+        for where, (_, origin) in conv.origins.items():
+            if origin is not None:
+                by_line.setdefault(doc.position(where)[0], origin)
+
+        def cite(match: re.Match[str]) -> str:
+            origin = by_line.get(int(match[2]))
+            if origin is None:
+                return "elsewhere in the imported job file"
+            return f"{match[1] or ''}{origin.path}:{origin.line}"
+
         problems = []
         for problem in err.problems:
             json_path = problem.json_path
@@ -126,12 +150,13 @@ def _check_job(conv: Conversion, text: str) -> None:
             while probe and probe not in by_path:
                 probe = re.sub(r"(\[\d+\]|\.?[^.\[]+)$", "", probe)
             key, origin = by_path.get(probe, ("", None))
-            message = f"becomes {json_path or 'the job'}, which t2gen refuses: {problem.message}"
+            message = _JOB_FILE_LINE.sub(
+                cite,
+                f"becomes {json_path or 'the job'}, which t2gen refuses: {problem.message}",
+            )
             if origin is None:
-                target = conv.missing(message)
-                problems.append(
-                    Problem(target.path, 0, 0, f"{key + ': ' if key else ''}{message}")
-                )
+                target = conv.missing(message, *([key] if key else []))
+                problems.append(target)
             else:
                 problems.append(
                     Problem(origin.path, origin.line, origin.col, message, key)

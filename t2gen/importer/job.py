@@ -81,7 +81,10 @@ def convert_metadata(conv: Conversion, job_name: str | None) -> None:
         if got is None:
             conv.problems.append(
                 conv.missing(
-                    "no job ID: set twister2.job.id (or twister2.resource.job.name), or give the job name",
+                    "no job name: give it with --name NAME, or set twister2.resource.job.name "
+                    "(or twister2.job.id, the job ID the runtime uses)",
+                    "twister2.resource.job.name",
+                    "twister2.job.id",
                 )
             )
         else:
@@ -106,13 +109,16 @@ def convert_image(conv: Conversion) -> None:
     """spec.image and spec.imagePullPolicy (the image is required)."""
     if not conv.field("twister2.resource.kubernetes.docker.image", ("spec", "image")):
         conv.problems.append(
-            conv.missing("no image: set twister2.resource.kubernetes.docker.image")
+            conv.missing(
+                "no image: set twister2.resource.kubernetes.docker.image, e.g. twister2/twister2-k8s:0.8.0",
+                "twister2.resource.kubernetes.docker.image",
+            )
         )
     conv.field("kubernetes.image.pull.policy", ("spec", "imagePullPolicy"))
 
 
 def convert_package(conv: Conversion, jar_file: str | None) -> None:
-    """spec.jobPackage: the uploader's URI of the package, and the jar file (an argument)."""
+    """spec.jobPackage: the uploader's URI of the package, the upload method (an older key), and the jar file (an argument)."""
     server = conv.get("twister2.kubernetes.uploader.web.server")
     name = conv.job.get("metadata", {}).get("name")
     if server is not None and name:
@@ -122,6 +128,9 @@ def convert_package(conv: Conversion, jar_file: str | None) -> None:
             f"{server[1].rstrip('/')}/{name}.tar.gz",
             "<server>/<job>.tar.gz",
         )
+    conv.field(
+        "twister2.kubernetes.uploading.method", ("spec", "jobPackage", "uploadMethod")
+    )
     if jar_file is not None:
         conv.put(JAR_FILE_FIELD, jar_file, JAR_FILE_ARG, None)
     else:

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from t2gen.importer.keys import Key
 from t2gen.jobfile.loader import SourceDoc
 from t2gen.problems import Problem
 
-__all__ = ["ImportResult", "ImportWarning", "Origin", "Setting", "Twister2Config"]
+__all__ = [
+    "CommentedKey",
+    "ImportResult",
+    "ImportWarning",
+    "Origin",
+    "Setting",
+    "Twister2Config",
+]
 
 
 @dataclass(frozen=True, order=True)
@@ -23,6 +30,30 @@ class Origin:
     def __str__(self) -> str:
         """``path:line`` as the job file's comments cite it."""
         return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True)
+class CommentedKey:
+    """A key the configuration shows only in a comment (``# key: value``), as Twister2 ships some.
+
+    Twister2's ``conf/kubernetes/resource.yaml`` ships the compute resources and
+    the job name commented out; a missing key is reported here, where the user
+    would uncomment it.
+
+    Attributes:
+        origin: the position of the key's name in the comment.
+        end: the last line of the commented-out value (lines commented the same
+            way and indented deeper), ``origin.line`` for a one-line value.
+    """
+
+    origin: Origin
+    end: int
+
+    def lines(self) -> str:
+        """``line 41`` or ``lines 52-58``."""
+        if self.end == self.origin.line:
+            return f"line {self.origin.line}"
+        return f"lines {self.origin.line}-{self.end}"
 
 
 @dataclass(frozen=True)
@@ -94,11 +125,14 @@ class Twister2Config:
         files: the files read, in load order, as the user would name them.
         settings: the merged top-level keys by name as written, in load order.
         problems: errors found while reading (unreadable files, not YAML).
+        commented: keys shown only commented out, by name, in the last file
+            (in load order) that shows them.
     """
 
     files: tuple[str, ...]
     settings: dict[str, Setting]
     problems: tuple[Problem, ...] = ()
+    commented: dict[str, CommentedKey] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The network: worker ports, the protocol, the NodePort Service, and the channel (OpenMPI).
 
-Twister2's NodePort Service replaces the headless Service; t2gen adds ``<job>-np``
-beside it. A missing ``twister2.network.channel.class`` means TWSMPIChannel, the
+A requested NodePort Service replaces the headless one under the same name
+``<job>``, in Twister2 and in t2gen alike (so the job master deletes it). A missing ``twister2.network.channel.class`` means TWSMPIChannel, the
 code default (``SchedulerContext.java:43-44``), so such a job is an OpenMPI job.
 """
 
@@ -34,11 +34,6 @@ def convert_network(conv: Conversion) -> None:
             named(requested[0]),
             requested[0].at(),
         )
-        conv.warn(
-            requested[0].origin,
-            requested[0].name,
-            "Twister2's NodePort Service replaced the headless Service; t2gen adds <job>-np beside it, so pods keep their DNS names",
-        )
         if node_port is not None and node_port[1] != 0:
             conv.field(
                 "kubernetes.service.node.port",
@@ -63,7 +58,7 @@ def convert_mpi(conv: Conversion) -> None:
             "not set; Twister2's default is TWSMPIChannel",
         )
         conv.warn(
-            None,
+            conv.commented_at("twister2.network.channel.class"),
             "twister2.network.channel.class",
             "not set, and Twister2's default channel is TWSMPIChannel: imported as an OpenMPI job "
             "(mpi.enabled: true); set it to edu.iu.dsc.tws.comms.tcp.TWSTCPChannel for a regular job",

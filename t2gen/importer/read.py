@@ -4,7 +4,10 @@ The files are read the way Twister2's ConfigLoader reads them
 (``twister2/common/src/java/edu/iu/dsc/tws/common/config/ConfigLoader.java``):
 ``common/`` first, then ``kubernetes/``, and within each directory task, resource,
 network, core, data and checkpoint, a later top-level key replacing an earlier one.
-Every key keeps its position, so that each finding can name its ``file:line:col``.
+Every key keeps its position, so that each finding can name its ``file:line:col``;
+keys shown only in comments (``# twister2.resource.worker.compute.resources:``,
+as Twister2 ships them) are noted too, so that a missing key is reported where
+the user would uncomment it.
 """
 
 from __future__ import annotations
@@ -15,11 +18,15 @@ from typing import IO
 
 from t2gen.errors import ConfigError, SchemaError
 from t2gen.importer.keys import CONF_DIRS, LOAD_ORDER, lookup
-from t2gen.importer.model import Origin, Setting, Twister2Config
+from t2gen.importer.model import CommentedKey, Origin, Setting, Twister2Config
 from t2gen.jobfile.loader import SourceDoc, decode_source, parse_config, read_source
+from t2gen.patterns import LazyPattern
 from t2gen.problems import Problem
 
-__all__ = ["config_files", "load_config_files"]
+__all__ = ["commented_keys", "config_files", "load_config_files"]
+
+_COMMENTED_KEY = LazyPattern(r"#( *)([A-Za-z][A-Za-z0-9_.\-]*):(?: |$)")
+"""A comment line ``# key:`` or ``# key: value``; group 1 is the indentation after ``#``."""
 
 
 def config_files(paths: Sequence[str]) -> tuple[list[str], list[Problem], list[str]]:
@@ -109,6 +116,39 @@ def _parse(path: str, text: str) -> SourceDoc | None:
         raise SchemaError(problems=problems) from None
 
 
+def commented_keys(path: str, text: str) -> dict[str, CommentedKey]:
+    """The known keys a configuration file shows only in comments, at their first such line.
+
+    Args:
+        path: the file as the user named it.
+        text: its text.
+
+    Returns:
+        Each known key (:func:`t2gen.importer.keys.lookup`) written as a
+        commented-out ``# key:`` line, with where its commented value ends.
+    """
+    found: dict[str, CommentedKey] = {}
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        stripped = line.lstrip()
+        match = _COMMENTED_KEY.match(stripped)
+        if match is None or match[2] in found or lookup(match[2]) is None:
+            continue
+        indent = len(match[1])
+        end = number
+        for later in lines[number:]:
+            rest = later.lstrip()
+            body = rest[1:]
+            if not rest.startswith("#") or not body.strip():
+                break
+            if len(body) - len(body.lstrip(" ")) <= indent:
+                break
+            end += 1
+        col = len(line) - len(stripped) + 2 + indent
+        found[match[2]] = CommentedKey(Origin(path, number, col), end)
+    return found
+
+
 def load_config_files(
     paths: Sequence[str], *, stdin: IO[bytes] | None = None
 ) -> Twister2Config:
@@ -123,6 +163,7 @@ def load_config_files(
     """
     files, problems, _ = config_files(paths)
     settings: dict[str, Setting] = {}
+    commented: dict[str, CommentedKey] = {}
     for path in files:
         try:
             raw = read_source(
@@ -131,7 +172,9 @@ def load_config_files(
                 what="Twister2 configuration file",
                 advice="Twister2's configuration files are a few KiB each",
             )
-            doc = _parse(path, decode_source(path, raw))
+            text = decode_source(path, raw)
+            commented.update(commented_keys(path, text))
+            doc = _parse(path, text)
         except (ConfigError, SchemaError) as err:
             problems += err.problems
             continue
@@ -143,4 +186,4 @@ def load_config_files(
             settings[name] = Setting(
                 name, lookup(name), value, Origin(path, line, col), doc
             )
-    return Twister2Config(tuple(files), settings, tuple(problems))
+    return Twister2Config(tuple(files), settings, tuple(problems), commented)

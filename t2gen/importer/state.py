@@ -58,10 +58,42 @@ class Conversion:
             Problem(origin.path, origin.line, origin.col, message, key)
         )
 
-    def missing(self, message: str) -> Problem:
-        """A problem about a key that no file sets, reported at the last file read."""
-        path = self.config.files[-1] if self.config.files else "-"
-        return Problem(path, 0, 0, message)
+    def missing(self, message: str, *keys: str) -> Problem:
+        """A problem about a key that no file sets, where the user would set it.
+
+        At the first of ``keys`` that a file shows commented out (Twister2 ships
+        the compute resources and the job name so, in ``conf/kubernetes/
+        resource.yaml``), saying which lines to uncomment; otherwise at the last
+        ``resource.yaml`` read (the file Twister2 ships such keys in), else at
+        the last file read.
+
+        Args:
+            message: what is missing and how to supply it.
+            keys: the keys that would supply it, most likely first.
+
+        Returns:
+            The problem.
+        """
+        for key in keys:
+            example = self.config.commented.get(key)
+            if example is not None:
+                origin = example.origin
+                return Problem(
+                    origin.path,
+                    origin.line,
+                    origin.col,
+                    f"{message} ({key} is commented out here, {example.lines()})",
+                    key,
+                )
+        files = self.config.files
+        resource = [f for f in files if f.replace("\\", "/").endswith("resource.yaml")]
+        path = (resource or list(files) or ["-"])[-1]
+        return Problem(path, 0, 0, message, keys[0] if keys else "")
+
+    def commented_at(self, key: str) -> Origin | None:
+        """Where a file shows ``key`` commented out (a warning about the unset key goes there), or None."""
+        example = self.config.commented.get(key)
+        return None if example is None else example.origin
 
     def warn(self, origin: Origin | None, key: str, message: str) -> None:
         """Record a warning."""

@@ -26,7 +26,11 @@ from t2gen.importer.values import (
 )
 from t2gen.jobfile.loader import JsonPath
 
+COMPUTE_RESOURCES = "twister2.resource.worker.compute.resources"
+"""The key of Twister2 0.8's worker groups (``SchedulerContext.java:54-55``)."""
+
 __all__ = [
+    "COMPUTE_RESOURCES",
     "convert_binding",
     "convert_compute_resources",
     "convert_legacy_group",
@@ -36,7 +40,7 @@ __all__ = [
 
 def convert_workers(conv: Conversion) -> None:
     """spec.workers: from the compute resources list, or else from the legacy keys."""
-    got = conv.get("twister2.resource.worker.compute.resources")
+    got = conv.get(COMPUTE_RESOURCES)
     legacy = {name: conv.get(name) for name in LEGACY_WORKER_KEYS}
     present = {name: pair for name, pair in legacy.items() if pair is not None}
     if got is not None:
@@ -53,7 +57,11 @@ def convert_workers(conv: Conversion) -> None:
     else:
         conv.problems.append(
             conv.missing(
-                "no worker groups: set twister2.resource.worker.compute.resources"
+                "no worker groups: uncomment the compute resources and set each one's cpu (cores), "
+                "ram (MB per worker), disk (GB) and instances (pods), or add one line such as "
+                f"`{COMPUTE_RESOURCES}: [{{cpu: 1.0, ram: 1024, disk: 0.0, instances: 2}}]`",
+                COMPUTE_RESOURCES,
+                "twister2.worker.instances",
             )
         )
 
@@ -184,7 +192,9 @@ def convert_legacy_group(
     if instances is None:
         conv.problems.append(
             conv.missing(
-                "no worker count: set twister2.resource.worker.compute.resources (or the legacy twister2.worker.instances)",
+                f"no worker count: set {COMPUTE_RESOURCES} (or the legacy twister2.worker.instances)",
+                "twister2.worker.instances",
+                COMPUTE_RESOURCES,
             )
         )
         return

@@ -37,7 +37,6 @@ __all__ = [
     "MANAGED_BY_LABEL",
     "MANAGER",
     "NAME_LABEL",
-    "NODE_PORT_SUFFIX",
     "RESERVED_ENV_NAMES",
     "RESERVED_LABEL_KEYS",
     "SECURITY_PROFILE_ANNOTATION",
@@ -188,9 +187,7 @@ t2gen writes ``JOB_SUBMISSION_TIME`` as :data:`DEFAULT_JOB_SUBMISSION_TIME` othe
 
 JOB_MASTER_SUFFIX = "-jm"
 """Appended to the job ID for the job master's StatefulSet and Service (Twister2 ``KubernetesUtils``)."""
-NODE_PORT_SUFFIX = "-np"
-"""Appended to the job ID for the NodePort Service."""
-DERIVED_NAME_SUFFIXES = (JOB_MASTER_SUFFIX, NODE_PORT_SUFFIX)
+DERIVED_NAME_SUFFIXES = (JOB_MASTER_SUFFIX,)
 """Suffixes of the object names t2gen derives from a job ID that are of the same kind as
 another job's objects: a job named ``<x>-jm`` would own a Service ``<x>-jm``, job ``<x>``'s
 job-master Service. (Worker StatefulSets ``<x>-<index>`` share no kind with another job's
@@ -199,7 +196,13 @@ Role, RoleBinding and claim ``<x>-0``.)"""
 
 
 def worker_service_name(job: str) -> str:
-    """Headless Service governing every worker StatefulSet: ``<job>``."""
+    """The workers' Service, governing every worker StatefulSet: ``<job>``.
+
+    Headless, or the NodePort Service when one is requested: the Twister2
+    launcher creates one or the other under this name
+    (``KubernetesLauncher.java:365-377``), and the job master deletes it by
+    this name when the job ends (``master/JobTerminator.java:45-47``).
+    """
     return job
 
 
@@ -209,8 +212,13 @@ def job_master_service_name(job: str) -> str:
 
 
 def node_port_service_name(job: str) -> str:
-    """NodePort Service beside the headless one: ``<job>-np``."""
-    return job + NODE_PORT_SUFFIX
+    """The NodePort Service, when requested: the workers' Service ``<job>`` itself.
+
+    Not a Service ``<job>-np`` beside the headless one: the job master deletes
+    only ``<job>`` and ``<job>-jm`` (``master/JobTerminator.java:45-47,70-72``),
+    so such a Service, and its node port, would outlive the job.
+    """
+    return worker_service_name(job)
 
 
 def worker_statefulset_name(job: str, index: int) -> str:

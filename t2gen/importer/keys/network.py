@@ -39,7 +39,7 @@ NETWORK_KEYS: tuple[Key, ...] = (
         False,
         Use.FIELD,
         "spec.network.service.type",
-        note="NodePort; t2gen adds <job>-np beside the headless Service instead of replacing it",
+        note="NodePort: the workers' Service <job> is a NodePort Service instead of a headless one",
         source=f"{KC}:37-38",
     ),
     Key(

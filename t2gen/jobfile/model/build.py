@@ -111,7 +111,7 @@ def _compute(raw: dict[str, Any]) -> _Compute:
     }
 
 
-def _group(index: int, group: dict[str, Any]) -> WorkerGroup:
+def _group(index: int, group: dict[str, Any], job_wide: Placement) -> WorkerGroup:
     return WorkerGroup(
         index=index,
         name=group.get("name", str(index)),
@@ -119,7 +119,7 @@ def _group(index: int, group: dict[str, Any]) -> WorkerGroup:
         per_pod=group["perPod"],
         **_compute(group),
         extended_resources=tuple(sorted(group["extendedResources"].items())),
-        tolerations=_tolerations(group["tolerations"]),
+        placement=job_wide.merged(_placement(group, "none"), group.get("uniform")),
     )
 
 
@@ -155,7 +155,7 @@ def build_job(
     network = spec["network"]
     persistent = spec["storage"]["persistent"]
     package = spec["jobPackage"]
-    placement = spec["placement"]
+    placement = _placement(spec["placement"], spec["placement"]["uniform"])
     return Job(
         name=meta["name"],
         namespace=namespace or meta.get("namespace"),
@@ -167,10 +167,11 @@ def build_job(
             image_pull_policy=spec["imagePullPolicy"],
             image_pull_secrets=tuple(spec["imagePullSecrets"]),
             workers=tuple(
-                _group(index, group) for index, group in enumerate(spec["workers"])
+                _group(index, group, placement)
+                for index, group in enumerate(spec["workers"])
             ),
             bind_workers_to_cpu=spec["bindWorkersToCpu"],
-            placement=_placement(placement, placement["uniform"]),
+            placement=placement,
             network=Network(
                 base_port=network["basePort"],
                 protocol=network["protocol"],

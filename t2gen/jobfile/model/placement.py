@@ -1,4 +1,10 @@
-"""Where pods may run: node expressions, tolerations and uniform mapping (``spec.placement``, ``jobMaster.placement``)."""
+"""Where pods may run: node expressions, tolerations and uniform mapping.
+
+``spec.placement`` (every worker group), a worker group's own placement
+(``spec.workers[].nodeSelector``, ``.nodeAffinity``, ``.tolerations``,
+``.uniform``) merged over it by :meth:`Placement.merged`, and
+``jobMaster.placement``.
+"""
 
 from __future__ import annotations
 
@@ -73,3 +79,31 @@ class Placement(Record):
     uniform: str
     node_selector: tuple[tuple[str, str], ...]
     tolerations: tuple[Toleration, ...]
+
+    def merged(self, own: Placement, uniform: str | None) -> Placement:
+        """This job-wide placement with a worker group's own placement merged over it.
+
+        The rules (docs/placement.md): required
+        expressions are ANDed (the job's, then the group's, in one term);
+        preferences are the job's, then the group's; ``nodeSelector`` entries
+        are merged by key, the group's value winning for a key both set;
+        tolerations are the job's, then the group's that are not already there;
+        ``uniform`` is the group's when set, else the job's.
+
+        Args:
+            own: the group's own placement (its ``uniform`` is ignored).
+            uniform: the group's ``uniform``, or None when it does not set one.
+
+        Returns:
+            The placement of the group's pods.
+        """
+        selector = dict(self.node_selector)
+        selector.update(own.node_selector)
+        return Placement(
+            required=self.required + own.required,
+            preferred=self.preferred + own.preferred,
+            uniform=self.uniform if uniform is None else uniform,
+            node_selector=tuple(sorted(selector.items())),
+            tolerations=self.tolerations
+            + tuple(t for t in own.tolerations if t not in self.tolerations),
+        )

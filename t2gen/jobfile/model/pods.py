@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from t2gen.jobfile.model.placement import Placement, Toleration
+from t2gen.jobfile.model.placement import Placement
 from t2gen.kube.quantity import Quantity
 from t2gen.record import Record
 
@@ -27,7 +27,9 @@ class WorkerGroup(Record):
         memory_limit: bytes per worker the container may use at most; None for no limit.
         extended_resources: ``(name, count)`` per worker, sorted by name
             (e.g. ``("nvidia.com/gpu", 1)``).
-        tolerations: this group's own tolerations (after ``spec.placement.tolerations``).
+        placement: where the group's pods run: ``spec.placement`` with the
+            group's own node selector, node affinity, tolerations and uniform
+            mapping merged over it (:meth:`Placement.merged`).
     """
 
     index: int
@@ -40,7 +42,7 @@ class WorkerGroup(Record):
     cpu_limit: Quantity | None
     memory_limit: Quantity | None
     extended_resources: tuple[tuple[str, int], ...]
-    tolerations: tuple[Toleration, ...]
+    placement: Placement
 
     @property
     def replicas(self) -> int:

@@ -44,6 +44,7 @@ from t2gen.jobfile.rules import (  # noqa: F401
     rbac,
     resources,
     scheduling,
+    separate_nodes,
     size,
     storage,
     text,

@@ -12,23 +12,21 @@ from t2gen.twister2 import names
 
 _DERIVED = {
     names.JOB_MASTER_SUFFIX: "job master's StatefulSet and Service",
-    names.NODE_PORT_SUFFIX: "NodePort Service",
 }
 """What t2gen names ``<job><suffix>``, by suffix."""
 
 
 @rule("job-name-suffix", fields=("metadata.name",))
 def check_job_name(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
-    """The job name does not end in a suffix t2gen uses for the objects it derives (``-jm``, ``-np``).
+    """The job name does not end in a suffix t2gen uses for the objects it derives (``-jm``).
 
     Every object of job ``<x>`` is named after it: the job master's
-    StatefulSet and Service are ``<x>-jm``, the NodePort Service ``<x>-np``
-    (:mod:`t2gen.twister2.names`, after Twister2's ``KubernetesUtils``). A job
+    StatefulSet and Service are ``<x>-jm`` (:mod:`t2gen.twister2.names`,
+    after Twister2's ``KubernetesUtils``). A job
     named ``<x>-jm`` would have a headless Service ``<x>-jm``: applied beside
     job ``<x>`` it replaces the selector and ports of ``<x>``'s job-master
     Service, so ``<x>``'s workers lose their job master, and job ``<x>``'s
-    ServiceAccount may delete the other job's Service. The same holds for
-    ``<x>-np``.
+    ServiceAccount may delete the other job's Service.
 
     Sources: Kubernetes, "Object Names and IDs" (one object of a kind per name
     and namespace, https://kubernetes.io/docs/concepts/overview/working-with-objects/names/);

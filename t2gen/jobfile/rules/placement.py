@@ -8,9 +8,7 @@ from typing import Any
 from t2gen.jobfile.loader import JsonPath, SourceDoc
 from t2gen.jobfile.rules._base import (
     as_dict,
-    as_int,
     as_list,
-    groups,
     problem,
     rule,
     warning,
@@ -21,75 +19,20 @@ from t2gen.jobfile.rules._nodeaffinity import (
     is_digits,
     node_int,
 )
+from t2gen.jobfile.rules._placements import (
+    PLACEMENTS,
+    group_terms,
+    placement_at,
+    placements,
+    required_term,
+    requirements,
+)
 from t2gen.kube.validators import (
     DEPRECATED_NODE_LABELS,
     LABEL_VALUE_MAX,
     is_label_value,
 )
 from t2gen.problems import Problem, Warning_
-
-_HOSTNAME_KEY = "kubernetes.io/hostname"
-"""The well-known node label holding the node's hostname."""
-
-
-def _affinity(data: dict[str, Any]) -> dict[str, Any]:
-    """``spec.placement.nodeAffinity``, or an empty mapping."""
-    return as_dict(
-        as_dict(as_dict(data.get("spec")).get("placement")).get("nodeAffinity")
-    )
-
-
-_PLACEMENTS: tuple[tuple[JsonPath, str], ...] = (
-    (("spec", "placement"), "the workers"),
-    (("spec", "jobMaster", "placement"), "the job master"),
-)
-"""Where a job file places pods, and whose pods they are."""
-
-
-def _placement(data: dict[str, Any], prefix: JsonPath) -> dict[str, Any]:
-    node: Any = data
-    for part in prefix:
-        node = as_dict(node).get(str(part))
-    return as_dict(node)
-
-
-def _requirements(data: dict[str, Any]) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
-    """Yield (path, expression) for every required and preferred node expression.
-
-    Both the workers' (``spec.placement``) and the job master's
-    (``spec.jobMaster.placement``).
-    """
-    for prefix, _ in _PLACEMENTS:
-        affinity = as_dict(_placement(data, prefix).get("nodeAffinity"))
-        for kind in ("required", "preferred"):
-            for index, expression in enumerate(as_list(affinity.get(kind))):
-                if isinstance(expression, dict):
-                    yield (*prefix, "nodeAffinity", kind, index), expression
-
-
-def _required_term(
-    placement: dict[str, Any], prefix: JsonPath
-) -> list[tuple[JsonPath, dict[str, Any]]]:
-    """The required node term of one placement as rendered: ``nodeSelector`` entries, then ``required``.
-
-    Each ``nodeSelector`` entry ``key: value`` is the expression ``key In [value]``
-    (t2gen ANDs it into the required term), located at the entry.
-    """
-    term: list[tuple[JsonPath, dict[str, Any]]] = [
-        (
-            (*prefix, "nodeSelector", key),
-            {"key": key, "operator": "In", "values": [value]},
-        )
-        for key, value in as_dict(placement.get("nodeSelector")).items()
-        if isinstance(key, str) and isinstance(value, str)
-    ]
-    required = as_list(as_dict(placement.get("nodeAffinity")).get("required"))
-    term += [
-        ((*prefix, "nodeAffinity", "required", index), expression)
-        for index, expression in enumerate(required)
-        if isinstance(expression, dict)
-    ]
-    return term
 
 
 @rule(
@@ -101,6 +44,8 @@ def _required_term(
         "spec.placement.nodeAffinity.preferred[].values",
         "spec.jobMaster.placement.nodeAffinity.required[]",
         "spec.jobMaster.placement.nodeAffinity.preferred[]",
+        "spec.workers[].nodeAffinity.required[]",
+        "spec.workers[].nodeAffinity.preferred[]",
     ),
 )
 def check_operators(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
@@ -123,7 +68,7 @@ def check_operators(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     label values: "Labels and Selectors", syntax and character set
     (https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set).
     """
-    for path, expression in _requirements(data):
+    for path, expression in requirements(data):
         operator = expression.get("operator")
         values = as_list(expression.get("values"))
         has_values = "values" in expression
@@ -187,6 +132,8 @@ def check_operators(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
         "spec.placement.nodeSelector",
         "spec.jobMaster.placement.nodeAffinity.required[]",
         "spec.jobMaster.placement.nodeSelector",
+        "spec.workers[].nodeAffinity.required[]",
+        "spec.workers[].nodeSelector",
     ),
 )
 def check_contradictions(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
@@ -205,6 +152,10 @@ def check_contradictions(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
     ``Gt``/``Lt`` read as 11 but ``NotIn [11]`` does not exclude) could still
     match, it is a warning. ``nodeSelector`` entries are part of the term as
     ``key In [value]``, and the job master's placement is checked the same way.
+    A worker group's own expressions join the job-wide ones in its term (a
+    group's ``nodeSelector`` entry replaces the job-wide one on the same key),
+    so a key on which the group adds an expression is checked in that merged
+    term, located at the group's expression.
     Whether some node carries a label is known only in the cluster; this rule
     reports only what no node can satisfy.
 
@@ -215,12 +166,37 @@ def check_contradictions(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
     ``strconv.ParseInt`` and compare strictly; a label that does not parse
     never matches).
     """
-    for prefix, who in _PLACEMENTS:
-        by_key: dict[str, list[tuple[JsonPath, dict[str, Any]]]] = {}
-        for path, expression in _required_term(_placement(data, prefix), prefix):
-            if isinstance(expression.get("key"), str):
-                by_key.setdefault(expression["key"], []).append((path, expression))
-        for key, located in by_key.items():
+    for prefix, who in PLACEMENTS:
+        yield from _term_contradictions(
+            doc, required_term(placement_at(data, prefix), prefix), who, None
+        )
+    for _, job_term, group_term, who in group_terms(data):
+        yield from _term_contradictions(
+            doc, job_term + group_term, who, {path for path, _ in group_term}
+        )
+
+
+def _term_contradictions(
+    doc: SourceDoc,
+    term: list[tuple[JsonPath, dict[str, Any]]],
+    who: str,
+    own: set[JsonPath] | None,
+) -> Iterator[Problem]:
+    """The contradictions of one required term, key by key.
+
+    Args:
+        doc: the parsed job file.
+        term: the located expressions of the term.
+        who: whose pods it places.
+        own: when given, only keys with an expression at one of these paths
+            are checked (a worker group's own, the rest being checked job-wide).
+    """
+    by_key: dict[str, list[tuple[JsonPath, dict[str, Any]]]] = {}
+    for path, expression in term:
+        if isinstance(expression.get("key"), str):
+            by_key.setdefault(expression["key"], []).append((path, expression))
+    for key, located in by_key.items():
+        if own is None or any(path in own for path, _ in located):
             yield from contradictions(doc, key, located, who)
 
 
@@ -233,6 +209,9 @@ def check_contradictions(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
         "spec.jobMaster.placement.nodeAffinity.required[].key",
         "spec.jobMaster.placement.nodeAffinity.preferred[].key",
         "spec.jobMaster.placement.nodeSelector",
+        "spec.workers[].nodeAffinity.required[].key",
+        "spec.workers[].nodeAffinity.preferred[].key",
+        "spec.workers[].nodeSelector",
     ),
 )
 def check_deprecated_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Warning_]:
@@ -250,7 +229,7 @@ def check_deprecated_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Wa
     "Well-Known Labels, Annotations and Taints"
     (https://kubernetes.io/docs/reference/labels-annotations-taints/).
     """
-    for path, expression in _requirements(data):
+    for path, expression in requirements(data):
         key = expression.get("key")
         if isinstance(key, str) and key in DEPRECATED_NODE_LABELS:
             yield warning(
@@ -258,8 +237,8 @@ def check_deprecated_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Wa
                 (*path, "key"),
                 f"{key} is {DEPRECATED_NODE_LABELS[key]}",
             )
-    for prefix, _ in _PLACEMENTS:
-        for key in as_dict(_placement(data, prefix).get("nodeSelector")):
+    for prefix, _ in placements(data):
+        for key in as_dict(placement_at(data, prefix).get("nodeSelector")):
             if isinstance(key, str) and key in DEPRECATED_NODE_LABELS:
                 yield warning(
                     doc,
@@ -267,76 +246,3 @@ def check_deprecated_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Wa
                     f"{key} is {DEPRECATED_NODE_LABELS[key]}",
                     key=True,
                 )
-
-
-def _allowed_hostnames(data: dict[str, Any]) -> tuple[set[str], JsonPath] | None:
-    """The hostnames required ``kubernetes.io/hostname In`` expressions allow, if any."""
-    required = as_list(_affinity(data).get("required"))
-    allowed: set[str] | None = None
-    where: JsonPath = ()
-    for index, expression in enumerate(required):
-        if not isinstance(expression, dict) or expression.get("key") != _HOSTNAME_KEY:
-            continue
-        values = {str(v) for v in as_list(expression.get("values"))}
-        if expression.get("operator") == "In":
-            allowed = values if allowed is None else allowed & values
-            where = ("spec", "placement", "nodeAffinity", "required", index, "values")
-    if allowed is None:
-        return None
-    for expression in required:
-        if (
-            isinstance(expression, dict)
-            and expression.get("key") == _HOSTNAME_KEY
-            and expression.get("operator") == "NotIn"
-        ):
-            allowed -= {str(v) for v in as_list(expression.get("values"))}
-    return allowed, where
-
-
-@rule(
-    "separate-nodes-feasible",
-    fields=(
-        "spec.placement.uniform",
-        "spec.placement.nodeAffinity.required[]",
-        "spec.workers[].count",
-        "spec.workers[].perPod",
-    ),
-)
-def check_feasibility(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
-    """``all-separate-nodes`` has at least as many allowed hostnames as worker pods.
-
-    ``all-separate-nodes`` renders a required pod anti-affinity on
-    ``kubernetes.io/hostname``: no two worker pods share a node. When required
-    ``kubernetes.io/hostname In`` expressions name the nodes, fewer names than
-    pods means some pods can never be scheduled. Without such a list, which
-    nodes qualify is known only in the cluster, and nothing is reported.
-
-    Sources: Kubernetes, "Assigning Pods to Nodes", inter-pod affinity and
-    anti-affinity
-    (https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#inter-pod-affinity-and-anti-affinity);
-    the well-known label ``kubernetes.io/hostname``
-    (https://kubernetes.io/docs/reference/labels-annotations-taints/#kubernetesiohostname).
-    """
-    placement = as_dict(as_dict(data.get("spec")).get("placement"))
-    if placement.get("uniform") != "all-separate-nodes":
-        return
-    hosts = _allowed_hostnames(data)
-    if hosts is None:
-        return  # which nodes qualify is only known in the cluster
-    allowed, where = hosts
-    pods = 0
-    for _, group in groups(data):
-        count, per_pod = as_int(group.get("count")), as_int(group.get("perPod")) or 1
-        if count is None or count % per_pod:
-            return  # reported by another rule
-        pods += count // per_pod
-    if pods > len(allowed):
-        listed = ", ".join(sorted(allowed)) or "none"
-        yield problem(
-            doc,
-            ("spec", "placement", "uniform"),
-            f"all-separate-nodes puts each of the job's {pods} worker pods on its own node, but the required "
-            f"{_HOSTNAME_KEY} In list at line {doc.position(where)[0]} allows only {len(allowed)} node"
-            f"{'s' if len(allowed) != 1 else ''} ({listed}); the pods would stay Pending: list at least {pods} "
-            f"nodes or use at most {len(allowed)} pod{'s' if len(allowed) != 1 else ''}",
-        )

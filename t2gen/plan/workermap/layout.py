@@ -32,6 +32,7 @@ from t2gen.twister2 import names
 from t2gen.twister2.topology import Port, Topology, build_topology
 
 __all__ = [
+    "MPI_RANKS",
     "JobMasterAddress",
     "WorkerMap",
     "WorkerRow",
@@ -97,12 +98,15 @@ class WorkerMap:
     Attributes:
         topology: the worker map as data (:func:`t2gen.twister2.topology.build_topology`).
         namespace: the job's namespace, or None when the manifests leave it to kubectl.
-        service: the workers' headless Service (every worker StatefulSet's ``serviceName``).
-        mpi: OpenMPI starts the workers: one container per pod, the worker ID is the MPI rank.
+        service: the workers' Service (every worker StatefulSet's ``serviceName``).
+        mpi: OpenMPI starts the workers: one container per pod, the worker ID is the
+            MPI rank, which mpirun assigns at run time (:data:`MPI_RANKS`).
         job_master: where the workers reach the job master.
         pods: pods the job runs (worker pods and the job master's).
         requests: the rendered pods' requests summed over every StatefulSet
             (cpu in millicores, memory in bytes, other resources in their units).
+        headless: the workers' Service is headless, so pods have DNS names
+            (False with ``network.service.type: NodePort``).
     """
 
     topology: Topology
@@ -112,9 +116,12 @@ class WorkerMap:
     job_master: JobMasterAddress
     pods: int
     requests: Resources
+    headless: bool = True
 
-    def dns_name(self, pod: str) -> str:
-        """The DNS name of one of the job's worker pods."""
+    def dns_name(self, pod: str) -> str | None:
+        """The DNS name of one of the job's worker pods; None without a headless Service."""
+        if not self.headless:
+            return None
         return pod_dns_name(pod, self.service, self.namespace)
 
 
@@ -170,6 +177,7 @@ def build_worker_map(job: Job, objects: Sequence[Mapping[str, Any]]) -> WorkerMa
         job_master=address,
         pods=pods,
         requests=requests,
+        headless=job.spec.network.service_type != "NodePort",
     )
 
 
@@ -178,8 +186,16 @@ def ports_text(ports: Sequence[Port]) -> str:
     return ",".join(f"{name}={number}" for name, number in ports)
 
 
-WorkerRow = tuple[int, int, str, int, str, str, tuple[Port, ...], str]
-"""(worker ID, group, StatefulSet, pod ordinal, pod, container, ports, DNS name)."""
+WorkerRow = tuple[int, int, str, int, str, str, tuple[Port, ...], str | None]
+"""(worker ID, group, StatefulSet, pod ordinal, pod, container, ports, DNS name or None)."""
+
+MPI_RANKS = (
+    "MPI ranks are assigned at run time: mpirun gives each pod workersPerPod consecutive "
+    "ranks in the order the pods reach Running (Twister2 PodWatchUtils.java:592-604, "
+    "MPIMasterStarter.java:140-150), so the pod, ports and DNS name shown for a rank are "
+    "one possible assignment"
+)
+"""What ``plan`` says of an OpenMPI job's worker IDs (= MPI ranks)."""
 
 
 def worker_rows(wmap: WorkerMap) -> Iterator[WorkerRow]:

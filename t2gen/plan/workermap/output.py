@@ -19,6 +19,7 @@ from t2gen.plan.quantities import (
 )
 from t2gen.plan.text import aligned
 from t2gen.plan.workermap.layout import (
+    MPI_RANKS,
     WorkerMap,
     WorkerRow,
     ports_text,
@@ -61,7 +62,7 @@ def _cells(row: WorkerRow) -> tuple[str, ...]:
         pod,
         container,
         ports_text(ports),
-        dns,
+        dns or "-",
     )
 
 
@@ -72,9 +73,18 @@ def _header_lines(wmap: WorkerMap) -> list[str]:
     lines = [
         f"job {topology.job}: {_plural(workers, 'worker')} in {_plural(worker_pods, 'pod')}, "
         f"{_plural(len(topology.groups), 'worker group')}"
-        + (" (OpenMPI: worker ID = MPI rank)" if wmap.mpi else "")
+        + (" (OpenMPI: worker ID = MPI rank, assigned at run time)" if wmap.mpi else "")
     ]
-    if wmap.namespace is None:
+    if wmap.mpi:
+        lines.append(MPI_RANKS)
+    if not wmap.headless:
+        lines.append(
+            f"workers' NodePort Service: {wmap.service}"
+            + (f" in namespace {wmap.namespace}" if wmap.namespace else "")
+            + " (no per-pod DNS names: only a headless Service publishes them; the runtime "
+            "finds workers by pod IP)"
+        )
+    elif wmap.namespace is None:
         lines.append(
             f"workers' headless Service: {wmap.service} (no namespace in the job file: DNS names "
             "are relative to the namespace the job runs in; append .<namespace>.svc.cluster.local)"
@@ -151,7 +161,7 @@ def write_table(wmap: WorkerMap, out: IO[str], *, summary: bool = False) -> None
         return
     topology = wmap.topology
     header = (
-        "WORKER" if not wmap.mpi else "WORKER (MPI RANK)",
+        "WORKER" if not wmap.mpi else "WORKER (MPI RANK, AT RUN TIME)",
         "GROUP",
         "STATEFULSET",
         "POD",
@@ -193,7 +203,7 @@ def _worker_dict(wmap: WorkerMap, row: WorkerRow) -> dict[str, Any]:
         "statefulSet": statefulset,
         "pod": pod,
         "container": container,
-        **({"mpiRank": worker_id} if wmap.mpi else {}),
+        **({"mpiRank": None} if wmap.mpi else {}),
         "ports": dict(ports),
         "dnsName": dns,
     }
@@ -244,7 +254,10 @@ def worker_map_to_dict(wmap: WorkerMap, *, summary: bool = False) -> dict[str, A
 
     Returns:
         ``{job, namespace, service, mpi, jobMaster, groups, workers, totals}``.
-        Ports are ``{name: number}``; ``dnsName`` follows :func:`pod_dns_name`;
+        Ports are ``{name: number}``; ``dnsName`` follows :func:`pod_dns_name`
+        (null when the workers' Service is a NodePort Service); with OpenMPI each
+        worker's ``mpiRank`` is null and ``mpiRanks`` says why (ranks are
+        assigned at run time);
         ``totals.requests`` has cpu in millicores and memory in bytes
         (``cpuMillis``, ``memoryBytes``, ``extended``), like ``t2gen plan --nodes -o json``.
     """
@@ -255,6 +268,7 @@ def worker_map_to_dict(wmap: WorkerMap, *, summary: bool = False) -> dict[str, A
         "namespace": wmap.namespace,
         "service": wmap.service,
         "mpi": wmap.mpi,
+        **({"mpiRanks": MPI_RANKS} if wmap.mpi else {}),
         "jobMaster": {
             "inCluster": master.in_cluster,
             "host": master.host,

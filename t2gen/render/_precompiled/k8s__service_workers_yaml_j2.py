@@ -11,13 +11,24 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_metadata = resolve('metadata')
+    l_0_nodePortService = resolve('nodePortService')
     l_0_workerService = resolve('workerService')
     pass
     yield 'apiVersion: v1\nkind: Service\nmetadata: '
     yield str(environment.finalize(environment.getattr((undefined(name='metadata') if l_0_metadata is missing else l_0_metadata), 'workerService')))
-    yield '\nspec:\n  clusterIP: None\n  publishNotReadyAddresses: true\n  selector: '
-    yield str(environment.finalize(environment.getattr((undefined(name='workerService') if l_0_workerService is missing else l_0_workerService), 'selector')))
-    yield '\n'
+    yield '\nspec:\n'
+    if (undefined(name='nodePortService') if l_0_nodePortService is missing else l_0_nodePortService):
+        pass
+        yield '  type: NodePort\n  selector: '
+        yield str(environment.finalize(environment.getattr((undefined(name='nodePortService') if l_0_nodePortService is missing else l_0_nodePortService), 'selector')))
+        yield '\n  ports: '
+        yield str(environment.finalize(environment.getattr((undefined(name='nodePortService') if l_0_nodePortService is missing else l_0_nodePortService), 'ports')))
+        yield '\n'
+    else:
+        pass
+        yield '  clusterIP: None\n  publishNotReadyAddresses: true\n  selector: '
+        yield str(environment.finalize(environment.getattr((undefined(name='workerService') if l_0_workerService is missing else l_0_workerService), 'selector')))
+        yield '\n'
 
 blocks = {}
-debug_info = '4=14&8=16'
+debug_info = '6=15&8=17&10=20&11=22&15=27'

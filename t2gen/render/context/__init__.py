@@ -21,7 +21,6 @@ from t2gen.kube.versions import require_kube_version
 from t2gen.render.context import pod
 from t2gen.render.context.job_master import job_master
 from t2gen.render.context.meta import object_metadata
-from t2gen.render.context.placement import affinity as pod_affinity
 from t2gen.render.context.rbac import role_rules
 from t2gen.render.context.scheduling import group_objects
 from t2gen.render.context.services import node_port_service, worker_service
@@ -46,7 +45,8 @@ CONTEXT_DOC: dict[str, str] = {
     "configMap": "`{data}`: the ConfigMap's data (`JOB_ID`, and `TWISTER2_JOB_OBJECT` with `--job-object`).",
     "persistentVolumeClaim": "null, or `{storageClassName, accessModes, storage}` of the job's claim.",
     "workerService": "`{selector}`: the headless Service governing every worker StatefulSet.",
-    "nodePortService": "null, or `{selector, ports}` of the NodePort Service `<job>-np`.",
+    "nodePortService": "null, or `{selector, ports}` when the workers' Service `<job>` is a NodePort Service "
+    "(`network.service.type: NodePort`) instead of a headless one.",
     "jobMaster": "null, or the job master StatefulSet: `{metadata, serviceName, selector, podTemplate, "
     "podMetadata, containers, volumes, affinity, service: {selector, ports}}` (as in `workerGroups`).",
     "scheduling": "`{objects}`: the job-wide gang-scheduling group objects of `spec.scheduling.gang` "
@@ -85,7 +85,6 @@ def build_context(
     spec = job.spec
     version = kube_version or require_kube_version(None)  # DEFAULT_KUBE_VERSION
     topology = build_topology(job)
-    affinity = pod_affinity(job)
     job_labels = names.common_labels(job.name, "worker")
     del job_labels[names.COMPONENT_LABEL]
     return {
@@ -121,7 +120,7 @@ def build_context(
         "jobMaster": job_master(job, version),
         "scheduling": {"objects": group_objects(job, version)},
         "workerGroups": [
-            worker_group(job, group, layout, affinity, version)
+            worker_group(job, group, layout, version)
             for group, layout in zip(spec.workers, topology.groups, strict=True)
         ],
     }

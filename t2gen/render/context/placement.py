@@ -70,20 +70,22 @@ def tolerations(*lists: tuple[Toleration, ...]) -> list[dict[str, Any]]:
     return seen
 
 
-def affinity(job: Job) -> dict[str, Any] | None:
-    """Pod affinity of every worker group: node affinity plus uniform mapping.
+def affinity(job: Job, placement: Placement) -> dict[str, Any] | None:
+    """Pod affinity of a worker group: node affinity plus uniform mapping.
 
-    Unlike the Twister2 launcher (``RequestObjectBuilder.constructAffinity``),
-    which set it on worker group 0 only, every group gets the same affinity:
-    ``spec.placement.uniform`` concerns all worker pods of the job (README.md,
-    "Binding and placement"). The pod (anti-)affinity selector ``t2-wp: <job>`` matches
-    every worker pod of this job and no pod of another job (namespaces default
-    to the pod's own).
+    ``placement`` is the group's (``spec.placement`` with the group's own merged
+    over it, :meth:`~t2gen.jobfile.model.Placement.merged`). The Twister2
+    launcher sets affinity on compute resource 0 only
+    (``RequestObjectBuilder.java:229-231``, ``constructAffinity``); t2gen sets
+    the job-wide placement on every group, and a group's own on that group, so
+    ``t2gen import`` reproduces the launcher by writing Twister2's mapping to
+    group 0. The uniform term's selector ``t2-wp: <job>`` matches every worker
+    pod of this job and no pod of another job (namespaces default to the pod's
+    own), as the launcher's does (``RequestObjectBuilder.java:529-559``).
 
     Returns:
         ``{nodeAffinity?, podAffinity? | podAntiAffinity?}``, or None when empty.
     """
-    placement = job.spec.placement
     result: dict[str, Any] = {}
     nodes = node_affinity(placement)
     if nodes:

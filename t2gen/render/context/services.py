@@ -1,4 +1,4 @@
-"""The job's Services: the workers' headless Service, the NodePort one, the job master's."""
+"""The job's Services: the workers' Service (headless, or NodePort), the job master's."""
 
 from __future__ import annotations
 
@@ -20,7 +20,10 @@ JOB_MASTER_PORT_NAME = "job-master"
 
 
 def worker_service(job: Job) -> dict[str, Any]:
-    """The headless Service governing every worker StatefulSet (Twister2 ``createJobServiceObject``).
+    """The workers' Service ``<job>``, governing every worker StatefulSet (Twister2 ``createJobServiceObject``).
+
+    Headless, unless ``network.service.type`` is ``NodePort``: then it is the
+    NodePort Service (:func:`node_port_service`), as the launcher creates it.
 
     Returns:
         ``{selector}``: every worker pod of the job (``t2-wp: <job>``).
@@ -29,10 +32,16 @@ def worker_service(job: Job) -> dict[str, Any]:
 
 
 def node_port_service(job: Job) -> dict[str, Any] | None:
-    """The NodePort Service ``<job>-np`` exposing the base port of every worker pod.
+    """The NodePort Service exposing the base port of every worker pod: the workers' Service ``<job>``.
 
-    Twister2 ``RequestObjectBuilder.createNodePortServiceObject``; t2gen renders
-    it beside the headless Service, not instead of it.
+    As the Twister2 launcher, which creates it instead of the headless Service
+    under the same name (``KubernetesLauncher.java:365-377``,
+    ``RequestObjectBuilder.java:599-640``): the job master deletes ``<job>``
+    when the job ends (``master/JobTerminator.java:45-47``), and the node port
+    with it, while it deletes no other worker Service. The pods then have no
+    per-pod DNS records (only a headless Service publishes them); the runtime
+    finds workers by pod IP (``PodWatchUtils.java:592-604``, the job master's
+    worker registry), not by those names.
 
     Returns:
         ``{selector, ports}`` with one port ``worker`` (``basePort``, and

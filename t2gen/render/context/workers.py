@@ -7,6 +7,7 @@ from typing import Any
 from t2gen.jobfile.model import Job, WorkerGroup
 from t2gen.render.context import pod
 from t2gen.render.context.meta import object_metadata
+from t2gen.render.context.placement import affinity as placement_affinity
 from t2gen.render.context.placement import tolerations
 from t2gen.render.context.resources import resources
 from t2gen.render.context.scheduling import pod_scheduling, task_affinity
@@ -82,7 +83,6 @@ def worker_group(
     job: Job,
     group: WorkerGroup,
     layout: GroupTopology,
-    affinity: dict[str, Any] | None,
     kube_version: tuple[int, int],
 ) -> dict[str, Any]:
     """Context of one worker StatefulSet (an entry of ``workerGroups``).
@@ -91,8 +91,6 @@ def worker_group(
         job: the job.
         group: the worker group.
         layout: the group's topology (StatefulSet name, containers, ports).
-        affinity: from :func:`.placement.affinity`, the same for every group; the
-            group's task topology is added to it.
         kube_version: ``(major, minor)`` rendered for (the Workload API's pod field).
 
     Returns:
@@ -103,7 +101,7 @@ def worker_group(
     """
     volumes, mounts = pod.worker_volumes(job, group.volatile_disk * group.per_pod)
     pod_context, container_context = security_contexts(job, sshd=job.spec.mpi.enabled)
-    affinity = task_affinity(job, group.name, affinity)
+    affinity = task_affinity(job, group.name, placement_affinity(job, group.placement))
     template = pod.pod_template(
         job,
         labels=names.worker_pod_labels(job.name, group.index),
@@ -111,7 +109,7 @@ def worker_group(
         volumes=volumes,
         affinity=affinity,
         scheduling=pod_scheduling(job, group.name, kube_version),
-        tolerations=tolerations(job.spec.placement.tolerations, group.tolerations),
+        tolerations=tolerations(group.placement.tolerations),
         pod_security_context=pod_context,
         annotations=pod.pod_annotations(job, bound=job.spec.bind_workers_to_cpu),
     )
