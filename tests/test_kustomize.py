@@ -50,7 +50,9 @@ def test_namespace_and_name_prefix_keep_references_right(
 ) -> None:
     base = tmp_path / "base"
     jobs = ["examples/persistent-nfs.yaml", "examples/openmpi.yaml"]
-    assert runner.invoke(app, ["render", *jobs, "--output-dir", str(base)]).exit_code == 0
+    assert (
+        runner.invoke(app, ["render", *jobs, "--output-dir", str(base)]).exit_code == 0
+    )
     overlay = tmp_path / "overlay"
     overlay.mkdir()
     secret = runner.invoke(
