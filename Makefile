@@ -34,8 +34,8 @@ test: $(STAMP) $(HELM) ## Run the test suite (unit, golden, kubectl, kustomize, 
 golden: $(STAMP) ## Rewrite the golden files from the current output (review the diff!)
 	$(BIN)/python -m pytest tests/test_golden.py tests/test_cases.py --update-golden -q
 
-docs: $(STAMP) ## Regenerate docs/ (from the schema and the context) and t2gen/_help.py (from the CLI)
-	$(BIN)/python -m t2gen.docs .
+docs: $(STAMP) ## Regenerate docs/ (from the schema and the context) and t2gen/cli/_help.py (from the CLI)
+	$(BIN)/python -m scripts.docs .
 
 generate: docs ## Regenerate everything derived: the docs, t2gen/jobfile/_jobschema.py, t2gen/render/_precompiled/
 	$(BIN)/python scripts/gen_validator.py

@@ -108,7 +108,7 @@ def job_text(name: str, count: int, per_pod: int = 1) -> str:
 
 
 def usable_cpus() -> int:
-    """The CPUs t2gen may use here (its affinity mask), as ``t2gen.parallel`` counts them."""
+    """The CPUs t2gen may use here (its affinity mask), as ``t2gen.pipeline.batch`` counts them."""
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):

@@ -2,7 +2,7 @@
 
 The public API is the pipeline's stages, in order::
 
-    doc = load_config("job.yaml")          # parse, keeping positions
+    doc = read_job("job.yaml")          # parse, keeping positions
     job = validate(doc)                    # schema + rules -> typed Job
     context = build_context(job)           # names, labels, quantities
     documents = render(context, template_set)
@@ -23,15 +23,15 @@ __all__ = [
     "__version__",
     "build_context",
     "generate",
-    "load_config",
+    "read_job",
     "render",
     "validate",
 ]
 
 if TYPE_CHECKING:
     from t2gen.errors import T2genError
-    from t2gen.jobfile.loader import load_config
-    from t2gen.pipeline import generate, validate
+    from t2gen.jobfile.yaml import read_job
+    from t2gen.pipeline.job import generate, validate
     from t2gen.render.context import build_context
     from t2gen.render.engine import render
 
@@ -40,9 +40,9 @@ if TYPE_CHECKING:
 _LAZY = {
     "T2genError": "t2gen.errors",
     "build_context": "t2gen.render.context",
-    "load_config": "t2gen.jobfile.loader",
-    "generate": "t2gen.pipeline",
-    "validate": "t2gen.pipeline",
+    "read_job": "t2gen.jobfile.yaml",
+    "generate": "t2gen.pipeline.job",
+    "validate": "t2gen.pipeline.job",
     "render": "t2gen.render.engine",
 }
 

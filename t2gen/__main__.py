@@ -1,5 +1,5 @@
 """Run the command line: ``python -m t2gen``."""
 
-from t2gen.launch import main
+from t2gen.cli.launch import main
 
 main()

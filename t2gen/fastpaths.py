@@ -21,7 +21,7 @@ __all__ = ["FAST_PATHS", "enabled", "switch_variable"]
 
 FAST_PATHS: dict[str, str] = {
     "FAST_START": (
-        "t2gen/launch.py: `render|validate|check FILE...` (and `render --validate`) "
+        "t2gen/cli/launch.py: `render|validate|check FILE...` (and `render --validate`) "
         "run the command without importing Typer or building the command tree. "
         "Must preserve: Typer's stdout, stderr and exit code for every such line; "
         "any option, typo or missing argument goes to Typer."
@@ -33,7 +33,7 @@ FAST_PATHS: dict[str, str] = {
         "explained by jsonschema."
     ),
     "FAST_YAML": (
-        "t2gen/jobfile/fastload.py: a job file is read from PyYAML's C parser "
+        "t2gen/jobfile/yaml/fastload.py: a job file is read from PyYAML's C parser "
         "events instead of ruamel.yaml. Must preserve: the data, every node's and "
         "key's line:col, and every refusal (tags, anchors, duplicate keys, long "
         "integers, YAML 1.1 line breaks) with the full reader's message; anything "
@@ -52,7 +52,7 @@ FAST_PATHS: dict[str, str] = {
         "source (used only while its SHA-256 and the Jinja2 settings match)."
     ),
     "KUBE_SCHEMA_CODE": (
-        "t2gen/kube/openapi.py: objects of the kinds t2gen renders are checked "
+        "t2gen/checks/openapi.py: objects of the kinds t2gen renders are checked "
         "against the default Kubernetes version by validators generated into "
         "t2gen/kube/_kubeschema/ (made by `make generate`) instead of jsonschema. "
         "Must preserve: an object passes only if jsonschema finds no error; one it "
@@ -67,7 +67,7 @@ FAST_PATHS: dict[str, str] = {
         "malformed node or pod) goes to the plain reader."
     ),
     "PROCESSES": (
-        "t2gen/parallel.py: many job files are rendered over the usable CPUs in "
+        "t2gen/pipeline/batch.py: many job files are rendered over the usable CPUs in "
         "forked processes. Must preserve: the output, warnings, errors and exit "
         "code of one process, byte for byte; any failure is redone in one process."
     ),

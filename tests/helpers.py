@@ -7,12 +7,12 @@ import textwrap
 import pytest
 from typer.testing import CliRunner
 
-from t2gen.cli import app
+from t2gen.cli.app import app
+from t2gen.cli.launch import fast_command
 from t2gen.errors import SchemaError
-from t2gen.jobfile.loader import parse_config
 from t2gen.jobfile.model import Job
-from t2gen.launch import fast_command
-from t2gen.pipeline import validate
+from t2gen.jobfile.yaml import parse_job
+from t2gen.pipeline.job import validate
 
 BASE = """\
 apiVersion: t2gen/v1
@@ -34,13 +34,13 @@ def job_text(spec: str = "workers:\n  - count: 2\n", *, metadata: str = "") -> s
 
 
 def valid_job(text: str) -> Job:
-    return validate(parse_config(text, path="job.yaml"))
+    return validate(parse_job(text, path="job.yaml"))
 
 
 def problems(text: str) -> list[tuple[int, int, str, str]]:
     """Every problem of a job file as (line, col, json_path, message)."""
     with pytest.raises(SchemaError) as info:
-        validate(parse_config(text, path="job.yaml"))
+        validate(parse_job(text, path="job.yaml"))
     return [(p.line, p.col, p.json_path, p.message) for p in info.value.problems]
 
 
@@ -59,7 +59,7 @@ class ConsoleResult:
 def run_console(argv: list[str]) -> ConsoleResult:
     """Run a command line in this process as the ``t2gen`` console script chooses.
 
-    The Typer-free start (:func:`t2gen.launch.fast_command`) when it takes the
+    The Typer-free start (:func:`t2gen.cli.launch.fast_command`) when it takes the
     line and ``T2GEN_NO_FAST_START`` is not set; else the Typer app.
     """
     runner = CliRunner()

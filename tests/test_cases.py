@@ -29,8 +29,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from t2gen.cli import app
-from t2gen.jobfile.loader import MAX_FILE_BYTES
+from t2gen.cli.app import app
+from t2gen.jobfile.yaml.source import MAX_FILE_BYTES
 from tests.conftest import INPUT_CASES, ROOT
 from tests.helpers import run_console
 
@@ -122,7 +122,7 @@ def test_billion_laughs_is_refused_without_expanding() -> None:
     code = (
         "import sys, tracemalloc\n"
         "tracemalloc.start()\n"
-        "from t2gen.cli import main\n"
+        "from t2gen.cli.app import main\n"
         f"sys.argv = ['t2gen', 'validate', {str(CASE_TREE / 'billion-laughs' / 'config.yaml')!r}]\n"
         "try:\n    main()\nexcept SystemExit as exit:\n    code = exit.code\n"
         "print(code, tracemalloc.get_traced_memory()[1], file=sys.stderr)\n"
@@ -204,7 +204,7 @@ def test_an_unreadable_file(tmp_path: Path) -> None:
         from unittest import mock
 
         with mock.patch(
-            "t2gen.jobfile.source.os.open",
+            "t2gen.jobfile.yaml.source.os.open",
             side_effect=PermissionError(13, "Permission denied"),
         ):
             result = runner.invoke(app, ["validate", str(path)])

@@ -20,9 +20,8 @@ from t2gen.checks import (
     object_problems,
 )
 from t2gen.checks.base import JOB_LABEL, WORKER_POD_LABEL
-from t2gen.errors import ValidationError
-from t2gen.pipeline import generate
-from t2gen.problems import Problem
+from t2gen.errors import Problem, ValidationError
+from t2gen.pipeline.job import generate
 from t2gen.twister2 import names
 from tests.conftest import ROOT
 

@@ -14,10 +14,10 @@ import typer
 from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
-from t2gen.cli import app
+from t2gen.checks.openapi import schema_versions
 from t2gen.cli._options import KUBE_VERSION_HELP
-from t2gen.jobfile.loader import load_config
-from t2gen.kube.openapi import schema_versions
+from t2gen.cli.app import app
+from t2gen.jobfile.yaml import read_job
 from t2gen.kube.yamlio import load_all_yaml
 from t2gen.twister2.sshkeys import KEY_TYPES
 from tests.conftest import EXAMPLES, ROOT, build_file_tree
@@ -48,7 +48,7 @@ def test_no_arguments_prints_help() -> None:
 def test_help_and_version_import_no_heavy_library(argv: list[str]) -> None:
     code = (
         "import sys\n"
-        "from t2gen.cli import app\n"
+        "from t2gen.cli.app import app\n"
         f"try:\n    app({argv!r})\nexcept SystemExit:\n    pass\n"
         "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'jinja2', 'jsonschema', 'ruamel', 'yaml', 'pydantic'})\n"
         "print(heavy, file=sys.stderr)\n"
@@ -80,7 +80,7 @@ def test_schema_prints_a_valid_schema_that_accepts_every_example() -> None:
     schema = json.loads(result.stdout)
     Draft202012Validator.check_schema(schema)
     for example in EXAMPLES:
-        Draft202012Validator(schema).validate(load_config(str(example)).data)
+        Draft202012Validator(schema).validate(read_job(str(example)).data)
 
 
 def test_init_prints_a_starter_that_validates_and_renders(tmp_path: Path) -> None:
@@ -400,7 +400,7 @@ def test_init_shows_the_schemas_defaults() -> None:
 # Without the optional kubernetes-validate (the `validate` extra): importing it fails.
 _WITHOUT_VALIDATE = (
     "import sys; sys.modules['kubernetes_validate'] = None; "
-    "sys.argv[0] = 't2gen'; from t2gen.cli import main; main()"
+    "sys.argv[0] = 't2gen'; from t2gen.cli.app import main; main()"
 )
 
 
@@ -477,7 +477,7 @@ def test_key_types_are_sshkeys_own() -> None:
 
 def _always_warns(data: dict[str, Any], doc: Any) -> Iterator[Any]:
     """Warns on the worker groups of every job."""
-    from t2gen.problems import Warning_
+    from t2gen.errors import Warning_
 
     yield Warning_(
         doc.path, *doc.position(("spec", "workers")), "look here", "spec.workers"

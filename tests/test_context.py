@@ -251,7 +251,7 @@ def test_job_master_in_the_client() -> None:
 
 
 def test_rbac_can_be_left_to_the_cluster() -> None:
-    from t2gen.pipeline import builtin_template_set
+    from t2gen.pipeline.job import builtin_template_set
     from t2gen.render.engine import render
 
     for rbac, account in (

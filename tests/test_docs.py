@@ -2,12 +2,12 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from t2gen.cli import app
-from t2gen.docs import (
+from scripts.docs import (
     job_file_reference,
     rules_reference,
     template_context_reference,
 )
+from t2gen.cli.app import app
 from t2gen.jobfile.rules import REGISTRY
 from t2gen.jobfile.schema import load_schema
 from t2gen.render.context import CONTEXT_DOC, build_context
@@ -107,9 +107,9 @@ def test_pre_commit_hooks_name_real_commands() -> None:
 
 
 def test_static_help_is_up_to_date() -> None:
-    from t2gen.docs import static_help_module
+    from scripts.docs import static_help_module
 
-    assert (ROOT / "t2gen/_help.py").read_text(
+    assert (ROOT / "t2gen/cli/_help.py").read_text(
         encoding="utf-8"
     ) == static_help_module(), "run `make docs`"
 
@@ -120,7 +120,7 @@ def test_version_and_help_need_no_typer() -> None:
 
     code = (
         "import atexit, sys\n"
-        "from t2gen.launch import main\n"
+        "from t2gen.cli.launch import main\n"
         "sys.argv = ['t2gen', sys.argv[1]]\n"
         "atexit.register(lambda: print(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'rich', 'jinja2', 'yaml')), file=sys.stderr))\n"
         "main()\n"

@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 from t2gen.errors import ConfigError
-from t2gen.jobfile.fastload import fast_load, fast_load_doc
-from t2gen.jobfile.loader import parse_config
 from t2gen.jobfile.schema import is_valid_fast, load_schema, schema_problems
-from t2gen.jobfile.source import YAML11_LINE_BREAKS as _YAML11_BREAKS
+from t2gen.jobfile.yaml.fastload import fast_load, fast_load_doc
+from t2gen.jobfile.yaml.loader import parse_config
+from t2gen.jobfile.yaml.source import YAML11_LINE_BREAKS as _YAML11_BREAKS
 from t2gen.kube.yamlio import dump_yaml
 from tests.conftest import EXAMPLES
 

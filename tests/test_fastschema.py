@@ -23,8 +23,8 @@ import pytest
 import yaml
 
 from t2gen import usercache
+from t2gen.checks.openapi import KubeSchemas
 from t2gen.kube import fastschema
-from t2gen.kube.openapi import KubeSchemas
 from tests.conftest import EXAMPLES, GOLDEN, KUBE_VERSIONS, ROOT
 from tests.test_custom_resource_schemas import VALID
 
@@ -179,7 +179,7 @@ def _t2gen(
         if check_modules
         else "import sys\n"
     ) + (
-        f"sys.argv = ['t2gen', *{list(args)!r}]\nfrom t2gen.launch import main\nmain()\n"
+        f"sys.argv = ['t2gen', *{list(args)!r}]\nfrom t2gen.cli.launch import main\nmain()\n"
     )
     return subprocess.run(
         [sys.executable, "-c", code],
@@ -411,7 +411,7 @@ def test_concurrent_first_uses_both_succeed(
     tmp_path: Path, expected_render: str
 ) -> None:
     cache = tmp_path / "cache"
-    code = f"import sys; sys.argv = ['t2gen', 'render', '--validate', {WORDCOUNT!r}]\nfrom t2gen.launch import main\nmain()\n"
+    code = f"import sys; sys.argv = ['t2gen', 'render', '--validate', {WORDCOUNT!r}]\nfrom t2gen.cli.launch import main\nmain()\n"
     env = {**os.environ, "T2GEN_CACHE_DIR": str(cache)}
     for _ in range(3):
         processes = [
@@ -446,7 +446,7 @@ def test_without_fastjsonschema_the_slow_path_gives_the_same_answers(
             "-c",
             "import sys; sys.modules['fastjsonschema'] = None\n"
             f"sys.argv = ['t2gen', 'render', '--validate', {WORDCOUNT!r}]\n"
-            "from t2gen.launch import main\nmain()\n",
+            "from t2gen.cli.launch import main\nmain()\n",
         ],
         cwd=ROOT,
         capture_output=True,
@@ -463,7 +463,7 @@ def test_without_fastjsonschema_the_slow_path_gives_the_same_answers(
 def test_render_validate_output_is_the_same_with_and_without_fast_validators(
     example: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from t2gen.commands import run_render
+    from t2gen.cli.commands import run_render
 
     def run(capsys_free: bool) -> tuple[int, str, str]:
         import io

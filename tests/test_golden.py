@@ -21,7 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from t2gen.checks import check_objects
-from t2gen.cli import app
+from t2gen.cli.app import app
 from t2gen.kube.yamlio import load_all_yaml
 from tests.conftest import (
     EXAMPLES,

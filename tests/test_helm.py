@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from t2gen.cli import app
+from t2gen.cli.app import app
 from t2gen.kube.yamlio import load_all_yaml
 from tests.conftest import ROOT, build_file_tree
 from tests.helpers import job_text

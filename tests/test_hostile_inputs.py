@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from t2gen.cli import app
+from t2gen.cli.app import app
 from tests.conftest import ROOT
 
 runner = CliRunner()
@@ -23,7 +23,7 @@ def test_check_refuses_a_billion_laughs_without_expanding_it() -> None:
     code = (
         "import sys, tracemalloc\n"
         "tracemalloc.start()\n"
-        "from t2gen.cli import main\n"
+        "from t2gen.cli.app import main\n"
         f"sys.argv = ['t2gen', 'check', {str(case)!r}]\n"
         "try:\n    main()\nexcept SystemExit as exit:\n    code = exit.code\n"
         "print(code, tracemalloc.get_traced_memory()[1], file=sys.stderr)\n"
@@ -81,8 +81,11 @@ def test_validate_and_plan_judge_object_sizes_without_rendering(
     def no_render(*_: object, **__: object) -> None:
         raise AssertionError("validate rendered a template")
 
-    monkeypatch.setattr("t2gen.render.engine.render", no_render)
-    monkeypatch.setattr("t2gen.pipeline.render", no_render)
+    from t2gen.pipeline import job
+    from t2gen.render import engine
+
+    monkeypatch.setattr(engine, "render", no_render)
+    monkeypatch.setattr(job, "render", no_render)
     case = ROOT / "tests" / "cases" / "env-64k-50-groups-64-per-pod" / "config.yaml"
     for command in (["validate", str(case)], ["plan", str(case)]):
         result = runner.invoke(app, command)

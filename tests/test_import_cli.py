@@ -10,7 +10,7 @@ import pytest
 
 from t2gen.importer import import_config
 from t2gen.importer.ports import port_name
-from t2gen.jobfile.loader import parse_config
+from t2gen.jobfile.yaml import parse_job
 from t2gen.kube.yamlio import load_all_yaml
 
 from .conftest import ROOT
@@ -89,7 +89,7 @@ def test_bad_option_values_are_usage_errors(argv: list[str], expected: str) -> N
 def test_good_option_values_are_used() -> None:
     result = t2gen("import", CONF, "--name", "wc", "--jar", "wc-1.0+b.jar")
     assert result.returncode == 0, result.stderr
-    job = parse_config(result.stdout, path="<import>").data
+    job = parse_job(result.stdout, path="<import>").data
     assert job["metadata"]["name"] == "wc"
     assert job["spec"]["jobPackage"]["jarFile"] == "wc-1.0+b.jar"
 

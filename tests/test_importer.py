@@ -13,9 +13,9 @@ from t2gen.errors import SchemaError
 from t2gen.importer import import_config
 from t2gen.importer.convert import port_name
 from t2gen.importer.keys import KEYS, LOAD_ORDER, Use, lookup
-from t2gen.jobfile.loader import parse_config
 from t2gen.jobfile.model import Job
-from t2gen.pipeline import generate, validate, validate_files
+from t2gen.jobfile.yaml import parse_job
+from t2gen.pipeline.job import generate, validate, validate_files
 from t2gen.record import replace
 
 from .conftest import ROOT, build_file_tree
@@ -37,7 +37,7 @@ twister2.resource.worker.compute.resources:
 
 
 def imported_job(text: str, path: str) -> Job:
-    return validate(parse_config(text, path=path))
+    return validate(parse_job(text, path=path))
 
 
 def problems_of(tmp_path: Path, files: dict[str, str | bytes]) -> list[str]:
@@ -94,7 +94,7 @@ def test_twister2_08_conf_imports_validates_and_renders() -> None:
     assert job.spec.network.additional_ports == ("port1", "port2", "port3")
     assert not job.spec.mpi.enabled
     # the text is the job, with comments
-    assert parse_config(result.text).data == result.job
+    assert parse_job(result.text).data == result.job
     assert "# from twister2.resource.kubernetes.docker.image (" in result.text
     assert f"{CONF_08}/kubernetes/resource.yaml:1)" in result.text
     # every key of the fixture is accounted for: converted, listed, or counted

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from t2gen.errors import SchemaError
 from t2gen.kube.yamlio import dump_yaml
-from t2gen.output import to_yaml_stream
-from t2gen.pipeline import generate
+from t2gen.output.stream import to_yaml_stream
+from t2gen.pipeline.job import generate
 from tests.conftest import kubectl_objects
 
 HOSTILE = [

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from t2gen.cli import app
+from t2gen.checks.openapi import KubeSchemas, latest_schema_version, schema_versions
+from t2gen.cli.app import app
 from t2gen.errors import T2genError
-from t2gen.kube.openapi import KubeSchemas, latest_schema_version, schema_versions
 from tests.conftest import EXAMPLES, KUBE_VERSIONS, ROOT
 
 runner = CliRunner()

@@ -1,4 +1,4 @@
-"""The console script (t2gen/launch.py): which lines skip Typer, and what the process does.
+"""The console script (t2gen/cli/launch.py): which lines skip Typer, and what the process does.
 
 Every golden command line and input case runs through the console script's
 choice with and without the Typer-free start (the ``fast_paths`` fixture of
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from t2gen.cli import app
-from t2gen.launch import fast_command
+from t2gen.cli.app import app
+from t2gen.cli.launch import fast_command
 from tests.conftest import GOLDEN, ROOT
 
 runner = CliRunner()
@@ -122,7 +122,7 @@ def _run_script(
         "import sys, atexit\n"
         f"atexit.register(lambda: print({report}, file=sys.stderr))\n"
         f"sys.argv = ['t2gen', *{list(argv)!r}]\n"
-        "from t2gen.launch import main\n"
+        "from t2gen.cli.launch import main\n"
         "main()\n"
     )
     return subprocess.run(
@@ -148,8 +148,16 @@ def test_the_fast_path_imports_no_typer() -> None:
 
 
 def test_a_plain_render_imports_only_what_it_uses() -> None:
-    """pathlib (1.4 ms), copy, the -o writer and Typer are not loaded by a render to stdout."""
-    unused = ("typer", "pathlib", "copy", "t2gen.atomicdir", "t2gen.cli")
+    """pathlib (1.4 ms), copy, the -o writer, Typer and the batch layer are not loaded by a render to stdout of one job."""
+    unused = (
+        "typer",
+        "pathlib",
+        "copy",
+        "t2gen.output.directory",
+        "t2gen.output.atomicdir",
+        "t2gen.cli.app",
+        "t2gen.pipeline.batch",
+    )
     result = _run_script("render", "examples/wordcount.yaml", loaded=unused)
     assert (result.returncode, result.stderr) == (0, "[]\n")
 
@@ -161,7 +169,7 @@ def test_python_OO_renders_the_same_objects() -> None:
     the command's docstring.)
     """
     plain = _run_script("render", "examples/wordcount.yaml")
-    code = "import sys\nsys.argv = ['t2gen', 'render', 'examples/wordcount.yaml']\nfrom t2gen.launch import main\nmain()\n"
+    code = "import sys\nsys.argv = ['t2gen', 'render', 'examples/wordcount.yaml']\nfrom t2gen.cli.launch import main\nmain()\n"
     stripped = subprocess.run(
         [sys.executable, "-OO", "-c", code],
         cwd=ROOT,
@@ -200,3 +208,15 @@ def test_ctrl_c_exits_130_without_a_traceback_on_both_paths(args: list[str]) -> 
     assert process.stdin is not None
     process.stdin.close()
     assert (process.returncode, out, err) == (130, b"", b"")
+
+
+def test_a_valid_job_with_warnings_is_validated_once() -> None:
+    """The rules' warnings come back from the fast path as found: jsonschema is not run on a valid job."""
+    result = _run_script(
+        "validate",
+        "tests/cases/deprecated-node-label/config.yaml",
+        loaded=("jsonschema", "ruamel"),
+    )
+    assert result.returncode == 0
+    assert result.stderr.count(": warning: ") == 2
+    assert result.stderr.splitlines()[-1] == "[]"

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parent.parent / "t2gen"
 MAX_LINES = 400
 
@@ -33,3 +35,23 @@ def test_every_hand_written_module_is_at_most_400_lines() -> None:
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert too_long == {}
+
+
+def test_each_package_imports_only_the_packages_below_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The layers contract in pyproject.toml ([tool.importlinter]): no upward import.
+
+    cli, plan | importer, pipeline, output | checks, render, jobfile, gangs,
+    twister2, kube, resources, errors: each imports only its own package and
+    those below it (docs/development.md, "Layout"), so ``kube/`` stays
+    Kubernetes facts and a stage never reaches back up the pipeline.
+    """
+    from importlinter.cli import lint_imports
+
+    code = lint_imports(
+        config_filename=str(PACKAGE.parent / "pyproject.toml"),
+        no_cache=True,
+        no_logo=True,
+    )
+    assert code == 0, capsys.readouterr().out

@@ -10,7 +10,7 @@ import pytest
 from t2gen.errors import SchemaError
 from t2gen.jobfile.rules import MAX_ENV_ENTRIES, MAX_TOTAL_WORKERS
 from t2gen.kube.yamlio import dump_yaml
-from t2gen.pipeline import generate
+from t2gen.pipeline.job import generate
 
 
 def _job(groups: int, per_pod: int, workers: int, env: int) -> dict[str, Any]:

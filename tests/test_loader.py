@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 
 from t2gen.errors import ConfigError
-from t2gen.jobfile.loader import MAX_FILE_BYTES, load_config, parse_config
+from t2gen.jobfile.yaml import read_job
+from t2gen.jobfile.yaml.loader import parse_config
+from t2gen.jobfile.yaml.source import MAX_FILE_BYTES
 from tests.conftest import build_file_tree
 
 
@@ -53,7 +55,7 @@ def test_json_is_accepted() -> None:
 
 def test_bom_is_dropped(tmp_path: Path) -> None:
     build_file_tree(tmp_path, {"j.yaml": "\ufeffa: 1\n".encode()})
-    assert load_config(str(tmp_path / "j.yaml")).data == {"a": 1}
+    assert read_job(str(tmp_path / "j.yaml")).data == {"a": 1}
 
 
 @pytest.mark.parametrize(
@@ -99,13 +101,13 @@ def test_invalid_utf8_is_located(tmp_path: Path, bom: bytes) -> None:
     # After a byte-order mark too: the byte named is the bad one, where it is.
     build_file_tree(tmp_path, {"j.yaml": bom + b"a: 1\nb: caf\xe9\n"})
     with pytest.raises(ConfigError) as info:
-        load_config(str(tmp_path / "j.yaml"))
+        read_job(str(tmp_path / "j.yaml"))
     (problem,) = info.value.problems
     assert (problem.line, problem.col) == (2, 7)
     assert "not UTF-8 (byte 0xe9)" in problem.message
     build_file_tree(tmp_path, {"k.yaml": bom + b"# caf\xe9\n"})
     with pytest.raises(ConfigError) as info:
-        load_config(str(tmp_path / "k.yaml"))
+        read_job(str(tmp_path / "k.yaml"))
     (problem,) = info.value.problems
     assert (problem.line, problem.col) == (1, 6)  # a BOM takes no column
 
@@ -116,20 +118,20 @@ def test_file_errors(tmp_path: Path) -> None:
         (tmp_path, "is a directory"),
     ]:
         with pytest.raises(ConfigError, match=fragment):
-            load_config(str(path))
+            read_job(str(path))
     big = tmp_path / "big.yaml"
     big.write_bytes(b"a: " + b"x" * MAX_FILE_BYTES)
     with pytest.raises(ConfigError, match="larger than 1024 KiB"):
-        load_config(str(big))
+        read_job(str(big))
 
 
 def test_stdin() -> None:
-    doc = load_config("-", stdin=io.BytesIO(b"a: 1\n"))
+    doc = read_job("-", stdin=io.BytesIO(b"a: 1\n"))
     assert doc.path == "-" and doc.data == {"a": 1}
 
 
 def test_line_col_counts_from_one_in_text_and_bytes() -> None:
-    from t2gen.jobfile.source import line_col
+    from t2gen.jobfile.yaml.source import line_col
 
     assert line_col("ab\ncd", 0) == (1, 1)
     assert line_col("ab\ncd", 4) == (2, 2)
@@ -139,7 +141,7 @@ def test_line_col_counts_from_one_in_text_and_bytes() -> None:
 
 
 def test_both_readers_share_one_depth_limit() -> None:
-    from t2gen.jobfile import fastload, loader, source
+    from t2gen.jobfile.yaml import fastload, loader, source
 
     assert loader.MAX_DEPTH is source.MAX_DEPTH
     assert fastload.MAX_DEPTH is source.MAX_DEPTH

@@ -20,9 +20,9 @@ import typer.main
 import yaml
 from typer.testing import CliRunner
 
-from t2gen.cli import app
+from t2gen.cli.app import app
+from t2gen.errors import format_json_path
 from t2gen.jobfile.schema import load_schema
-from t2gen.problems import format_json_path
 from tests.conftest import ROOT
 
 runner = CliRunner()

@@ -18,13 +18,8 @@ from t2gen.kube.order import (
     sort_documents,
 )
 from t2gen.kube.yamlio import load_all_yaml
-from t2gen.output import (
-    FILE_MARKER,
-    file_name,
-    to_json,
-    to_yaml_stream,
-    write_directory,
-)
+from t2gen.output.directory import FILE_MARKER, file_name, write_directory
+from t2gen.output.stream import to_json, to_yaml_stream
 from t2gen.render.engine import RenderedDocument
 
 

@@ -1,7 +1,7 @@
 """``render -o DIR`` under SIGKILL and concurrency (issue 14, item 7).
 
 Each kill runs ``t2gen render JOB -o DIR`` in a subprocess whose directory swap
-is delayed (``t2gen.atomicdir.exchange`` wrapped with a sleep, in the child only;
+is delayed (``t2gen.output.atomicdir.exchange`` wrapped with a sleep, in the child only;
 ``strace -e inject`` need not be installed) and kills it at a random moment.
 After every kill DIR must hold the old or the new complete render, never a
 mix and never nothing; the next run must remove the killed run's leftovers.
@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from t2gen.cli import app
+from t2gen.cli.app import app
 from tests.helpers import job_text
 
 runner = CliRunner()
@@ -35,7 +35,7 @@ runner = CliRunner()
 _CHILD = """
 import os, sys, time
 from pathlib import Path
-import t2gen.atomicdir as atomicdir
+import t2gen.output.atomicdir as atomicdir
 delay = float(os.environ.get("T2GEN_TEST_DELAY", "0"))
 if os.environ.get("T2GEN_TEST_FALLBACK") == "1":
     atomicdir._renameat2.cache_clear()
@@ -52,8 +52,8 @@ def slow_rename(self, target):
         time.sleep(delay)
     return result
 Path.rename = slow_rename
-from t2gen.cli import main
-import t2gen.cli.render, t2gen.pipeline  # loaded before the kill window opens
+from t2gen.cli.app import main
+import t2gen.cli.render, t2gen.pipeline.job  # loaded before the kill window opens
 sys.stdout.write("ready\\n"); sys.stdout.flush()
 sys.argv = ["t2gen", "render", *sys.argv[1:]]
 main()

@@ -1,4 +1,4 @@
-"""Many job files over several processes (t2gen/parallel.py) answer exactly as one process does.
+"""Many job files over several processes (t2gen/pipeline/batch.py) answer exactly as one process does.
 
 Each command line runs twice, through the real console script path, with the
 threshold lowered (a test-only hook: the module attribute ``MIN_JOBS``, set in
@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from t2gen import parallel
 from t2gen.checks import object_problems
-from t2gen.pipeline import generate
+from t2gen.pipeline import batch as parallel
+from t2gen.pipeline.job import generate
 from tests.conftest import GOLDEN, ROOT
 
 EXAMPLE = ROOT / "examples" / "wordcount.yaml"
@@ -31,7 +31,7 @@ EXAMPLE = ROOT / "examples" / "wordcount.yaml"
 SCRIPT = """
 import os
 import sys
-import t2gen.parallel as p
+import t2gen.pipeline.batch as p
 
 p.MIN_JOBS = int(sys.argv[1])
 if os.environ.get("T2GEN_TEST_CPUS"):  # as if the machine had this many CPUs
@@ -49,7 +49,7 @@ def spy(paths, count, *args):
 
 p._parallel = spy
 sys.argv = ["t2gen", *sys.argv[3:]]
-from t2gen.launch import main
+from t2gen.cli.launch import main
 
 main()
 """
@@ -340,7 +340,7 @@ ORPHAN_SCRIPT = """
 import os
 import signal
 import sys
-import t2gen.parallel as p
+import t2gen.pipeline.batch as p
 
 p.MIN_JOBS = 2
 p.usable_cpus = lambda: 2
@@ -365,7 +365,7 @@ def part(paths, settings):
 
 p._work, p._render_part = work, part
 sys.argv = ["t2gen", "render", *sys.argv[2:]]
-from t2gen.launch import main
+from t2gen.cli.launch import main
 
 main()
 """

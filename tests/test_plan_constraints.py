@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from t2gen.pipeline import generate
+from t2gen.pipeline.job import generate
 from t2gen.plan import parse_nodes, plan, plan_to_dict
 from t2gen.plan.filters.interpod import constraint
 from t2gen.plan.templates import workload_templates

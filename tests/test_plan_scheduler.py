@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from t2gen.pipeline import generate
+from t2gen.pipeline.job import generate
 from t2gen.plan import Node, Resources, format_plan, plan, plan_to_dict
 from t2gen.plan.filters.interpod import PodAffinityTerm
 from t2gen.plan.placement import plan_templates

@@ -12,7 +12,7 @@ from typing import Any
 import jinja2
 import pytest
 
-from t2gen.pipeline import builtin_template_set
+from t2gen.pipeline.job import builtin_template_set
 from t2gen.render import _precompiled, engine
 from t2gen.render.context import build_context
 from tests.conftest import ROOT

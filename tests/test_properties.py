@@ -23,12 +23,12 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 from t2gen.checks import check_objects
+from t2gen.checks.openapi import KubeSchemas
 from t2gen.errors import SchemaError
 from t2gen.jobfile.schema import load_schema
-from t2gen.kube.openapi import KubeSchemas
 from t2gen.kube.yamlio import dump_yaml
-from t2gen.output import to_yaml_stream
-from t2gen.pipeline import generate
+from t2gen.output.stream import to_yaml_stream
+from t2gen.pipeline.job import generate
 from tests.conftest import kubectl_objects
 
 STATS: Counter[str] = Counter()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from t2gen.problems import Problem, Warning_
+from t2gen.errors import Problem, Warning_
 from t2gen.record import FrozenRecordError, Record, replace
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from t2gen.errors import TemplateError
-from t2gen.pipeline import builtin_template_set
+from t2gen.pipeline.job import builtin_template_set
 from t2gen.render.context import build_context
 from t2gen.render.engine import TemplateSet, render
 from tests.conftest import build_file_tree
@@ -24,7 +24,7 @@ def _context() -> dict[str, object]:
 def test_an_empty_overlay_name_is_the_current_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from t2gen.pipeline import make_template_set
+    from t2gen.pipeline.job import make_template_set
 
     monkeypatch.chdir(tmp_path)
     templates = make_template_set([""])

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from t2gen.jobfile.loader import SourceDoc, parse_config
+from t2gen.errors import Problem, Warning_
 from t2gen.jobfile.rules import (
     REGISTRY,
     Rule,
@@ -25,7 +25,7 @@ from t2gen.jobfile.rules import (
 )
 from t2gen.jobfile.rules._base import rule
 from t2gen.jobfile.schema import apply_defaults
-from t2gen.problems import Problem, Warning_
+from t2gen.jobfile.yaml import SourceDoc, parse_job
 from tests.helpers import job_text
 
 
@@ -66,7 +66,7 @@ def test_warnings_leave_apart_from_problems(monkeypatch: pytest.MonkeyPatch) -> 
 
     monkeypatch.setitem(REGISTRY, "always-warns", Rule("always-warns", warn, ("spec",)))
     text = job_text("workers:\n  - count: 10\n    perPod: 3\n")
-    doc = parse_config(text, path="job.yaml")
+    doc = parse_job(text, path="job.yaml")
     data = apply_defaults(doc.data)
     found = run_rules(data, doc)
     assert [p.json_path for p in found.problems] == ["spec.workers[0].count"]
@@ -78,7 +78,7 @@ def test_warnings_leave_apart_from_problems(monkeypatch: pytest.MonkeyPatch) -> 
 def test_a_rule_with_options_reads_the_kube_version_others_do_not() -> None:
     from t2gen.jobfile.rules import RuleOptions
 
-    doc = parse_config(
+    doc = parse_job(
         job_text("workers:\n  - count: 2\nscheduling:\n  gang: kubernetes\n"),
         path="job.yaml",
     )
@@ -104,7 +104,7 @@ def test_integers_left_between_gt_and_lt_minus_not_in() -> None:
 
 def test_not_in_every_form_of_the_one_integer_left_is_an_error() -> None:
     forms = ", ".join(f'"{"0" * zeros}11"' for zeros in range(62))
-    doc = parse_config(
+    doc = parse_job(
         job_text(
             "workers:\n  - count: 1\nplacement:\n  nodeAffinity:\n    required:\n"
             '      - {key: rack, operator: Gt, values: ["10"]}\n'

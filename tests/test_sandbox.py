@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from t2gen.cli import app
+from t2gen.cli.app import app
 from t2gen.render import sandbox
 from tests.conftest import ROOT
 
@@ -169,7 +169,7 @@ def hook(event, args):
     elif event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.fork"):
         events.append((event, str(args)))
 sys.addaudithook(hook)
-from t2gen.cli import main
+from t2gen.cli.app import main
 results = {}
 for name, overlay in cases.items():
     current[0] = os.path.realpath(overlay)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from t2gen.checks import check_objects
-from t2gen.pipeline import generate
+from t2gen.pipeline.job import generate
 from t2gen.render.context import build_context
 from t2gen.render.context.scheduling import task_affinity
 from tests.helpers import job_text, problems, valid_job

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from t2gen.jobfile.loader import load_config
 from t2gen.jobfile.schema import apply_defaults, load_schema, suggest
+from t2gen.jobfile.yaml import read_job
 from tests.conftest import EXAMPLES, ROOT
 from tests.helpers import job_text, one_problem, problems
 
@@ -63,7 +63,7 @@ def test_every_property_is_described_and_objects_are_closed() -> None:
     ids=lambda p: p.name,
 )
 def test_examples_and_starter_validate_against_the_raw_schema(example: Path) -> None:
-    Draft202012Validator(load_schema()).validate(load_config(str(example)).data)
+    Draft202012Validator(load_schema()).validate(read_job(str(example)).data)
 
 
 def test_examples_carry_the_schema_modeline() -> None:
@@ -112,7 +112,7 @@ def test_defaults_come_from_the_schema() -> None:
                 key: {} for key in load_schema()["properties"]["spec"]["properties"]
             }
         },
-        *(load_config(str(example)).data for example in EXAMPLES),
+        *(read_job(str(example)).data for example in EXAMPLES),
     ],
     ids=[
         "empty",
@@ -152,7 +152,7 @@ def test_a_schema_edited_without_make_generate_takes_effect_at_once(
     code = (
         "import sys\n"
         "sys.argv = ['t2gen', 'render', sys.argv[1]]\n"
-        "from t2gen.launch import main\n"
+        "from t2gen.cli.launch import main\n"
         "main()\n"
     )
     result = subprocess.run(

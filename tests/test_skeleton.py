@@ -8,8 +8,8 @@ from typing import Any
 import jinja2
 import pytest
 
-from t2gen import pipeline
 from t2gen.kube.yamlio import load_all_yaml
+from t2gen.pipeline import job as pipeline
 from t2gen.render import skeleton
 from t2gen.render.context import build_context
 from t2gen.render.engine import make_environment

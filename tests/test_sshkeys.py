@@ -10,7 +10,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519, padding, rsa
 from typer.testing import CliRunner
 
-from t2gen.cli import app
+from t2gen.cli.app import app
 from t2gen.errors import ConfigError
 from t2gen.kube.yamlio import load_all_yaml
 from t2gen.twister2.sshkeys import (

@@ -7,9 +7,10 @@ from typing import Any
 import pytest
 import yaml
 
-from t2gen.jobfile.loader import parse_config
+from t2gen.jobfile.model import Job
+from t2gen.jobfile.yaml import parse_job
 from t2gen.kube.validators import is_port_name
-from t2gen.pipeline import validate
+from t2gen.pipeline.job import validate
 from t2gen.twister2.topology import (
     Topology,
     WorkerSlot,
@@ -22,15 +23,23 @@ from tests.conftest import ROOT
 from tests.helpers import job_text, valid_job
 
 
+def _of(job: Job) -> Topology:
+    return build_topology(
+        job.name,
+        job.spec.workers,
+        base_port=job.spec.network.base_port,
+        additional_ports=job.spec.network.additional_ports,
+        mpi=job.spec.mpi.enabled,
+    )
+
+
 def _topology(spec: str) -> Topology:
-    return build_topology(valid_job(job_text(spec)))
+    return _of(valid_job(job_text(spec)))
 
 
 def _example(name: str) -> Topology:
     path = ROOT / "examples" / f"{name}.yaml"
-    return build_topology(
-        validate(parse_config(path.read_text(encoding="utf-8"), path=str(path)))
-    )
+    return _of(validate(parse_job(path.read_text(encoding="utf-8"), path=str(path))))
 
 
 def _golden_statefulsets(case: str) -> dict[str, dict[str, Any]]:

@@ -1,6 +1,6 @@
 """Semantic checks of rendered manifests: what the API server or scheduler would reject or ignore.
 
-Kubernetes' OpenAPI schemas (:mod:`t2gen.kube.openapi`) check types and field
+Kubernetes' OpenAPI schemas (:mod:`t2gen.checks.openapi`) check types and field
 names only. These checks cover what they miss, for t2gen's own output (every
 render runs them; a finding there is a t2gen bug) and for any manifest stream
 given to ``t2gen check``.
@@ -26,8 +26,8 @@ from typing import Any
 from t2gen.checks import metadata, pods, rbac, scheduling, services, storage, workloads
 from t2gen.checks.base import Check, as_dict
 from t2gen.checks.stream import WORKLOAD_KINDS, Part, Stream, matches
+from t2gen.errors import Problem
 from t2gen.gangs import GROUP_KINDS
-from t2gen.problems import Problem
 
 __all__ = [
     "ALL_CHECKS",
@@ -117,7 +117,7 @@ def object_problems(
             the stream, so they may run on any subset of it); or only those
             that read other objects (``stream``: they must see every object).
             ``object`` and ``stream`` together find what ``all`` finds, in
-            another order (:mod:`t2gen.parallel` splits a batch so).
+            another order (:mod:`t2gen.pipeline.batch` splits a batch so).
 
     Returns:
         Located problems in object order, then check order: ``path`` is the

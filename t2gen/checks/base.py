@@ -4,7 +4,7 @@ A check is a function with a stable ID (kebab-case, like yamllint's rules) whose
 docstring is its documentation: what it finds, why Kubernetes or Twister2
 needs it, and the public source of the rule. A check yields findings, each a
 ``(json_path, message)`` pair; :func:`t2gen.checks.object_problems` turns them
-into located :class:`t2gen.problems.Problem` records naming the object.
+into located :class:`t2gen.errors.Problem` records naming the object.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class Check(Record):
             members), ``checks`` for a check that runs other checks. A batch
             render over several processes runs the ``object`` checks where
             each job is rendered and the ``stream`` checks once over every
-            object (:mod:`t2gen.parallel`).
+            object (:mod:`t2gen.pipeline.batch`).
     """
 
     id: str

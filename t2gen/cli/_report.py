@@ -1,6 +1,6 @@
 """How the other commands report: errors to stderr with exit code 1, output as UTF-8 bytes.
 
-``validate``, ``render`` and ``check`` report through :func:`t2gen.commands.run`,
+``validate``, ``render`` and ``check`` report through :func:`t2gen.cli.commands.run`,
 which this shares its printing with.
 """
 
@@ -11,9 +11,9 @@ from contextlib import contextmanager
 
 import typer
 
-from t2gen.commands import echo, print_warnings, warn, write_stdout
-from t2gen.errors import T2genError
-from t2gen.problems import Warning_, one_line
+from t2gen.cli.commands import echo, print_warnings, warn
+from t2gen.errors import T2genError, Warning_, one_line
+from t2gen.output import write_stdout
 
 __all__ = ["reporting", "warn", "write_stdout"]
 

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from t2gen.cli._options import KubeVersion
-from t2gen.commands import run_check
+from t2gen.cli.commands import run_check
 
 __all__ = ["EPILOG", "check"]
 

@@ -11,8 +11,8 @@ import typer
 
 from t2gen.cli._options import Namespace, check_kube_version
 from t2gen.cli._report import reporting, write_stdout
+from t2gen.errors import Warning_
 from t2gen.kube.versions import DEFAULT_KUBE_VERSION, supported_range
-from t2gen.problems import Warning_
 
 __all__ = ["EPILOG", "PlanFormat", "plan"]
 
@@ -124,7 +124,7 @@ def plan(
     """
     warnings: list[Warning_] = []
     with reporting(warnings):
-        from t2gen.pipeline import generate, validate_files
+        from t2gen.pipeline.job import generate, validate_files
 
         if nodes is None:
             if pods is not None:

@@ -16,9 +16,9 @@ from t2gen.cli._options import (
     template_dirs,
 )
 from t2gen.cli._report import warn
-from t2gen.commands import run_render
+from t2gen.cli.commands import run_render
 from t2gen.kube.versions import DEFAULT_KUBE_VERSION, supported_range
-from t2gen.parallel import MIN_JOBS
+from t2gen.pipeline.batch import MIN_JOBS
 
 __all__ = ["EPILOG", "OutputFormat", "output_choice", "render"]
 

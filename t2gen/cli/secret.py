@@ -116,8 +116,8 @@ def secret_ssh(
     ever written to standard output, inside the Secret.
     """
     with reporting():
-        from t2gen.output import to_yaml_stream
-        from t2gen.pipeline import generate_ssh_secret
+        from t2gen.output.stream import to_yaml_stream
+        from t2gen.pipeline.job import generate_ssh_secret
 
         documents = generate_ssh_secret(
             name, namespace=namespace, key_type=key_type, from_key=from_key

@@ -24,7 +24,7 @@ app = typer.Typer(
 def templates_list(templates: TemplateDirs = None) -> None:
     """List the templates a render uses, with where each comes from (partials start with `_`)."""
     with reporting():
-        from t2gen.pipeline import make_template_set
+        from t2gen.pipeline.job import make_template_set
 
         for name, label in make_template_set(template_dirs(templates)).all_templates():
             typer.echo(f"{name}\t{label}")
@@ -42,6 +42,6 @@ def templates_show(
 ) -> None:
     """Print a template's source, to copy into a directory for `render --templates`."""
     with reporting():
-        from t2gen.pipeline import make_template_set
+        from t2gen.pipeline.job import make_template_set
 
         write_stdout(make_template_set(template_dirs(templates)).source(name))

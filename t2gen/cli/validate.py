@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from t2gen.cli._options import JobFiles, Namespace
-from t2gen.commands import run_validate
+from t2gen.cli.commands import run_validate
 
 __all__ = ["EPILOG", "validate"]
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import IO
 
-from t2gen.errors import SchemaError
+from t2gen.errors import Problem, SchemaError, format_json_path
 from t2gen.importer.emit import dump, header, ordered
 from t2gen.importer.job import convert_image, convert_metadata, convert_package
 from t2gen.importer.job_master import convert_job_master
@@ -30,9 +30,8 @@ from t2gen.importer.report import footer, list_unmapped
 from t2gen.importer.state import Conversion, resolve
 from t2gen.importer.storage import convert_storage
 from t2gen.importer.workers import convert_binding, convert_workers
-from t2gen.jobfile.loader import parse_config
+from t2gen.jobfile.yaml import parse_job
 from t2gen.patterns import LazyPattern
-from t2gen.problems import Problem, format_json_path
 
 __all__ = ["convert", "import_config", "port_name"]
 
@@ -123,9 +122,9 @@ def _check_job(conv: Conversion, text: str) -> None:
     ``In`` list it counted) cites that field's Twister2 file and line instead:
     the job file is the import's own, not a file the user has.
     """
-    from t2gen.pipeline import validate
+    from t2gen.pipeline.job import validate
 
-    doc = parse_config(text, path="<import>")
+    doc = parse_job(text, path="<import>")
     try:
         validate(doc)
     except SchemaError as err:

@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from t2gen.errors import SchemaError
+from t2gen.errors import SchemaError, format_json_path
 from t2gen.importer.state import Conversion, named
-from t2gen.jobfile.loader import JsonPath, parse_config
-from t2gen.problems import format_json_path
+from t2gen.jobfile.yaml import JsonPath, parse_job
 
 __all__ = [
     "JAR_FILE_FIELD",
@@ -46,7 +45,7 @@ def refusal(where: JsonPath, value: str) -> str | None:
     Returns:
         The first problem reported at ``where``, or None.
     """
-    from t2gen.pipeline import validate
+    from t2gen.pipeline.job import validate
 
     job: dict[str, Any] = {
         "apiVersion": "t2gen/v1",
@@ -59,7 +58,7 @@ def refusal(where: JsonPath, value: str) -> str | None:
         node = node.setdefault(str(part), {})
     node[str(where[-1])] = value
     try:
-        validate(parse_config(json.dumps(job), path="<argument>"))
+        validate(parse_job(json.dumps(job), path="<argument>"))
     except SchemaError as err:
         target = format_json_path(where)
         for problem in err.problems:

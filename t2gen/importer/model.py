@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from t2gen.errors import Problem
 from t2gen.importer.keys import Key
-from t2gen.jobfile.loader import SourceDoc
-from t2gen.problems import Problem
+from t2gen.jobfile.yaml import SourceDoc
 
 __all__ = [
     "CommentedKey",

@@ -16,12 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
-from t2gen.errors import ConfigError, SchemaError
+from t2gen.errors import ConfigError, Problem, SchemaError
 from t2gen.importer.keys import CONF_DIRS, LOAD_ORDER, lookup
 from t2gen.importer.model import CommentedKey, Origin, Setting, Twister2Config
-from t2gen.jobfile.loader import SourceDoc, decode_source, parse_config, read_source
+from t2gen.jobfile.yaml import SourceDoc, parse_job
+from t2gen.jobfile.yaml.source import decode_source, read_source
 from t2gen.patterns import LazyPattern
-from t2gen.problems import Problem
 
 __all__ = ["commented_keys", "config_files", "load_config_files"]
 
@@ -97,7 +97,7 @@ def _parse(path: str, text: str) -> SourceDoc | None:
     ):
         return None
     try:
-        return parse_config(text, path=path)
+        return parse_job(text, path=path)
     except ConfigError as err:
         problems = [
             Problem(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from t2gen.errors import Problem
 from t2gen.importer.keys import (
     LEGACY_WORKER_KEYS,
     MPI_CHANNEL,
@@ -19,8 +20,7 @@ from t2gen.importer.keys import (
 )
 from t2gen.importer.model import ImportWarning, Origin, Setting, Twister2Config
 from t2gen.importer.values import BadValue, decimal_text, gib, shown, typed
-from t2gen.jobfile.loader import JsonPath
-from t2gen.problems import Problem
+from t2gen.jobfile.yaml import JsonPath
 
 __all__ = ["Conversion", "resolve"]
 

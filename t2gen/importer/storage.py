@@ -8,7 +8,7 @@ storage class and access mode mean nothing without it.
 from __future__ import annotations
 
 from t2gen.importer.state import Conversion
-from t2gen.jobfile.loader import JsonPath
+from t2gen.jobfile.yaml import JsonPath
 
 __all__ = ["convert_storage"]
 

@@ -1,7 +1,7 @@
 """Messages for schema violations: what is wrong, and what would be right.
 
 :func:`t2gen.jobfile.schema.schema_problems` validates with jsonschema; this
-module turns each of its errors into located :class:`~t2gen.problems.Problem`
+module turns each of its errors into located :class:`~t2gen.errors.Problem`
 records whose words a person can act on (the expected format, the allowed
 range, the usual YAML pitfalls, the closest valid spelling).
 """
@@ -12,7 +12,8 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from t2gen.jobfile.yaml12 import JsonPath
+from t2gen.errors import Problem, format_json_path
+from t2gen.jobfile.yaml.yaml12 import JsonPath
 from t2gen.kube.validators import (
     DNS1123_LABEL_MAX,
     DNS1123_SUBDOMAIN_MAX,
@@ -20,12 +21,11 @@ from t2gen.kube.validators import (
     LABEL_VALUE_MAX,
     PORT_NAME_MAX,
 )
-from t2gen.problems import Problem, format_json_path
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
-    from t2gen.jobfile.loader import SourceDoc
+    from t2gen.jobfile.yaml import SourceDoc
 
 __all__ = ["problems_for", "short_value", "suggest"]
 

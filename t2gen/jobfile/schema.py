@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from t2gen import fastpaths
-from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.errors import Problem, format_json_path
 from t2gen.jobfile.messages import problems_for, short_value, suggest
 from t2gen.jobfile.refused import (
     first_non_finite,
@@ -15,7 +15,7 @@ from t2gen.jobfile.refused import (
     unknown_keys,
     without_rejected,
 )
-from t2gen.problems import Problem, format_json_path
+from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.resources import schema_path
 
 __all__ = [

@@ -6,7 +6,7 @@ each kind's schema is compiled once, on first use, to plain Python with
 `fastjsonschema <https://github.com/horejsek/python-fastjsonschema>`_, and the
 compiled code is kept in the user's cache directory; later runs load it in
 about a millisecond. The generated code only answers "valid or not": an object
-it rejects is checked again by jsonschema (:mod:`t2gen.kube.openapi`), which
+it rejects is checked again by jsonschema (:mod:`t2gen.checks.openapi`), which
 writes today's messages, so an answer of the fast validator can only make a
 run faster, never change what it prints. It is therefore built to be at least
 as strict as jsonschema: a schema with a keyword or value it does not handle
@@ -88,7 +88,7 @@ def _versions() -> tuple[str, ...] | None:
     """The versions a generated file depends on; None when fastjsonschema is missing."""
     import importlib.util
 
-    from t2gen._help import VERSION
+    from t2gen.cli._help import VERSION
 
     fastjsonschema = _package_version(
         "fastjsonschema", r"VERSION\s*=\s*['\"]([^'\"]+)['\"]"

@@ -1,4 +1,4 @@
-"""Object sizes Kubernetes refuses, and where in a job file an oversized object comes from.
+"""Object sizes Kubernetes refuses.
 
 ``kubectl apply`` keeps a copy of each object in its
 ``kubectl.kubernetes.io/last-applied-configuration`` annotation, and the API
@@ -8,25 +8,13 @@ server refuses an object whose annotations total more than
 object, with the job's own annotations, must fit 256 KiB. A ConfigMap holds at
 most 1 MiB (``MaxSecretSize``, which ``ValidateConfigMap`` applies to
 ConfigMaps too; ``pkg/apis/core/validation/validation.go``).
+
+The check of rendered objects against these limits is :mod:`t2gen.checks.size`.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-from t2gen.problems import Problem, format_json_path
-
-if TYPE_CHECKING:
-    from t2gen.jobfile.model import Job
-    from t2gen.render.engine import RenderedDocument
-
-__all__ = [
-    "APPLY_LIMIT_BYTES",
-    "CONFIG_MAP_LIMIT_BYTES",
-    "size_problems",
-]
+__all__ = ["APPLY_LIMIT_BYTES", "CONFIG_MAP_LIMIT_BYTES"]
 
 APPLY_LIMIT_BYTES = 262_144
 """Most bytes of annotations on one object (Kubernetes' TotalAnnotationSizeLimitB).
@@ -37,144 +25,3 @@ annotation, so an object must fit this together with its own annotations.
 
 CONFIG_MAP_LIMIT_BYTES = 1024 * 1024
 """Most bytes of data one ConfigMap holds (1 MiB)."""
-
-
-_JOB_OBJECT_KEY = "TWISTER2_JOB_OBJECT"
-
-_ADVICE: dict[tuple[str | int, ...], str] = {
-    ("metadata", "annotations"): "smaller annotations (every object carries them)",
-    (
-        "metadata",
-        "labels",
-    ): "fewer or shorter labels (every object and pod carries them)",
-    ("spec", "env"): "fewer or shorter environment variables, or fewer workers per pod",
-    ("spec", "placement"): "fewer or shorter node affinity terms",
-    (
-        "spec",
-        "workers",
-    ): "fewer workers per pod (each is a container), or fewer worker groups",
-}
-
-
-def _json_size(value: object) -> int:
-    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
-
-
-def _contributions(
-    obj: object, user_env: frozenset[str], into: dict[str, int], key: str = ""
-) -> None:
-    """Add up the bytes of an object that come from each part of the job file."""
-    if isinstance(obj, dict):
-        if key == "annotations":
-            into["annotations"] = into.get("annotations", 0) + _json_size(obj)
-            return
-        if key == "labels":
-            into["labels"] = into.get("labels", 0) + _json_size(obj)
-            return
-        if key == "affinity":
-            into["affinity"] = into.get("affinity", 0) + _json_size(obj)
-            return
-        if key == "data" and _JOB_OBJECT_KEY in obj:
-            into["job_object"] = len(str(obj[_JOB_OBJECT_KEY]).encode())
-        for child_key, child in obj.items():
-            _contributions(child, user_env, into, str(child_key))
-    elif isinstance(obj, list):
-        for item in obj:
-            if key == "env" and isinstance(item, dict) and item.get("name") in user_env:
-                into["env"] = into.get("env", 0) + _json_size(item)
-            else:
-                _contributions(item, user_env, into, key)
-
-
-def size_problems(
-    job: Job,
-    text: str,
-    documents: Sequence[RenderedDocument],
-    *,
-    job_object: str | None = None,
-) -> list[Problem]:
-    """Objects too large for ``kubectl apply``, located at what makes them so.
-
-    The size is the object as compact UTF-8 JSON (what kubectl stores) plus the
-    job's annotations, which every object carries. The part blamed is the one
-    that contributes most bytes to the object: ``metadata.annotations``,
-    ``metadata.labels``, ``spec.env`` (the user's variables, in every
-    container), ``spec.placement`` (node affinity), the ``--job-object`` file
-    (in the ConfigMap); else ``spec.workers``, whose ``perPod`` makes the
-    containers that repeat the rest.
-
-    Args:
-        job: the validated job.
-        text: the job file's text, parsed again only to locate the key.
-        documents: the job's rendered objects.
-        job_object: the ``--job-object`` file as the user named it, if any.
-
-    Returns:
-        One problem per part blamed: the largest object it makes too large;
-        ``[]`` if all fit.
-    """
-    annotations = sum(len(key) + len(value) for key, value in job.annotations)
-    user_env = frozenset(variable.name for variable in job.spec.env)
-    largest: dict[tuple[str | int, ...] | str, tuple[int, RenderedDocument]] = {}
-    for document in documents:
-        size = annotations + _json_size(document.obj)
-        if size <= APPLY_LIMIT_BYTES:
-            continue
-        parts: dict[str, int] = {}
-        _contributions(document.obj, user_env, parts)
-        parts["annotations"] = parts.get("annotations", 0) + annotations
-        culprit, share = max(parts.items(), key=lambda item: item[1], default=("", 0))
-        where: tuple[str | int, ...] | str
-        if culprit == "job_object" and job_object is not None:
-            where = job_object
-        elif share * 3 >= size and culprit in _PARTS:
-            where = _PARTS[culprit]
-        else:
-            where = ("spec", "workers")
-        if where not in largest or largest[where][0] < size:
-            largest[where] = (size, document)
-    if not largest:
-        return []
-    from t2gen import fastpaths
-    from t2gen.jobfile.fastload import fast_load_doc
-    from t2gen.jobfile.loader import parse_config
-
-    doc = (
-        fast_load_doc(text, path=job.source) if fastpaths.enabled("FAST_YAML") else None
-    ) or parse_config(text, path=job.source)
-    problems = []
-    for where, (size, document) in largest.items():
-        too_large = (
-            f"{document.kind} {document.name} would take {size // 1024} KiB, but kubectl apply keeps each "
-            f"object in an annotation of at most {APPLY_LIMIT_BYTES // 1024} KiB"
-        )
-        if isinstance(where, str):
-            problems.append(
-                Problem(
-                    where,
-                    0,
-                    0,
-                    f"{too_large}: the job object (base64 in the ConfigMap) is too large; "
-                    "give a smaller one",
-                )
-            )
-            continue
-        line, col = doc.position(where)
-        problems.append(
-            Problem(
-                job.source,
-                line,
-                col,
-                f"{too_large}: use {_ADVICE[where]}",
-                format_json_path(where),
-            )
-        )
-    return problems
-
-
-_PARTS: dict[str, tuple[str | int, ...]] = {
-    "annotations": ("metadata", "annotations"),
-    "labels": ("metadata", "labels"),
-    "env": ("spec", "env"),
-    "affinity": ("spec", "placement"),
-}

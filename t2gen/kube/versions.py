@@ -5,7 +5,7 @@ command checks ``--kube-version`` the same way whether or not that optional
 package (the ``validate`` extra) is installed. It is the range of versions
 whose schemas kubernetes-validate 1.37 (the ``dev`` pin in pyproject.toml)
 bundles; ``tests/test_kubeschema.py`` fails when it drifts from
-:func:`t2gen.kube.openapi.schema_versions`.
+:func:`t2gen.checks.openapi.schema_versions`.
 """
 
 from __future__ import annotations

@@ -13,8 +13,7 @@ from typing import Any
 
 import yaml
 
-from t2gen.errors import T2genError
-from t2gen.problems import Problem
+from t2gen.errors import Problem, T2genError
 
 __all__ = [
     "PlanInputError",
@@ -92,7 +91,7 @@ def _long_number(text: str, source: str) -> Problem:
     import re
     import sys
 
-    from t2gen.jobfile.source import line_col
+    from t2gen.jobfile.yaml.source import line_col
 
     limit = sys.get_int_max_str_digits()
     found = re.search(rf"[0-9]{{{limit + 1},}}", text)

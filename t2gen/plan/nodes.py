@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from t2gen.errors import Problem
 from t2gen.plan.filters.taints import Taint
 from t2gen.plan.listio import PlanInputError, json_path, list_items, string_map
 from t2gen.plan.quantities import Resources, parse_resource_list
-from t2gen.problems import Problem
 
 __all__ = ["TAINT_EFFECTS", "Node", "parse_nodes"]
 

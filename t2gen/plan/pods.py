@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from t2gen.errors import Problem
 from t2gen.plan.filters.interpod import PodAffinityTerm, parse_affinity_terms
 from t2gen.plan.listio import PlanInputError, json_path, list_items, string_map
 from t2gen.plan.podspec import pod_resources
 from t2gen.plan.quantities import PODS, Resources, add_requests
-from t2gen.problems import Problem
 
 __all__ = ["ExistingPod", "NodeUsage", "parse_pods", "usage_by_node"]
 

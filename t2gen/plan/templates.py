@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from t2gen.errors import Problem
 from t2gen.gangs import group_owner, plan_group
 from t2gen.plan.filters.interpod import PodAffinityTerm, parse_affinity_terms
 from t2gen.plan.filters.node_affinity import (
@@ -24,7 +25,6 @@ from t2gen.plan.filters.taints import Toleration, parse_tolerations
 from t2gen.plan.listio import PlanInputError
 from t2gen.plan.podspec import pod_resources
 from t2gen.plan.quantities import Resources
-from t2gen.problems import Problem
 
 __all__ = [
     "DEFAULT_SCHEDULER",

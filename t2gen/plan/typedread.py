@@ -37,7 +37,7 @@ import msgspec
 
 from t2gen.errors import ConfigError
 from t2gen.fastpaths import enabled
-from t2gen.jobfile.source import read_source
+from t2gen.jobfile.yaml.source import read_source
 from t2gen.plan.listio import load_document
 from t2gen.plan.nodes import Node, parse_nodes
 from t2gen.plan.pods import ExistingPod, parse_pods

@@ -35,9 +35,9 @@ only when asked, so a job of 100,000 workers costs as little as one of 10.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Protocol
 
-from t2gen.jobfile.model import Job
 from t2gen.record import Record
 from t2gen.twister2 import names
 
@@ -47,6 +47,7 @@ __all__ = [
     "GroupTopology",
     "Port",
     "Topology",
+    "WorkerGroupShape",
     "WorkerSlot",
     "build_topology",
     "port_name",
@@ -328,32 +329,57 @@ class Topology(Record):
             yield from group.iter_workers()
 
 
-def build_topology(job: Job) -> Topology:
+class WorkerGroupShape(Protocol):
+    """What the layout reads of a worker group (a validated job's ``spec.workers`` entry)."""
+
+    @property
+    def index(self) -> int:
+        """Position in ``spec.workers``."""
+
+    @property
+    def count(self) -> int:
+        """Workers in the group, a multiple of :attr:`per_pod`."""
+
+    @property
+    def per_pod(self) -> int:
+        """Workers (containers) per pod."""
+
+
+def build_topology(
+    job_name: str,
+    groups: Iterable[WorkerGroupShape],
+    *,
+    base_port: int,
+    additional_ports: Sequence[str],
+    mpi: bool,
+) -> Topology:
     """Lay out the workers of a validated job.
 
     Args:
-        job: a job that passed the schema and the rules (``count`` a multiple
-            of ``perPod`` in every group).
+        job_name: ``metadata.name``.
+        groups: ``spec.workers`` of a job that passed the schema and the rules
+            (``count`` a multiple of ``perPod`` in every group).
+        base_port: ``spec.network.basePort``.
+        additional_ports: ``spec.network.additionalPorts``.
+        mpi: ``spec.mpi.enabled``.
 
     Returns:
         Its :class:`Topology`; O(number of groups) to build.
     """
-    network = job.spec.network
-    mpi = job.spec.mpi.enabled
-    groups = []
+    layout = []
     first = 0
-    for group in job.spec.workers:
-        groups.append(
+    for group in groups:
+        layout.append(
             GroupTopology(
                 index=group.index,
-                statefulset=names.worker_statefulset_name(job.name, group.index),
+                statefulset=names.worker_statefulset_name(job_name, group.index),
                 workers=group.count,
                 workers_per_pod=group.per_pod,
                 first_worker_id=first,
-                base_port=network.base_port,
-                additional_ports=network.additional_ports,
+                base_port=base_port,
+                additional_ports=tuple(additional_ports),
                 mpi=mpi,
             )
         )
         first += group.count
-    return Topology(job=job.name, groups=tuple(groups))
+    return Topology(job=job_name, groups=tuple(layout))

@@ -15,7 +15,7 @@ import pytest
 
 from t2gen.gangs import workload_api
 from t2gen.kube.versions import NEWEST_KUBE_VERSION
-from t2gen.pipeline import generate
+from t2gen.pipeline.job import generate
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workload-api-gang.yaml"
 

@@ -22,7 +22,7 @@ from t2gen.gangs.base import Gang
 from t2gen.jobfile.rules import REGISTRY as RULES
 from t2gen.kube.order import install_order
 from t2gen.kube.versions import NEWEST_KUBE_VERSION, OLDEST_KUBE_VERSION
-from t2gen.pipeline import generate
+from t2gen.pipeline.job import generate
 from t2gen.plan.templates import min_members, workload_templates
 from tests.helpers import job_text
 

@@ -10,8 +10,8 @@ rule's docstring is its documentation; ``docs/rules.md`` is generated from
 
 A rule reads the job document with the schema's defaults applied (and, if it
 is registered with ``options=``, the :class:`RuleOptions` of the run: the
-Kubernetes version rendered for) and yields findings: a :class:`~t2gen.problems.Problem` makes the job invalid; a
-:class:`~t2gen.problems.Warning_` is reported but does not stop the render.
+Kubernetes version rendered for) and yields findings: a :class:`~t2gen.errors.Problem` makes the job invalid; a
+:class:`~t2gen.errors.Warning_` is reported but does not stop the render.
 :func:`run_rules` returns both, apart; :func:`rule_problems` only the problems
 and :func:`rule_warnings` only the warnings. How warnings are printed (stderr,
 exit status 0) is the command line's business.
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from t2gen.jobfile.loader import SourceDoc
+from t2gen.errors import Problem, Warning_
 
 # Importing each module registers its rules; docs/rules.md lists them in this order.
 from t2gen.jobfile.rules import (  # noqa: F401
@@ -53,7 +53,7 @@ from t2gen.jobfile.rules import (  # noqa: F401
 from t2gen.jobfile.rules._base import REGISTRY, Rule, RuleOptions
 from t2gen.jobfile.rules.size import MAX_ENV_ENTRIES
 from t2gen.jobfile.rules.workers import MAX_TOTAL_WORKERS
-from t2gen.problems import Problem, Warning_
+from t2gen.jobfile.yaml import SourceDoc
 from t2gen.record import Record
 
 __all__ = [
@@ -76,7 +76,7 @@ class RuleFindings(Record):
     Attributes:
         problems: errors, sorted by position and without repeats; the job is
             invalid if there is any.
-        warnings: :class:`~t2gen.problems.Warning_` records, sorted the same
+        warnings: :class:`~t2gen.errors.Warning_` records, sorted the same
             way; they do not make the job invalid.
     """
 
@@ -147,7 +147,7 @@ def rule_warnings(data: dict[str, Any], doc: SourceDoc) -> list[Warning_]:
         doc: the parsed file, for positions.
 
     Returns:
-        Every :class:`~t2gen.problems.Warning_`, sorted by position; these never
+        Every :class:`~t2gen.errors.Warning_`, sorted by position; these never
         make the job invalid. Use :func:`run_rules` to get both in one pass.
     """
     return run_rules(data, doc).warnings

@@ -20,11 +20,11 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
-from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.errors import Problem, Warning_, format_json_path
+from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.kube.quantity import Quantity, parse_quantity
 from t2gen.kube.versions import require_kube_version
 from t2gen.patterns import LazyPattern
-from t2gen.problems import Problem, Warning_, format_json_path
 from t2gen.record import Record
 
 __all__ = [
@@ -46,8 +46,8 @@ __all__ = [
 Check = Callable[[dict[str, Any], SourceDoc], Iterator[Problem]]
 """A rule's function: the defaulted document and the parsed file in, findings out.
 
-A finding is a :class:`~t2gen.problems.Problem` (the job is invalid) or a
-:class:`~t2gen.problems.Warning_` (reported, but the job is rendered).
+A finding is a :class:`~t2gen.errors.Problem` (the job is invalid) or a
+:class:`~t2gen.errors.Warning_` (reported, but the job is rendered).
 """
 
 

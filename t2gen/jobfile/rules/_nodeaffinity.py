@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.errors import Problem
 from t2gen.jobfile.rules._base import as_list, problem, warning
+from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.kube.validators import LABEL_VALUE_MAX
-from t2gen.problems import Problem
 
 __all__ = [
     "INT64_MAX",

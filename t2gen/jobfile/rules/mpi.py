@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from t2gen.jobfile.loader import SourceDoc
+from t2gen.errors import Problem
 from t2gen.jobfile.rules._base import as_dict, as_int, groups, problem, rule
-from t2gen.problems import Problem
+from t2gen.jobfile.yaml import SourceDoc
 
 
 @rule("mpi-per-pod", fields=("spec.mpi.enabled", "spec.workers[].perPod"))

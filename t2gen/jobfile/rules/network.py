@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from t2gen.jobfile.loader import SourceDoc
+from t2gen.errors import Problem
 from t2gen.jobfile.rules._base import as_dict, as_int, as_list, groups, problem, rule
+from t2gen.jobfile.yaml import SourceDoc
 from t2gen.kube.validators import PORT_NAME_MAX
-from t2gen.problems import Problem
 from t2gen.twister2.topology import (
     WORKER_PORT_NAME,
     port_name,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from t2gen.jobfile.loader import SourceDoc
+from t2gen.errors import Problem
 from t2gen.jobfile.rules._base import as_dict, problem, rule
-from t2gen.problems import Problem
+from t2gen.jobfile.yaml import SourceDoc
 
 
 def _client_to_pods(data: dict[str, Any]) -> dict[str, Any] | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.errors import Problem, Warning_
 from t2gen.jobfile.rules._base import (
     as_dict,
     as_list,
@@ -27,12 +27,12 @@ from t2gen.jobfile.rules._placements import (
     required_term,
     requirements,
 )
+from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.kube.validators import (
     DEPRECATED_NODE_LABELS,
     LABEL_VALUE_MAX,
     is_label_value,
 )
-from t2gen.problems import Problem, Warning_
 
 
 @rule(

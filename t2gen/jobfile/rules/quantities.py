@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
-from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.errors import Problem
 from t2gen.jobfile.rules._base import (
     as_dict,
     groups,
@@ -16,8 +16,8 @@ from t2gen.jobfile.rules._base import (
     rule,
 )
 from t2gen.jobfile.schema import short_value
+from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.kube.quantity import QuantityRangeError, parse_quantity
-from t2gen.problems import Problem
 from t2gen.twister2.names import JVM_MEMORY_FRACTION
 
 _MAX_QUANTITY = Decimal(2**63 - 1)

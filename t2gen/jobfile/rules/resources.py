@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.errors import Problem
 from t2gen.jobfile.rules._base import (
     as_dict,
     as_quantity,
@@ -14,8 +14,8 @@ from t2gen.jobfile.rules._base import (
     problem,
     rule,
 )
+from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.kube.validators import is_qualified_name
-from t2gen.problems import Problem
 
 _LIMITS = (("cpuLimit", "cpu"), ("memoryLimit", "memory"))
 _REQUESTS_PREFIX = "requests."

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from t2gen.errors import Problem
 from t2gen.gangs import REGISTRY
 from t2gen.gangs.base import GangRule
-from t2gen.jobfile.loader import JsonPath, SourceDoc
 from t2gen.jobfile.rules._base import (
     RuleOptions,
     as_dict,
@@ -18,7 +18,7 @@ from t2gen.jobfile.rules._base import (
     rule,
 )
 from t2gen.jobfile.schema import suggest
-from t2gen.problems import Problem
+from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.twister2.names import JOB_MASTER_TASK, JOB_MASTER_TASK_KEYWORD
 
 _SCHEDULING: JsonPath = ("spec", "scheduling")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.errors import Problem
 from t2gen.jobfile.rules._base import as_dict, as_int, as_list, problem, rule
 from t2gen.jobfile.rules._placements import HOSTNAME_KEY, group_terms
-from t2gen.problems import Problem
+from t2gen.jobfile.yaml import JsonPath, SourceDoc
 
 
 def _allowed_hostnames(

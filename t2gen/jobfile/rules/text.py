@@ -6,9 +6,9 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
-from t2gen.jobfile.loader import JsonPath, SourceDoc
+from t2gen.errors import Problem
 from t2gen.jobfile.rules._base import as_dict, problem, rule, warning
-from t2gen.problems import Problem
+from t2gen.jobfile.yaml import JsonPath, SourceDoc
 
 _INVISIBLE_CATEGORIES = frozenset({"Cf", "Co", "Cn"})
 """Unicode categories a reader cannot see: format characters (bidirectional

@@ -145,7 +145,7 @@ def build_worker_map(job: Job, objects: Sequence[Mapping[str, Any]]) -> WorkerMa
 
     Args:
         job: the validated job (its ``namespace`` already overridden by ``-n``).
-        objects: the job's rendered objects (:func:`t2gen.pipeline.generate`).
+        objects: the job's rendered objects (:func:`t2gen.pipeline.job.generate`).
 
     Returns:
         The worker map; O(worker groups + objects) to build.
@@ -170,7 +170,13 @@ def build_worker_map(job: Job, objects: Sequence[Mapping[str, Any]]) -> WorkerMa
         )
     pods, requests = _sum_requests(objects)
     return WorkerMap(
-        topology=build_topology(job),
+        topology=build_topology(
+            job.name,
+            job.spec.workers,
+            base_port=job.spec.network.base_port,
+            additional_ports=job.spec.network.additional_ports,
+            mpi=job.spec.mpi.enabled,
+        ),
         namespace=job.namespace,
         service=names.worker_service_name(job.name),
         mpi=job.spec.mpi.enabled,

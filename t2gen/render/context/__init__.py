@@ -84,7 +84,13 @@ def build_context(
     """
     spec = job.spec
     version = kube_version or require_kube_version(None)  # DEFAULT_KUBE_VERSION
-    topology = build_topology(job)
+    topology = build_topology(
+        job.name,
+        job.spec.workers,
+        base_port=job.spec.network.base_port,
+        additional_ports=job.spec.network.additional_ports,
+        mpi=job.spec.mpi.enabled,
+    )
     job_labels = names.common_labels(job.name, "worker")
     del job_labels[names.COMPONENT_LABEL]
     return {

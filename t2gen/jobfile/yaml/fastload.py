@@ -1,6 +1,6 @@
 """A fast reader for well-formed job files, with the exact meaning of the full reader.
 
-:mod:`t2gen.jobfile.loader` reads job files with ruamel.yaml, which is pure Python and
+:mod:`t2gen.jobfile.yaml.loader` reads job files with ruamel.yaml, which is pure Python and
 keeps every node's position, so that errors can point at ``line:col``. Most job
 files have no errors, and need neither. This module reads them with PyYAML's C
 parser (about 20 times faster, and already imported for rendering) and builds
@@ -14,7 +14,7 @@ falls back to the full reader, which also produces the error messages. YAML's
 own tags it reads as the full reader does (``!!str 5`` is "5", ``!!int "5"``
 is 5, ``!!map`` and ``!!seq`` change nothing). What the full reader refuses in
 its own words, and which a flood may end in or hold (a YAML 1.1 line break,
-U+0085, U+2028 or U+2029, anywhere: :func:`t2gen.jobfile.source.check_line_breaks`;
+U+0085, U+2028 or U+2029, anywhere: :func:`t2gen.jobfile.yaml.source.check_line_breaks`;
 anchors, aliases, floods, a duplicate key, a non-string or tagged key, a local
 tag such as ``!custom`` or an unknown one such as ``!!foo``, ``!!binary`` and
 ``!!set`` values, ``!!int x``, an integer of too many digits, a second
@@ -31,8 +31,8 @@ from typing import Any
 import yaml
 
 from t2gen.errors import ConfigError
-from t2gen.jobfile.loader import JsonPath, SourceDoc
-from t2gen.jobfile.plainscalars import (
+from t2gen.jobfile.yaml.loader import JsonPath, SourceDoc
+from t2gen.jobfile.yaml.plainscalars import (
     LOCAL_TAG,
     MAP_TAG,
     SEQ_TAG,
@@ -47,7 +47,7 @@ from t2gen.jobfile.plainscalars import (
     tagged_key_message,
     tagged_scalar,
 )
-from t2gen.jobfile.source import (
+from t2gen.jobfile.yaml.source import (
     MAX_DEPTH,
     MAX_ENTRIES,
     MAX_NODES,
@@ -56,7 +56,7 @@ from t2gen.jobfile.source import (
     int_message,
     nodes_message,
 )
-from t2gen.jobfile.yaml12 import (
+from t2gen.jobfile.yaml.yaml12 import (
     ALIAS_MESSAGE,
     ANCHOR_MESSAGE,
     check_directives,
@@ -79,7 +79,7 @@ def fast_load(text: str) -> dict[str, Any] | None:
         text: the decoded job file.
 
     Returns:
-        The document as plain data, equal to what :func:`t2gen.jobfile.loader.parse_config`
+        The document as plain data, equal to what :func:`t2gen.jobfile.yaml.loader.parse_config`
         gives; or None when the text needs the full reader (anything unusual,
         including every kind of error).
     """
@@ -93,7 +93,7 @@ def fast_load(text: str) -> dict[str, Any] | None:
 def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
     """Read a job file's text quickly, with the position of every node, or say it cannot.
 
-    The positions are those :func:`t2gen.jobfile.loader.parse_config` records
+    The positions are those :func:`t2gen.jobfile.yaml.loader.parse_config` records
     (libyaml's marks count lines and characters as ruamel.yaml's do), so that
     problems in a well-formed but invalid file are located without the slow
     full reader.
@@ -103,12 +103,12 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
         path: the file as the user named it, for errors.
 
     Returns:
-        The parsed document, equal to what :func:`t2gen.jobfile.loader.parse_config`
+        The parsed document, equal to what :func:`t2gen.jobfile.yaml.loader.parse_config`
         gives; or None when the text needs the full reader.
 
     Raises:
-        ConfigError: a list or mapping of more than :data:`~t2gen.jobfile.source.MAX_ENTRIES`
-            entries, or more than :data:`~t2gen.jobfile.source.MAX_NODES` values (a
+        ConfigError: a list or mapping of more than :data:`~t2gen.jobfile.yaml.source.MAX_ENTRIES`
+            entries, or more than :data:`~t2gen.jobfile.yaml.source.MAX_NODES` values (a
             flood): reading stops there, as the full reader's does. Also what
             the full reader refuses alike: a YAML 1.1 line break, an anchor or
             alias, a duplicate or non-string key, a local tag, a too-long
@@ -148,7 +148,11 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
     if data is None:
         return None
     return SourceDoc(
-        path=path, data=data, positions=positions, key_positions=key_positions
+        path=path,
+        data=data,
+        positions=positions,
+        key_positions=key_positions,
+        text=text,
     )
 
 

@@ -1,6 +1,6 @@
 """Replace a directory atomically: one writer at a time, a one-step swap, recovery after a kill.
 
-What ``t2gen render -o DIR`` (:func:`t2gen.output.write_directory`) builds on:
+What ``t2gen render -o DIR`` (:func:`t2gen.output.directory.write_directory`) builds on:
 an exclusive ``flock`` on the parent, Linux's ``renameat2(RENAME_EXCHANGE)``
 (https://man7.org/linux/man-pages/man2/rename.2.html) with a two-rename
 fallback, and the clean-up of ``.DIR.t2gen-<hex>`` directories that a killed

@@ -5,12 +5,12 @@ job before it writes anything. With many job files (:data:`MIN_JOBS`) and more
 than one usable CPU (``os.sched_getaffinity``), :func:`generate_batch` splits
 the files into contiguous chunks in argument order, forks one worker process
 per chunk but the first, and renders the first chunk itself. The output is
-that of :func:`t2gen.pipeline.generate` followed by the writer, byte for byte.
+that of :func:`t2gen.pipeline.job.generate` followed by the writer, byte for byte.
 
 What runs where, and why:
 
 * Each process loads, validates and renders its jobs and checks each object's
-  size, as :func:`t2gen.pipeline.render_jobs` does for all of them.
+  size, as :func:`t2gen.pipeline.job.render_jobs` does for all of them.
 * The output checks split in two (:attr:`t2gen.checks.base.Check.reads`).
   Most of their time goes to checks whose findings depend on one object alone
   (labels, names, quantities, containers: about 90% of it for the 500-job
@@ -21,13 +21,13 @@ What runs where, and why:
   RoleBinding's references, a gang's members; all looked up within a
   namespace, but nothing keeps two jobs out of one namespace) must see every
   object, as in one process: the parent runs them once over all of them
-  (``object_problems(part="stream")``), with :func:`t2gen.kube.objects.duplicate_findings`,
+  (``object_problems(part="stream")``), with :func:`t2gen.checks.duplicates.duplicate_findings`,
   which spans jobs too. For the 500 jobs, in one process, all checks take
   0.31 s and those across objects 0.036 s: running all of them in the parent
   (after pickling every object to it) would, by those stage times, leave the
   batch below 500 jobs/s on two CPUs.
 * Each worker sends its objects (pickled) as soon as they are checked, then
-  emits them as text (:func:`t2gen.output.to_yaml_stream` one object at a time,
+  emits them as text (:func:`t2gen.output.stream.to_yaml_stream` one object at a time,
   which joined is the stream of all of them) and sends the text. The parent
   emits its own chunk while the workers render, then runs the cross-object
   checks and sorts the objects (:func:`t2gen.kube.order.sort_documents`) while
@@ -54,7 +54,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from t2gen import fastpaths
-from t2gen.problems import Warning_
+from t2gen.errors import Warning_
 
 if TYPE_CHECKING:
     import threading
@@ -78,7 +78,7 @@ PARENT_SHARE = 0.9
 jobs, sorts and writes (set by measurement on 2 CPUs)."""
 
 Emit = Callable[[Sequence["RenderedDocument"]], str]
-"""Turns objects into output text, e.g. :func:`t2gen.output.to_yaml_stream`;
+"""Turns objects into output text, e.g. :func:`t2gen.output.stream.to_yaml_stream`;
 it must give, for a list, the join of what it gives for each object alone."""
 
 _Part = tuple[list["RenderedDocument"], list[Warning_]]
@@ -131,7 +131,7 @@ def _chunks(paths: Sequence[str], count: int) -> list[Sequence[str]]:
 def _render_part(paths: Sequence[str], settings: dict[str, Any]) -> _Part | None:
     """Render and check one chunk; None when anything is wrong (or raises)."""
     from t2gen.checks import object_problems
-    from t2gen.pipeline import render_jobs
+    from t2gen.pipeline.job import render_jobs
 
     warnings: list[Warning_] = []
     try:
@@ -219,8 +219,8 @@ def _parallel(
     from queue import SimpleQueue
 
     from t2gen.checks import object_problems
+    from t2gen.checks.duplicates import duplicate_findings
     from t2gen.gangs import GROUP_KINDS
-    from t2gen.kube.objects import duplicate_findings
     from t2gen.kube.order import sort_documents
 
     context = multiprocessing.get_context("fork")
@@ -298,7 +298,7 @@ def generate_batch(
     processes: int | None = None,
     emit: Emit | None = None,
 ) -> tuple[list[RenderedDocument], str | None]:
-    """:func:`t2gen.pipeline.generate`, over several processes for many job files.
+    """:func:`t2gen.pipeline.job.generate`, over several processes for many job files.
 
     Args:
         paths: job files; ``-`` reads standard input.
@@ -313,15 +313,15 @@ def generate_batch(
             workers too; None: nothing is emitted.
 
     Returns:
-        ``(objects, text)``: the objects as :func:`~t2gen.pipeline.generate`
+        ``(objects, text)``: the objects as :func:`~t2gen.pipeline.job.generate`
         returns them, and ``emit(objects)`` when the workers emitted it (None
         otherwise: the caller emits).
 
     Raises:
-        T2genError: as :func:`t2gen.pipeline.generate`, with the same
+        T2genError: as :func:`t2gen.pipeline.job.generate`, with the same
             problems in the same order (from a run in one process).
     """
-    from t2gen.pipeline import generate
+    from t2gen.pipeline.job import generate
 
     settings: dict[str, Any] = {
         "namespace": namespace,

@@ -1,7 +1,7 @@
 """What ``validate``, ``render`` and ``check`` do once their arguments are parsed, without Typer.
 
 The Typer commands in :mod:`t2gen.cli` parse and check their options, then
-call these functions; :mod:`t2gen.launch` calls them directly for the common
+call these functions; :mod:`t2gen.cli.launch` calls them directly for the common
 exact command lines (``t2gen render JOB...``), skipping the 30-60 ms of
 importing Typer and building its command tree. Both paths run the same code
 from here on, so what they print, and their exit codes, can only differ in
@@ -22,8 +22,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
-from t2gen.errors import T2genError
-from t2gen.problems import Warning_, one_line
+from t2gen.errors import T2genError, Warning_, one_line
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -38,7 +37,6 @@ __all__ = [
     "run_validate",
     "stdout_failed",
     "warn",
-    "write_stdout",
 ]
 
 _ANSI: Any = None
@@ -68,13 +66,6 @@ def _isatty(stream: IO[str]) -> bool:
         return stream.isatty()
     except Exception:
         return False
-
-
-def write_stdout(text: str) -> None:
-    """Write UTF-8 text with LF line ends to stdout, whatever the locale."""
-    sys.stdout.flush()
-    sys.stdout.buffer.write(text.encode("utf-8"))
-    sys.stdout.buffer.flush()
 
 
 def warn(lines: Sequence[str]) -> None:
@@ -175,8 +166,8 @@ class _ClosedRaw(io.RawIOBase):
 def guard_closed_streams() -> None:
     """Stand in for a closed standard input or output (see :class:`_ClosedRaw`).
 
-    Called first by both entry points (:func:`t2gen.launch.main`,
-    :func:`t2gen.cli.main`): ``validate - <&-`` then reports ``-: cannot read:
+    Called first by both entry points (:func:`t2gen.cli.launch.main`,
+    :func:`t2gen.cli.app.main`): ``validate - <&-`` then reports ``-: cannot read:
     standard input is closed`` and ``render job.yaml >&-`` ``t2gen: cannot write
     to standard output: standard output is closed``, each with exit code 1.
     """
@@ -191,7 +182,7 @@ def guard_closed_streams() -> None:
 def stdout_failed(err: OSError) -> int:
     """Report a failed write to standard output (a full disk, ``> /dev/full``) in one line; return 1.
 
-    Both :func:`t2gen.cli.main` and the launcher's fast path call it. Standard output is then
+    Both :func:`t2gen.cli.app.main` and the launcher's fast path call it. Standard output is then
     pointed at the null device, so the final flush of what is still buffered
     cannot fail again.
     """
@@ -211,7 +202,7 @@ def run_validate(jobs: Sequence[str], namespace: str | None = None) -> int:
     """``t2gen validate``: one summary line per valid job on stdout; see :func:`run`."""
 
     def body(warnings: list[Warning_]) -> None:
-        from t2gen.pipeline import validate_files
+        from t2gen.pipeline.job import validate_files
 
         for job in validate_files(jobs, namespace=namespace, warnings=warnings):
             workers, pods = job.spec.total_workers, job.spec.total_pods
@@ -249,29 +240,44 @@ def run_render(
         kube_version: ``--kube-version``: the Kubernetes version to render for
             and, with ``kube_validate``, to check against.
         processes: ``--jobs``: at most this many processes for many job files
-            (:mod:`t2gen.parallel`); None: one per usable CPU.
+            (:mod:`t2gen.pipeline.batch`); None: one per usable CPU.
         force: ``--force``: replace ``output`` whatever files it holds.
     """
 
     def body(warnings: list[Warning_]) -> None:
-        from t2gen.output import to_helm_templates, to_json, to_yaml_stream
-        from t2gen.parallel import generate_batch
+        from t2gen.output import write_stdout
+        from t2gen.output.stream import to_helm_templates, to_json, to_yaml_stream
 
-        emit = None
-        if output is None and output_format != "json":
-            emit = to_helm_templates if output_format == "helm" else to_yaml_stream
-        documents, text = generate_batch(
-            jobs,
-            namespace=namespace,
-            job_object=job_object,
-            template_dirs=templates,
-            warnings=warnings,
-            kube_version=kube_version,
-            processes=processes,
-            emit=emit,
-        )
+        text: str | None = None
+        if len(jobs) == 1:  # one job file never enters the batch layer
+            from t2gen.pipeline.job import generate
+
+            documents = generate(
+                jobs,
+                namespace=namespace,
+                job_object=job_object,
+                template_dirs=templates,
+                warnings=warnings,
+                kube_version=kube_version,
+            )
+        else:
+            from t2gen.pipeline.batch import generate_batch
+
+            emit = None
+            if output is None and output_format != "json":
+                emit = to_helm_templates if output_format == "helm" else to_yaml_stream
+            documents, text = generate_batch(
+                jobs,
+                namespace=namespace,
+                job_object=job_object,
+                template_dirs=templates,
+                warnings=warnings,
+                kube_version=kube_version,
+                processes=processes,
+                emit=emit,
+            )
         if kube_validate:
-            from t2gen.manifestcheck import validate_manifests
+            from t2gen.checks.manifests import validate_manifests
 
             warn(
                 validate_manifests(
@@ -279,7 +285,7 @@ def run_render(
                 )
             )
         if output is not None:
-            from t2gen.output import write_directory
+            from t2gen.output.directory import write_directory
 
             for path in write_directory(documents, output, sources=jobs, force=force):
                 echo(str(path), err=True)
@@ -305,8 +311,8 @@ def run_check(manifests: Sequence[str], kube_version: str | None = None) -> int:
     """``t2gen check``: a summary line on stdout, warnings on stderr; see :func:`run`."""
 
     def body(_: list[Warning_]) -> None:
+        from t2gen.checks.manifests import check_manifests
         from t2gen.kube.versions import DEFAULT_KUBE_VERSION
-        from t2gen.manifestcheck import check_manifests
 
         count, warnings = check_manifests(manifests, kube_version)
         version = kube_version or DEFAULT_KUBE_VERSION

@@ -1,7 +1,8 @@
-"""Read a job file (YAML 1.2 or JSON) into plain data plus the position of every node.
+"""The full reader: job-file text (YAML 1.2 or JSON) into plain data plus the position of every node.
 
-Reading the bytes and decoding them is :mod:`t2gen.jobfile.source`; its names
-are re-exported here for callers that read and parse in one place.
+ruamel.yaml reads anything and words every YAML error; :func:`t2gen.jobfile.yaml.read_job`
+uses it where the fast reader (:mod:`t2gen.jobfile.yaml.fastload`) is unsure.
+Reading the bytes and decoding them is :mod:`t2gen.jobfile.yaml.source`.
 """
 
 from __future__ import annotations
@@ -9,22 +10,19 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from types import SimpleNamespace
-from typing import IO, Any
+from typing import Any
 
 from t2gen.errors import ConfigError
-from t2gen.jobfile.source import (
+from t2gen.jobfile.yaml.source import (
     MAX_DEPTH,
     MAX_ENTRIES,
-    MAX_FILE_BYTES,
     MAX_NODES,
     check_line_breaks,
-    decode_source,
     entries_message,
     line_col,
     nodes_message,
-    read_source,
 )
-from t2gen.jobfile.yaml12 import (
+from t2gen.jobfile.yaml.yaml12 import (
     ALIAS_MESSAGE,
     ANCHOR_MESSAGE,
     JsonPath,
@@ -46,16 +44,7 @@ from t2gen.jobfile.yaml12 import (
 )
 from t2gen.record import Record
 
-__all__ = [
-    "MAX_DEPTH",
-    "MAX_FILE_BYTES",
-    "JsonPath",
-    "SourceDoc",
-    "decode_source",
-    "load_config",
-    "parse_config",
-    "read_source",
-]
+__all__ = ["JsonPath", "SourceDoc", "parse_config"]
 
 
 class SourceDoc(Record):
@@ -66,12 +55,14 @@ class SourceDoc(Record):
         data: plain Python data: dict, list, str, int, float, bool, None.
         positions: 1-based (line, col) of each node's value, by JSON path.
         key_positions: 1-based (line, col) of each mapping key, by the key's JSON path.
+        text: the decoded text it was read from.
     """
 
     path: str
     data: Any
     positions: dict[JsonPath, tuple[int, int]]
     key_positions: dict[JsonPath, tuple[int, int]]
+    text: str
 
     def position(self, path: JsonPath, *, key: bool = False) -> tuple[int, int]:
         """Return the (line, col) of ``path``, or of its nearest ancestor that has one.
@@ -102,8 +93,8 @@ def _ruamel() -> Any:
 
     The composer refuses aliases and anchors, a ``%YAML`` directive for any
     version but 1.2, and limits nesting depth, entries per list or mapping
-    (:data:`~t2gen.jobfile.source.MAX_ENTRIES`) and values per file
-    (:data:`~t2gen.jobfile.source.MAX_NODES`). Aliases make a small file expand
+    (:data:`~t2gen.jobfile.yaml.source.MAX_ENTRIES`) and values per file
+    (:data:`~t2gen.jobfile.yaml.source.MAX_NODES`). Aliases make a small file expand
     into a huge one ("billion laughs"); a job file never needs them, so they are
     refused before anything is built.
     """
@@ -182,25 +173,13 @@ def _make_yaml() -> Any:
     return yaml_reader
 
 
-def load_config(path: str, *, stdin: IO[bytes] | None = None) -> SourceDoc:
-    """Read and parse a job file.
-
-    Args:
-        path: a file path, or ``-`` for standard input.
-        stdin: the stream to read for ``-`` (default ``sys.stdin.buffer``).
-
-    Returns:
-        The parsed document with positions.
+def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
+    """Parse job-file text with ruamel.yaml (the full reader of :func:`t2gen.jobfile.yaml.read_job`).
 
     Raises:
-        ConfigError: unreadable, too large, not UTF-8, not YAML, empty, several
-            documents, aliases or anchors, explicit tags, or nested too deep.
+        ConfigError: not YAML, empty, several documents, aliases or anchors,
+            explicit tags, or nested too deep.
     """
-    return parse_config(decode_source(path, read_source(path, stdin=stdin)), path=path)
-
-
-def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
-    """Parse job-file text (see :func:`load_config`)."""
     check_directives(text, path)
     check_line_breaks(text, path)
     ruamel = _ruamel()
@@ -267,7 +246,11 @@ def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
     key_positions: dict[JsonPath, tuple[int, int]] = {}
     data = _plain(root, (), positions, key_positions, path)
     return SourceDoc(
-        path=path, data=data, positions=positions, key_positions=key_positions
+        path=path,
+        data=data,
+        positions=positions,
+        key_positions=key_positions,
+        text=text,
     )
 
 

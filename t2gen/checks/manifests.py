@@ -39,7 +39,7 @@ def validate_manifests(
         ValidationError: every schema and semantic finding, ``[file:line: ]Kind/name: field: message``.
         T2genError: kubernetes-validate is not installed, or the version is not bundled.
     """
-    from t2gen.kube.openapi import KubeSchemas
+    from t2gen.checks.openapi import KubeSchemas
 
     schemas = KubeSchemas(kube_version or DEFAULT_KUBE_VERSION)
     findings, warnings = schemas.check(objects, origins)
@@ -72,7 +72,7 @@ def check_manifests(
         SchemaError: a file is unreadable or not YAML (located).
         ValidationError: any object fails a check.
     """
-    from t2gen.kube.manifests import read_located_manifests
+    from t2gen.checks.read import read_located_manifests
 
     manifests = read_located_manifests(paths, stdin=stdin)
     return len(manifests), validate_manifests(

@@ -13,19 +13,30 @@ import os
 from collections.abc import Sequence
 from typing import IO
 
-from t2gen import fastpaths
 from t2gen.checks import object_problems
-from t2gen.errors import ConfigError, SchemaError, T2genError, ValidationError
+from t2gen.checks.duplicates import duplicate_findings
+from t2gen.checks.size import size_problems
+from t2gen.errors import (
+    ConfigError,
+    Problem,
+    SchemaError,
+    T2genError,
+    ValidationError,
+    Warning_,
+)
 from t2gen.gangs import GROUP_KINDS
-from t2gen.jobfile.loader import SourceDoc, decode_source, parse_config, read_source
 from t2gen.jobfile.model import Job, build_job
 from t2gen.jobfile.rules import RuleOptions, run_rules
-from t2gen.jobfile.schema import apply_defaults, schema_findings, without_rejected
-from t2gen.kube.limits import size_problems
-from t2gen.kube.objects import duplicate_findings
+from t2gen.jobfile.schema import (
+    apply_defaults,
+    is_valid_fast,
+    schema_findings,
+    without_rejected,
+)
+from t2gen.jobfile.yaml import SourceDoc, read_job
+from t2gen.jobfile.yaml.source import read_source
 from t2gen.kube.order import sort_documents
 from t2gen.kube.versions import KubeVersionError, require_kube_version
-from t2gen.problems import Problem, Warning_
 from t2gen.render.context import build_context
 from t2gen.render.engine import RenderedDocument, TemplateSet, render
 from t2gen.resources import templates_dir
@@ -91,9 +102,15 @@ def validate(
     Raises:
         SchemaError: with every problem found, schema and rules alike, sorted by position.
     """
-    problems, rejected = schema_findings(doc)
     data = apply_defaults(doc.data)
-    checked = without_rejected(apply_defaults(doc.data), rejected)
+    # The generated schema code says only "valid"; jsonschema runs for the
+    # files it refuses, to say why (the same verdict: tests/test_fastpath.py).
+    if is_valid_fast(doc.data):
+        problems: list[Problem] = []
+        checked = data
+    else:
+        problems, rejected = schema_findings(doc)
+        checked = without_rejected(apply_defaults(doc.data), rejected)
     if isinstance(checked, dict):  # the rules never read what the schema refused
         findings = run_rules(checked, doc, options)
         problems += findings.problems
@@ -104,38 +121,17 @@ def validate(
     return build_job(data, source=doc.path, namespace=namespace)
 
 
-def _load_job_and_text(
+def _load_job(
     path: str,
     *,
     namespace: str | None,
     stdin: IO[bytes] | None,
     warnings: list[Warning_] | None,
     options: RuleOptions | None,
-) -> tuple[Job, str]:
-    """Read and validate one job file; also return its text (to locate later problems).
-
-    A well-formed file is read with PyYAML's C parser (:func:`t2gen.jobfile.fastload.fast_load_doc`,
-    which also records positions) and checked with the generated schema code
-    and the rules; a file that fails that check goes through jsonschema, whose
-    errors say why. Only YAML the fast reader is unsure of (and every YAML
-    syntax error) is read with ruamel.yaml. Both paths give the same job.
-    """
-    from t2gen.jobfile.fastload import fast_load_doc
-    from t2gen.jobfile.schema import is_valid_fast
-
-    text = decode_source(path, read_source(path, stdin=stdin))
-    doc = fast_load_doc(text, path=path) if fastpaths.enabled("FAST_YAML") else None
-    if doc is not None and is_valid_fast(doc.data):
-        defaulted = apply_defaults(doc.data)
-        findings = run_rules(defaulted, doc, options)
-        if not findings.problems and not findings.warnings:
-            return build_job(defaulted, source=path, namespace=namespace), text
-    if doc is None:
-        doc = parse_config(text, path=path)
-    return (
-        validate(doc, namespace=namespace, warnings=warnings, options=options),
-        text,
-    )
+) -> tuple[Job, SourceDoc]:
+    """Read and validate one job file; also return it as read (its text and positions locate later problems)."""
+    doc = read_job(path, stdin=stdin)
+    return validate(doc, namespace=namespace, warnings=warnings, options=options), doc
 
 
 def validate_files(
@@ -176,14 +172,14 @@ def _load_all(
     stdin: IO[bytes] | None,
     warnings: list[Warning_] | None,
     options: RuleOptions | None,
-) -> list[tuple[Job, str]]:
+) -> list[tuple[Job, SourceDoc]]:
     """Load every job file, raising one SchemaError with the problems of all of them."""
-    loaded: list[tuple[Job, str]] = []
+    loaded: list[tuple[Job, SourceDoc]] = []
     problems: list[Problem] = []
     for path in paths:
         try:
             loaded.append(
-                _load_job_and_text(
+                _load_job(
                     path,
                     namespace=namespace,
                     stdin=stdin,
@@ -198,7 +194,7 @@ def _load_all(
     return loaded
 
 
-def _duplicate_jobs(loaded: Sequence[tuple[Job, str]]) -> list[Problem]:
+def _duplicate_jobs(loaded: Sequence[tuple[Job, SourceDoc]]) -> list[Problem]:
     """Jobs of one batch with the same name in the same namespace, each naming the file of the first.
 
     Their objects would have the same names, so one ``kubectl apply`` would
@@ -206,17 +202,11 @@ def _duplicate_jobs(loaded: Sequence[tuple[Job, str]]) -> list[Problem]:
     """
     first: dict[tuple[str | None, str], Job] = {}
     problems = []
-    for job, text in loaded:
+    for job, doc in loaded:
         key = (job.namespace, job.name)
         if key not in first:
             first[key] = job
             continue
-        from t2gen.jobfile.fastload import fast_load_doc
-        from t2gen.jobfile.loader import parse_config
-
-        doc = fast_load_doc(text, path=job.source) or parse_config(
-            text, path=job.source
-        )
         line, col = doc.position(("metadata", "name"))
         where = f"namespace {job.namespace}" if job.namespace else "one namespace"
         message = (
@@ -271,17 +261,18 @@ def render_jobs(
         raise SchemaError(problems=duplicates)
     job_object_bytes = None
     if job_object is not None:  # --job-object: rare, so imported only then
-        from t2gen.twister2.jobobject import read_job_object
+        from t2gen.twister2.jobobject import check_job_object, require_one_job
 
-        job_object_bytes = read_job_object(job_object, job_count=len(loaded))
+        require_one_job(job_object, job_count=len(loaded))
+        job_object_bytes = check_job_object(job_object, read_source(job_object))
     documents: list[RenderedDocument] = []
     problems: list[Problem] = []
-    for job, text in loaded:
+    for job, doc in loaded:
         rendered = render(
             build_context(job, job_object=job_object_bytes, kube_version=version),
             templates,
         )
-        problems += size_problems(job, text, rendered, job_object=job_object)
+        problems += size_problems(job, doc, rendered, job_object=job_object)
         documents.extend(rendered)
     if problems:
         raise SchemaError(problems=problems)
@@ -303,7 +294,7 @@ def generate(
 
     All or nothing: every job is validated and rendered in memory, and the
     output is checked (:func:`t2gen.checks.object_problems`), before anything is
-    returned. :func:`t2gen.parallel.generate_batch` gives the same result
+    returned. :func:`t2gen.pipeline.batch.generate_batch` gives the same result
     over several processes.
 
     Args:

@@ -1,9 +1,9 @@
 """Plain YAML scalars read exactly as t2gen's full reader (ruamel.yaml, YAML 1.2) reads them.
 
-:mod:`t2gen.jobfile.fastload` builds a job file from PyYAML's C parser events;
+:mod:`t2gen.jobfile.yaml.fastload` builds a job file from PyYAML's C parser events;
 this module gives each plain scalar the value ruamel.yaml's YAML 1.2 implicit
 resolvers (ruamel/yaml/resolver.py) and t2gen's own integer rules
-(:mod:`t2gen.jobfile.yaml12`) give it, or raises :class:`GiveUp` where it
+(:mod:`t2gen.jobfile.yaml.yaml12`) give it, or raises :class:`GiveUp` where it
 cannot be sure, so that the caller falls back to the full reader.
 """
 
@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from t2gen.jobfile.source import MAX_INT_DIGITS
-from t2gen.jobfile.yaml12 import key_tag_message, tag_mismatch_message
+from t2gen.jobfile.yaml.source import MAX_INT_DIGITS
+from t2gen.jobfile.yaml.yaml12 import key_tag_message, tag_mismatch_message
 from t2gen.patterns import LazyPattern
 
 __all__ = [
@@ -201,7 +201,7 @@ def tagged_scalar(event: yaml.ScalarEvent) -> Any:
 def _number(value: str) -> Any:
     """A plain scalar YAML 1.2 reads as a number, read as t2gen's full reader reads it.
 
-    Underscores make it the string written (see :func:`t2gen.jobfile.yaml12.construct_int`);
+    Underscores make it the string written (see :func:`t2gen.jobfile.yaml.yaml12.construct_int`);
     ``0x``, ``0o`` and ``0b`` integers, signs, leading zeros, ``.inf`` and
     ``.nan`` are read as ruamel.yaml reads them; an integer of more than
     ``MAX_INT_DIGITS`` digits raises :class:`TooLong`, as the full reader refuses it.
@@ -232,7 +232,7 @@ def _number(value: str) -> Any:
 # A local tag (``!custom``), which both readers name as written, or one of YAML's
 # own the full reader has no constructor for (``!!foo``, ``!!python/object:x``),
 # which it names in short form; it refuses either where it is
-# (``t2gen.jobfile.loader``), and so does this reader.
+# (``t2gen.jobfile.yaml.loader``), and so does this reader.
 LOCAL_TAG = LazyPattern(
     r"^(?:![A-Za-z0-9_.-]+|tag:yaml\.org,2002:(?!(?:binary|bool|float|int|map|null|omap|pairs"
     r"|seq|set|str|timestamp)$)[A-Za-z0-9_./:-]+)$"
@@ -262,6 +262,6 @@ SET_TAG = CORE_TAG + "set"
 def is_key_tag(tag: str) -> bool:
     """Whether the full reader reads a key with this tag as a tagged scalar (not a string).
 
-    It refuses such a key with :func:`t2gen.jobfile.yaml12.key_tag_message`.
+    It refuses such a key with :func:`t2gen.jobfile.yaml.yaml12.key_tag_message`.
     """
     return tag == CORE_TAG + "str" or LOCAL_TAG.match(tag) is not None

@@ -1,12 +1,12 @@
 """What a job file's YAML may hold, as both readers apply it.
 
-:mod:`t2gen.jobfile.loader` (ruamel.yaml, positions for every node) and
-:mod:`t2gen.jobfile.fastload` (PyYAML's C parser) must refuse the same things
+:mod:`t2gen.jobfile.yaml.loader` (ruamel.yaml, positions for every node) and
+:mod:`t2gen.jobfile.yaml.fastload` (PyYAML's C parser) must refuse the same things
 with the same words. This module holds those rules and messages: anchors,
 aliases and nesting depth; the ``%YAML`` directive; YAML 1.2's core-schema
 integers and floats (https://yaml.org/spec/1.2.2/#1032-tag-resolution);
 escapes beyond U+10FFFF and UTF-16 surrogates; and the wording of YAML syntax
-errors. The limits themselves live in :mod:`t2gen.jobfile.source`.
+errors. The limits themselves live in :mod:`t2gen.jobfile.yaml.source`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from t2gen.errors import ConfigError
-from t2gen.jobfile.source import MAX_DEPTH, MAX_INT_DIGITS, int_message, line_col
+from t2gen.jobfile.yaml.source import MAX_DEPTH, MAX_INT_DIGITS, int_message, line_col
 from t2gen.patterns import LazyPattern
 
 __all__ = [
@@ -49,7 +49,7 @@ ANCHOR_MESSAGE = "YAML anchors (&name) are not allowed in a job file; remove the
 
 
 def depth_message() -> str:
-    """The message for nesting deeper than :data:`~t2gen.jobfile.source.MAX_DEPTH` levels."""
+    """The message for nesting deeper than :data:`~t2gen.jobfile.yaml.source.MAX_DEPTH` levels."""
     return f"nesting deeper than {MAX_DEPTH} levels; a job file needs far fewer"
 
 
@@ -92,7 +92,7 @@ def construct_int(loader: Any, node: Any) -> Any:
     ruamel.yaml reads ``1_000`` as 1000 (YAML 1.1's spelling); YAML 1.2's core
     schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution) has no
     underscores in numbers. An integer of more than
-    :data:`~t2gen.jobfile.source.MAX_INT_DIGITS` digits is refused at its place.
+    :data:`~t2gen.jobfile.yaml.source.MAX_INT_DIGITS` digits is refused at its place.
 
     Raises:
         Refused: an integer of more than ``MAX_INT_DIGITS`` digits.

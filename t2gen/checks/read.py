@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import IO, Any
 
-from t2gen.errors import ConfigError, SchemaError
-from t2gen.problems import Problem
+from t2gen.errors import ConfigError, Problem, SchemaError
 from t2gen.record import Record
 
 __all__ = ["MAX_MANIFEST_BYTES", "Manifest", "read_located_manifests", "read_manifests"]
@@ -72,8 +71,7 @@ def read_located_manifests(
     """
     import yaml
 
-    from t2gen.jobfile.loader import read_source
-    from t2gen.jobfile.source import line_col
+    from t2gen.jobfile.yaml.source import line_col, read_source
     from t2gen.kube.yamlio import load_all_yaml_located
 
     objects: list[Manifest] = []
