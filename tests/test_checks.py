@@ -285,16 +285,34 @@ BREAKAGES: dict[str, tuple[Callable[[Objects], None], str]] = {
         "nodePort: 29999 is outside the default NodePort range 30000-32767",
     ),
     "dangling-role-ref": (
-        lambda o: find(o, "RoleBinding", "heterogeneous")["roleRef"].update(
+        lambda o: find(o, "RoleBinding", "heterogeneous-worker")["roleRef"].update(
             {"name": "other"}
         ),
         "roleRef.name: no Role named 'other' in the output",
     ),
     "dangling-subject": (
-        lambda o: find(o, "RoleBinding", "heterogeneous")["subjects"][0].update(
+        lambda o: find(o, "RoleBinding", "heterogeneous-worker")["subjects"][0].update(
             {"name": "other"}
         ),
         "subjects[0].name: no ServiceAccount named 'other' in the output",
+    ),
+    "workers-hold-job-master-rights": (  # one account for both roles, as before issue 23
+        lambda o: find(o, "StatefulSet", "heterogeneous-0")["spec"]["template"][
+            "spec"
+        ].update({"serviceAccountName": "heterogeneous-jm"}),
+        "Role/heterogeneous-jm: rules[1]: grants delete configmaps to Twister2 "
+        "worker pods (ServiceAccount heterogeneous-jm)",
+    ),
+    "worker-reads-secrets": (
+        lambda o: find(o, "Role", "heterogeneous-worker")["rules"].append(
+            {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}
+        ),
+        "Role/heterogeneous-worker: rules[3]: grants get secrets to Twister2 worker pods",
+    ),
+    "job-master-deletes-any-service": (
+        lambda o: find(o, "Role", "heterogeneous-jm")["rules"][2].pop("resourceNames"),
+        "Role/heterogeneous-jm: rules[2]: grants delete of every services (no resourceNames) "
+        "to a Twister2 job master pod",
     ),
     "bound-but-burstable": (
         lambda o: (

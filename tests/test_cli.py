@@ -96,8 +96,11 @@ def test_init_prints_a_starter_that_validates_and_renders(tmp_path: Path) -> Non
     kinds = [obj["kind"] for obj in load_all_yaml(rendered.stdout)]
     assert kinds == [
         "ServiceAccount",
+        "ServiceAccount",  # the job master's and the workers'
         "ConfigMap",
         "Role",
+        "Role",
+        "RoleBinding",
         "RoleBinding",
         "Service",
         "Service",
@@ -209,15 +212,16 @@ def test_helm_format_leaves_the_namespace_to_helm(tmp_path: Path) -> None:
     # --namespace` places all of them together.
     build_file_tree(tmp_path, {"job.yaml": job_text(metadata="namespace: batch\n")})
     plain = runner.invoke(app, ["render", str(tmp_path / "job.yaml")])
-    assert plain.stdout.count("namespace: batch") == 9  # 8 objects and the subject
+    # 11 objects and the subjects of the two RoleBindings
+    assert plain.stdout.count("namespace: batch") == 13
     result = runner.invoke(
         app, ["render", str(tmp_path / "job.yaml"), "--format", "helm"]
     )
     assert result.exit_code == 0
     objects = load_all_yaml(result.stdout)
-    assert len(objects) == 8 and "namespace" not in result.stdout
+    assert len(objects) == 11 and "namespace" not in result.stdout
     binding = next(obj for obj in objects if obj["kind"] == "RoleBinding")
-    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "job"}]
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "job-jm"}]
     assert result.stderr == (
         "warning: -o helm leaves out metadata.namespace 'batch': "
         "`helm install --namespace` places the objects\n"
@@ -270,7 +274,7 @@ def test_the_same_job_in_two_namespaces_renders(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.stderr
     namespaces = [obj["metadata"]["namespace"] for obj in load_all_yaml(result.stdout)]
-    assert namespaces.count("dev") == namespaces.count("prod") == 8
+    assert namespaces.count("dev") == namespaces.count("prod") == 11
 
 
 def test_kube_version_alone_chooses_what_render_writes() -> None:

@@ -99,20 +99,48 @@ def test_namespace_only_when_given() -> None:
     )
 
 
-def test_role_is_least_privilege_and_names_this_jobs_objects() -> None:
-    rules = _context("workers: [{count: 1}, {count: 1}]\n")["rbac"]["rules"]
-    named = {
-        tuple(r["resources"]): r.get("resourceNames")
+def _roles(context: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    return {role["role"]: role["rules"] for role in context["rbac"]["roles"]}
+
+
+def _named(rules: list[dict[str, Any]]) -> dict[tuple[str, ...], list[str] | None]:
+    return {
+        (tuple(r["resources"]), *r["verbs"]): r.get("resourceNames")
         for r in rules
         if "resourceNames" in r
     }
-    assert named[("configmaps",)] == ["job"]
-    assert named[("statefulsets/scale",)] == ["job-0", "job-1"]
-    assert named[("services",)] == ["job", "job-jm"]
-    for rule in rules:
-        assert "*" not in rule["verbs"] and "create" not in rule["verbs"]
-        if "delete" in rule["verbs"] or "patch" in rule["verbs"]:
-            assert rule.get("resourceNames"), rule
+
+
+def test_each_role_is_least_privilege_and_names_this_jobs_objects() -> None:
+    context = _context("workers: [{count: 1}, {count: 1}]\n")
+    roles = _roles(context)
+    assert _named(roles["worker"]) == {(("configmaps",), "patch"): ["job"]}
+    named = _named(roles["job-master"])
+    assert named[(("configmaps",), "patch", "delete")] == ["job"]
+    assert named[(("statefulsets/scale",), "patch")] == ["job-1"]  # the last group
+    assert named[(("services",), "delete")] == ["job", "job-jm"]
+    assert named[(("statefulsets",), "delete")] == ["job-0", "job-1", "job-jm"]
+    for rules in roles.values():
+        for rule in rules:
+            assert not {"*", "create", "get", "update"} & set(rule["verbs"])
+            if {"delete", "patch"} & set(rule["verbs"]):
+                assert rule.get("resourceNames"), rule
+    accounts = [role["serviceAccountName"] for role in context["rbac"]["roles"]]
+    assert accounts == ["job-worker", "job-jm"]
+    assert (
+        context["workerGroups"][0]["podTemplate"]["spec"]["serviceAccountName"]
+        == "job-worker"
+    )
+    assert context["jobMaster"]["podTemplate"]["spec"]["serviceAccountName"] == "job-jm"
+
+
+def test_openmpi_job_master_may_not_scale() -> None:
+    context = _context("workers: [{count: 2, perPod: 2}]\nmpi: {enabled: true}\n")
+    roles = _roles(context)
+    assert not any("statefulsets/scale" in r["resources"] for r in roles["job-master"])
+    assert {"resources": ["pods"], "verbs": ["watch"], "apiGroups": [""]} in roles[
+        "worker"
+    ]
 
 
 def test_binding_sets_limits_equal_to_requests_and_marks_worker_pods() -> None:
@@ -242,12 +270,18 @@ def test_job_master_in_the_client() -> None:
     assert (
         _env(context["workerGroups"][0]["containers"][0])["JOB_MASTER_IP"] == "10.1.2.3"
     )
-    named = {
-        tuple(r["resources"]): r.get("resourceNames")
-        for r in context["rbac"]["rules"]
-        if "resourceNames" in r
+    # no job master pod: no job master role, and the workers need not watch pods
+    assert _roles(context) == {
+        "worker": [
+            {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["list"]},
+            {
+                "apiGroups": [""],
+                "resources": ["configmaps"],
+                "resourceNames": ["job"],
+                "verbs": ["patch"],
+            },
+        ]
     }
-    assert named[("services",)] == ["job"] and named[("statefulsets",)] == ["job-0"]
 
 
 def test_rbac_can_be_left_to_the_cluster() -> None:
@@ -308,7 +342,7 @@ def test_openmpi_pods_have_one_container_with_the_pods_resources() -> None:
         if v["name"] == "kube-openmpi-ssh-key"
     )
     assert secret["secret"] == {
-        "secretName": "twister2-openmpi-ssh-key",
+        "secretName": "job-ssh",  # the job's own key by default
         "defaultMode": 0o400,
     }
 
@@ -333,7 +367,8 @@ def test_pod_template_is_built_once_and_its_parts_stay_for_user_templates() -> N
         assert spec["containers"] == owner["containers"]
         assert spec["volumes"] == owner["volumes"]
         assert spec.get("affinity") == owner["affinity"]
-        assert spec["serviceAccountName"] == context["pod"]["serviceAccountName"]
+        role = "jobMaster" if owner is context["jobMaster"] else "worker"
+        assert spec["serviceAccountName"] == context["pod"]["serviceAccounts"][role]
         assert spec["imagePullSecrets"] == [{"name": "regcred"}]
     assert "affinity" not in context["jobMaster"]["podTemplate"]["spec"]
     assert list(context["workerGroups"][0]["podTemplate"]["spec"]) == [

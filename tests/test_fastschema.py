@@ -235,7 +235,7 @@ def test_a_valid_render_validate_imports_no_jsonschema(
         check_modules=True,
     )
     assert (check.returncode, check.stderr) == (0, "[]\n")
-    assert check.stdout == "8 objects valid for Kubernetes 1.37 (strict)\n"
+    assert check.stdout == "11 objects valid for Kubernetes 1.37 (strict)\n"
 
 
 def test_a_rejected_object_gets_todays_messages_from_jsonschema(tmp_path: Path) -> None:

@@ -192,7 +192,14 @@ def test_seed_hostnames_not_in() -> None:
     first = replace(group.placement.required[0], operator="NotIn")
     group = replace(group, placement=replace(group.placement, required=(first,)))
     expected = replace(
-        example, name="not-named-nodes", spec=replace(example.spec, workers=(group,))
+        example,
+        name="not-named-nodes",
+        spec=replace(
+            example.spec,
+            workers=(group,),
+            # the job's own SSH key is named after the job
+            mpi=replace(example.spec.mpi, ssh_secret_name="not-named-nodes-ssh"),
+        ),
     )
     assert _strip(imported, keep_required=1, drop_preferred=False) == _strip(
         expected, keep_required=1, drop_preferred=False

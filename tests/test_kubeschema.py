@@ -105,7 +105,7 @@ def test_check_reads_stdin_json_lists_and_runs_semantic_checks() -> None:
     ).stdout
     assert (
         runner.invoke(app, ["check", "-"], input=rendered).stdout
-        == "8 objects valid for Kubernetes 1.37 (strict)\n"
+        == "11 objects valid for Kubernetes 1.37 (strict)\n"
     )
     broken = rendered.replace(
         '"t2-worker-group": "0"', '"t2-worker-group": "1"', 1

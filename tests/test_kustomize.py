@@ -60,8 +60,8 @@ def test_namespace_and_name_prefix_keep_references_right(
         [
             "secret",
             "ssh",
-            "--name",
-            "twister2-openmpi-ssh-key",
+            "--job",
+            "examples/openmpi.yaml",
             "--key-type",
             "ed25519",
         ],
@@ -91,7 +91,7 @@ def test_namespace_and_name_prefix_keep_references_right(
                     == "prod-persistent-nfs"
                 )
             if "secret" in volume:
-                assert volume["secret"]["secretName"] == "prod-twister2-openmpi-ssh-key"
+                assert volume["secret"]["secretName"] == "prod-openmpi-ssh"
     for binding in (o for o in objects if o["kind"] == "RoleBinding"):
         assert binding["roleRef"]["name"] in names["Role"]
         assert binding["roleRef"]["name"] == binding["metadata"]["name"]

@@ -211,7 +211,7 @@ def test_a_finding_across_jobs_reports_exactly_as_one_process(tmp_path: Path) ->
     (overlay / "role.yaml.j2").write_text(
         role.replace(
             "{% if rbac.create %}",
-            '{% if rbac.create and "wc-00" in metadata.role.name %}',
+            '{% if rbac.create and "wc-00" in job.name %}',
         ),
         encoding="utf-8",
     )
@@ -243,7 +243,7 @@ def test_options_work_through_the_pool(tmp_path: Path, options: list[str]) -> No
     overlay = tmp_path / "overlay"
     overlay.mkdir()
     (overlay / "extra.yaml.j2").write_text(
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ metadata.role.name }}-extra\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ job.name }}-extra\n"
         "data:\n  braces: '{{ '{{' }} not a template }}'\n",
         encoding="utf-8",
     )

@@ -170,11 +170,14 @@ def test_builtin_render_of_a_minimal_job() -> None:
     documents = render(_context(), builtin_template_set())
     assert [(d.kind, d.name) for d in documents] == [
         ("ConfigMap", "job"),
-        ("Role", "job"),
-        ("RoleBinding", "job"),
+        ("Role", "job-worker"),
+        ("Role", "job-jm"),
+        ("RoleBinding", "job-worker"),
+        ("RoleBinding", "job-jm"),
         ("Service", "job-jm"),
         ("Service", "job"),
-        ("ServiceAccount", "job"),
+        ("ServiceAccount", "job-worker"),
+        ("ServiceAccount", "job-jm"),
         ("StatefulSet", "job-jm"),
         ("StatefulSet", "job-0"),
     ]

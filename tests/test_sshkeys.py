@@ -151,10 +151,19 @@ def test_namespace_and_name_checks() -> None:
     assert result.exit_code == 2 and "is not a Secret name" in result.stderr
 
 
+def _job_secret(*args: str) -> dict[str, Any]:
+    result = runner.invoke(app, ["secret", "ssh", *args])
+    assert result.exit_code == 0, result.stderr
+    (secret,) = load_all_yaml(result.stdout)
+    return secret  # type: ignore[no-any-return]
+
+
 def test_openmpi_example_and_its_secret_are_everything_the_job_needs() -> None:
     rendered = runner.invoke(app, ["render", "examples/openmpi.yaml"])
     objects = load_all_yaml(rendered.stdout)
-    secret = _secret()
+    secret = _job_secret("--job", "examples/openmpi.yaml", "--key-type", "ed25519")
+    assert secret["metadata"]["name"] == "openmpi-ssh"  # the job's own key
+    assert secret["metadata"]["labels"]["t2-job"] == "openmpi"
     volumes = [
         v
         for o in objects
@@ -174,3 +183,31 @@ def test_secret_context_holds_what_the_template_writes() -> None:
     assert set(context) == {"metadata", "data"}
     assert context["metadata"]["namespace"] == "batch"
     assert context["metadata"]["labels"]["app.kubernetes.io/component"] == "ssh"
+
+
+def test_a_job_gets_its_own_key_and_a_shared_key_only_by_name(tmp_path: Path) -> None:
+    job = tmp_path / "job.yaml"
+    text = (
+        "apiVersion: t2gen/v1\nkind: Twister2Job\nmetadata: {name: sim, namespace: hpc}\n"
+        "spec:\n  image: twister2/twister2-k8s:0.8.0\n  workers: [{count: 2, perPod: 2}]\n"
+        "  mpi: {enabled: true%s}\n"
+    )
+    job.write_text(text % "", encoding="utf-8")
+    own = _job_secret("--job", str(job), "--key-type", "ed25519")
+    assert (own["metadata"]["name"], own["metadata"]["namespace"]) == ("sim-ssh", "hpc")
+    assert (
+        _job_secret("--job", str(job), "-n", "other")["metadata"]["namespace"]
+        == "other"
+    )
+    job.write_text(text % ", sshSecretName: team-key", encoding="utf-8")
+    shared = _job_secret("--job", str(job), "--key-type", "ed25519")
+    assert shared["metadata"]["name"] == "team-key"
+    for args in ([], ["--name", "k", "--job", str(job)]):
+        result = runner.invoke(app, ["secret", "ssh", *args])
+        assert result.exit_code == 2 and "give --job JOB" in result.stderr
+    job.write_text(
+        text.replace("enabled: true", "enabled: false") % "", encoding="utf-8"
+    )
+    result = runner.invoke(app, ["secret", "ssh", "--job", str(job)])
+    assert result.exit_code == 1 and "does not use OpenMPI" in result.stderr
+    assert result.stdout == ""

@@ -58,6 +58,7 @@ CHECKS_BY_KIND: dict[str, tuple[Check, ...]] = {
     **{kind: scheduling.GROUP_CHECKS for kind in sorted(GROUP_KINDS)},
     "Service": services.SERVICE_CHECKS,
     "PersistentVolumeClaim": storage.PVC_CHECKS,
+    "Role": rbac.ROLE_CHECKS,
     "RoleBinding": rbac.ROLE_BINDING_CHECKS,
 }
 """Object checks by ``kind``, run after :data:`GENERIC_CHECKS`, in order."""

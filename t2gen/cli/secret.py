@@ -66,21 +66,36 @@ def check_secret_name(value: str) -> str:
     return value
 
 
+def _check_optional_secret_name(value: str | None) -> str | None:
+    return None if value is None else check_secret_name(value)
+
+
 @app.command(
     "ssh",
     epilog="Examples:\n\n"
+    "  t2gen secret ssh --job job.yaml | kubectl apply -f -\n\n"
     "  t2gen secret ssh --name twister2-openmpi-ssh-key | kubectl apply -f -\n\n"
-    "  ssh-keygen -t ed25519 -N '' -f key && t2gen secret ssh --name twister2-openmpi-ssh-key --from-key key",
+    "  ssh-keygen -t ed25519 -N '' -f key && t2gen secret ssh --job job.yaml --from-key key",
 )
 def secret_ssh(
+    job: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+        typer.Option(
+            "--job",
+            help="The job file of the one OpenMPI job this key is for: the Secret is its "
+            "spec.mpi.sshSecretName (default <job>-ssh) in its namespace, labelled t2-job=<job>.",
+            metavar="JOB",
+        ),
+    ] = None,
     name: Annotated[
-        str,
+        Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
         typer.Option(
             "--name",
-            callback=check_secret_name,
-            help="The Secret's name: spec.mpi.sshSecretName of the jobs that use it.",
+            callback=_check_optional_secret_name,
+            help="The Secret's name instead of --job: a key the jobs naming it in "
+            "spec.mpi.sshSecretName share.",
         ),
-    ],
+    ] = None,
     namespace: Annotated[
         Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
         typer.Option(
@@ -111,15 +126,50 @@ def secret_ssh(
     """Print a Secret with an SSH key pair for OpenMPI jobs (id_rsa, id_rsa.pub, authorized_keys).
 
     The pods of an OpenMPI job mount it at /ssh-key/openmpi for password-free
-    SSH between them. The Secret is immutable, so applying a different key later
-    fails instead of rotating keys under running jobs. The private key is only
-    ever written to standard output, inside the Secret.
+    SSH between them, as root. Give --job for a key of that job only (the
+    default of spec.mpi.sshSecretName, <job>-ssh): a key shared by several jobs
+    (--name) lets each of them SSH into the others' pods. The Secret is
+    immutable, so applying a different key later fails instead of rotating keys
+    under running jobs. The private key is only ever written to standard
+    output, inside the Secret.
     """
+    if (job is None) == (name is None):
+        raise typer.BadParameter(
+            "give --job JOB (a key for that job) or --name NAME (a key shared by the jobs naming it)",
+            param_hint="'--job' / '--name'",
+        )
     with reporting():
         from t2gen.output.stream import to_yaml_stream
         from t2gen.pipeline.job import generate_ssh_secret
 
+        owner = None
+        if job is not None:
+            owner, name, namespace = _job_secret(job, namespace)
+        assert name is not None
         documents = generate_ssh_secret(
-            name, namespace=namespace, key_type=key_type, from_key=from_key
+            name,
+            namespace=namespace,
+            key_type=key_type,
+            from_key=from_key,
+            job=owner,
         )
         write_stdout(to_yaml_stream(documents))
+
+
+def _job_secret(path: str, namespace: str | None) -> tuple[str, str, str | None]:
+    """The job's name, its Secret's name and namespace, from a valid OpenMPI job file.
+
+    Raises:
+        SchemaError: the job file is unreadable or invalid.
+        T2genError: the job does not use OpenMPI.
+    """
+    from t2gen.errors import T2genError
+    from t2gen.pipeline.job import validate_files
+
+    (loaded,) = validate_files([path], namespace=namespace)
+    if not loaded.spec.mpi.enabled:
+        raise T2genError(
+            f"{path}: job {loaded.name} does not use OpenMPI (spec.mpi.enabled is false), "
+            "so its pods mount no SSH key"
+        )
+    return loaded.name, loaded.spec.mpi.ssh_secret_name, loaded.namespace

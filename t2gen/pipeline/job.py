@@ -350,12 +350,14 @@ def generate_ssh_secret(
     namespace: str | None = None,
     key_type: str | None = None,
     from_key: str | None = None,
+    job: str | None = None,
 ) -> list[RenderedDocument]:
     """Render the Secret holding an OpenMPI job's SSH key pair.
 
     Args:
         name: the Secret's name (``spec.mpi.sshSecretName`` of the jobs using it).
         namespace: its namespace, or None.
+        job: the job whose own key this is (labelled with it), or None.
         key_type: one of :data:`t2gen.twister2.sshkeys.KEY_TYPES` for a fresh key
             pair; None: the first of them (``rsa``).
         from_key: a private key file to use instead of a fresh one (``-`` for stdin),
@@ -384,7 +386,7 @@ def generate_ssh_secret(
     templates = TemplateSet(
         name="secret", builtin=os.path.join(templates_dir(), "secret")
     )
-    documents = render(secret_context(name, namespace, files), templates)
+    documents = render(secret_context(name, namespace, files, job=job), templates)
     findings = object_problems([document.obj for document in documents])
     if findings:
         raise ValidationError(findings=findings)

@@ -45,13 +45,16 @@ __all__ = [
     "WORKER_POD_LABEL",
     "WORKER_STATEFULSET_LABEL",
     "common_labels",
+    "job_master_account_name",
     "job_master_pod_labels",
     "job_master_selector",
     "job_master_service_name",
     "job_master_statefulset_name",
     "node_port_service_name",
+    "ssh_secret_name",
     "statefulset_pod_name",
     "task_name",
+    "worker_account_name",
     "worker_container_name",
     "worker_pod_labels",
     "worker_pods_selector",
@@ -187,12 +190,18 @@ t2gen writes ``JOB_SUBMISSION_TIME`` as :data:`DEFAULT_JOB_SUBMISSION_TIME` othe
 
 JOB_MASTER_SUFFIX = "-jm"
 """Appended to the job ID for the job master's StatefulSet and Service (Twister2 ``KubernetesUtils``)."""
+WORKER_ACCOUNT_SUFFIX = "-worker"
+"""Appended to the job ID for the workers' ServiceAccount, Role and RoleBinding."""
+SSH_SECRET_SUFFIX = "-ssh"
+"""Appended to the job ID for an OpenMPI job's own SSH key Secret."""
 DERIVED_NAME_SUFFIXES = (JOB_MASTER_SUFFIX,)
 """Suffixes of the object names t2gen derives from a job ID that are of the same kind as
 another job's objects: a job named ``<x>-jm`` would own a Service ``<x>-jm``, job ``<x>``'s
 job-master Service. (Worker StatefulSets ``<x>-<index>`` share no kind with another job's
-objects of the same name: job ``<x>-0`` names only a Service, ConfigMap, ServiceAccount,
-Role, RoleBinding and claim ``<x>-0``.)"""
+objects of the same name: job ``<x>-0`` names only a Service, ConfigMap and claim ``<x>-0``.
+The RBAC objects ``<x>-worker`` and ``<x>-jm`` and the Secret ``<x>-ssh`` cannot be another
+job's: every job's RBAC objects and Secret end in one of those suffixes, and no job is
+named ``<y>-jm``.)"""
 
 
 def worker_service_name(job: str) -> str:
@@ -219,6 +228,24 @@ def node_port_service_name(job: str) -> str:
     so such a Service, and its node port, would outlive the job.
     """
     return worker_service_name(job)
+
+
+def worker_account_name(job: str) -> str:
+    """ServiceAccount, Role and RoleBinding of the worker pods: ``<job>-worker``.
+
+    A job named ``<x>-worker`` owns ``<x>-worker-worker``, never ``<x>-worker``.
+    """
+    return job + WORKER_ACCOUNT_SUFFIX
+
+
+def job_master_account_name(job: str) -> str:
+    """ServiceAccount, Role and RoleBinding of the job master's pod: ``<job>-jm``."""
+    return job + JOB_MASTER_SUFFIX
+
+
+def ssh_secret_name(job: str) -> str:
+    """The OpenMPI job's own SSH key Secret, the default of ``spec.mpi.sshSecretName``: ``<job>-ssh``."""
+    return job + SSH_SECRET_SUFFIX
 
 
 def worker_statefulset_name(job: str, index: int) -> str:

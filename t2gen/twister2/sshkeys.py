@@ -211,7 +211,7 @@ def key_files_from_private_key(data: bytes, *, path: str, comment: str) -> SshKe
 
 
 def secret_context(
-    name: str, namespace: str | None, files: SshKeyFiles
+    name: str, namespace: str | None, files: SshKeyFiles, *, job: str | None = None
 ) -> dict[str, Any]:
     """The template context of the SSH Secret.
 
@@ -219,16 +219,23 @@ def secret_context(
         name: the Secret's name (the job files' ``spec.mpi.sshSecretName``).
         namespace: its namespace, or None to leave it to kubectl/kustomize.
         files: the key files.
+        job: the one job whose key it is (``--job``), or None for a key shared
+            by the jobs that name it; labels it ``t2-job=<job>`` like the job's
+            objects, so that deleting the job by label deletes its key.
 
     Returns:
         ``{metadata, data}`` for ``templates/secret/secret-ssh.yaml.j2``.
     """
-    labels = {
-        names.APP_LABEL: names.APP_NAME,
-        names.NAME_LABEL: names.APP_NAME,
-        names.COMPONENT_LABEL: "ssh",
-        names.MANAGED_BY_LABEL: names.MANAGER,
-    }
+    labels = (
+        names.common_labels(job, "ssh")
+        if job is not None
+        else {
+            names.APP_LABEL: names.APP_NAME,
+            names.NAME_LABEL: names.APP_NAME,
+            names.COMPONENT_LABEL: "ssh",
+            names.MANAGED_BY_LABEL: names.MANAGER,
+        }
+    )
     metadata: dict[str, Any] = {"name": name}
     if namespace:
         metadata["namespace"] = namespace

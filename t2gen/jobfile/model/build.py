@@ -22,6 +22,7 @@ from t2gen.jobfile.model.runtime import (
 from t2gen.jobfile.model.scheduling import Scheduling
 from t2gen.jobfile.model.security import Rbac, Security
 from t2gen.kube.quantity import Quantity, parse_quantity
+from t2gen.twister2 import names
 
 __all__ = ["build_job"]
 
@@ -188,7 +189,8 @@ def build_job(
             ),
             mpi=Mpi(
                 enabled=spec["mpi"]["enabled"],
-                ssh_secret_name=spec["mpi"]["sshSecretName"],
+                ssh_secret_name=spec["mpi"].get("sshSecretName")
+                or names.ssh_secret_name(meta["name"]),
             ),
             job_package=JobPackage(
                 upload_method=package["uploadMethod"],

@@ -41,7 +41,7 @@ class Mpi(Record):
     """OpenMPI mode and the SSH key Secret it mounts."""
 
     enabled: bool
-    ssh_secret_name: str
+    ssh_secret_name: str  # default <job>-ssh: names.ssh_secret_name
 
 
 class JobPackage(Record):

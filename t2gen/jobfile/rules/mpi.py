@@ -44,8 +44,7 @@ def check_ssh_secret_unused(data: dict[str, Any], doc: SourceDoc) -> Iterator[Pr
     """``sshSecretName`` is written only for OpenMPI jobs.
 
     Only OpenMPI pods mount the SSH key Secret. The rule looks at the file as
-    written, because the schema's default always fills ``sshSecretName``: only
-    a name the user wrote beside ``enabled: false`` is reported.
+    written: only a name the user wrote beside ``enabled: false`` is reported.
     """
     if as_dict(as_dict(data.get("spec")).get("mpi")).get("enabled") is not False:
         return

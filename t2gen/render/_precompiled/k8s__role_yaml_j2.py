@@ -11,15 +11,24 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_rbac = resolve('rbac')
-    l_0_metadata = resolve('metadata')
+    try:
+        t_1 = environment.filters['t2gen_loop']
+    except KeyError:
+        @internalcode
+        def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 't2gen_loop' found.")
     pass
     if environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'create'):
         pass
-        yield 'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: '
-        yield str(environment.finalize(environment.getattr((undefined(name='metadata') if l_0_metadata is missing else l_0_metadata), 'role')))
-        yield '\nrules: '
-        yield str(environment.finalize(environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'rules')))
-        yield '\n'
+        for l_1_role in t_1(environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'roles'), 10):
+            _loop_vars = {}
+            pass
+            yield '---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: '
+            yield str(environment.finalize(environment.getattr(environment.getattr(l_1_role, 'metadata'), 'role')))
+            yield '\nrules: '
+            yield str(environment.finalize(environment.getattr(l_1_role, 'rules')))
+            yield '\n'
+        l_1_role = missing
 
 blocks = {}
-debug_info = '2=13&5=16&6=18'
+debug_info = '3=18&4=20&8=24&9=26'

@@ -11,23 +11,32 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_rbac = resolve('rbac')
-    l_0_metadata = resolve('metadata')
-    l_0_job = resolve('job')
+    try:
+        t_1 = environment.filters['t2gen_loop']
+    except KeyError:
+        @internalcode
+        def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 't2gen_loop' found.")
     pass
     if environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'create'):
         pass
-        yield 'apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: '
-        yield str(environment.finalize(environment.getattr((undefined(name='metadata') if l_0_metadata is missing else l_0_metadata), 'roleBinding')))
-        yield '\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: '
-        yield str(environment.finalize(environment.getattr(environment.getattr((undefined(name='metadata') if l_0_metadata is missing else l_0_metadata), 'role'), 'name')))
-        yield '\nsubjects:\n  - kind: ServiceAccount\n    name: '
-        yield str(environment.finalize(environment.getattr(environment.getattr((undefined(name='metadata') if l_0_metadata is missing else l_0_metadata), 'serviceAccount'), 'name')))
-        yield '\n'
-        if environment.getattr((undefined(name='job') if l_0_job is missing else l_0_job), 'namespace'):
+        for l_1_role in t_1(environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'roles'), 26):
+            l_1_job = resolve('job')
+            _loop_vars = {}
             pass
-            yield '    namespace: '
-            yield str(environment.finalize(environment.getattr((undefined(name='job') if l_0_job is missing else l_0_job), 'namespace')))
+            yield '---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: '
+            yield str(environment.finalize(environment.getattr(environment.getattr(l_1_role, 'metadata'), 'roleBinding')))
+            yield '\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: '
+            yield str(environment.finalize(environment.getattr(environment.getattr(environment.getattr(l_1_role, 'metadata'), 'role'), 'name')))
+            yield '\nsubjects:\n  - kind: ServiceAccount\n    name: '
+            yield str(environment.finalize(environment.getattr(l_1_role, 'serviceAccountName')))
             yield '\n'
+            if environment.getattr((undefined(name='job') if l_1_job is missing else l_1_job), 'namespace'):
+                pass
+                yield '    namespace: '
+                yield str(environment.finalize(environment.getattr((undefined(name='job') if l_1_job is missing else l_1_job), 'namespace')))
+                yield '\n'
+        l_1_role = l_1_job = missing
 
 blocks = {}
-debug_info = '2=14&5=17&9=19&12=21&13=23&14=26'
+debug_info = '2=18&3=20&7=25&11=27&14=29&15=31&16=34'

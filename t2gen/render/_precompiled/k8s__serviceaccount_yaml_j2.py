@@ -11,13 +11,22 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_rbac = resolve('rbac')
-    l_0_metadata = resolve('metadata')
+    try:
+        t_1 = environment.filters['t2gen_loop']
+    except KeyError:
+        @internalcode
+        def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 't2gen_loop' found.")
     pass
     if environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'create'):
         pass
-        yield 'apiVersion: v1\nkind: ServiceAccount\nmetadata: '
-        yield str(environment.finalize(environment.getattr((undefined(name='metadata') if l_0_metadata is missing else l_0_metadata), 'serviceAccount')))
-        yield '\n'
+        for l_1_account in t_1(environment.getattr((undefined(name='rbac') if l_0_rbac is missing else l_0_rbac), 'roles'), 7):
+            _loop_vars = {}
+            pass
+            yield '---\napiVersion: v1\nkind: ServiceAccount\nmetadata: '
+            yield str(environment.finalize(environment.getattr(environment.getattr(l_1_account, 'metadata'), 'serviceAccount')))
+            yield '\n'
+        l_1_account = missing
 
 blocks = {}
-debug_info = '2=13&5=16'
+debug_info = '3=18&4=20&8=24'

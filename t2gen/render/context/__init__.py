@@ -21,7 +21,7 @@ from t2gen.kube.versions import require_kube_version
 from t2gen.render.context import pod
 from t2gen.render.context.job_master import job_master
 from t2gen.render.context.meta import object_metadata
-from t2gen.render.context.rbac import role_rules
+from t2gen.render.context.rbac import rbac_roles
 from t2gen.render.context.scheduling import group_objects
 from t2gen.render.context.services import node_port_service, worker_service
 from t2gen.render.context.storage import config_map_data, persistent_volume_claim
@@ -33,15 +33,18 @@ __all__ = ["CONTEXT_DOC", "build_context"]
 
 CONTEXT_DOC: dict[str, str] = {
     "job": "`{name, namespace, source}`: the job ID, its namespace (null: none written) and the job file.",
-    "metadata": "Ready-made `metadata` of each object, by object: `serviceAccount`, `role`, `roleBinding`, "
+    "metadata": "Ready-made `metadata` of each object, by object: "
     "`configMap`, `persistentVolumeClaim`, `workerService`, `nodePortService`, `jobMasterService` "
     "(`{name, namespace?, labels, annotations?}`). StatefulSets carry theirs in `jobMaster` and `workerGroups`.",
     "labels": "`{job, workerPods, jobMasterPods}`: labels for a new object of the job (`job`: the runtime's "
     "`app`/`t2-job`, the `app.kubernetes.io/*` labels without a component, and the job's own labels), and "
     "selectors matching every worker pod or the job master pod of this job.",
     "annotations": "The job's own annotations (may be empty).",
-    "pod": "`{serviceAccountName, imagePullSecrets}`: shared pod settings (null/empty: omit).",
-    "rbac": "`{create, rules}`: whether to render the ServiceAccount, Role and RoleBinding, and the Role's rules.",
+    "pod": "`{serviceAccounts: {worker, jobMaster}, imagePullSecrets}`: pod settings (null/empty: omit); "
+    "the ServiceAccount each role's pods run as.",
+    "rbac": "`{create, roles}`: whether to render ServiceAccounts, Roles and RoleBindings, and one entry per "
+    "role (the workers', then the job master's): `{role, serviceAccountName, rules, metadata: {serviceAccount, "
+    "role, roleBinding}}`.",
     "configMap": "`{data}`: the ConfigMap's data (`JOB_ID`, and `TWISTER2_JOB_OBJECT` with `--job-object`).",
     "persistentVolumeClaim": "null, or `{storageClassName, accessModes, storage}` of the job's claim.",
     "workerService": "`{selector}`: the headless Service governing every worker StatefulSet.",
@@ -96,9 +99,6 @@ def build_context(
     return {
         "job": {"name": job.name, "namespace": job.namespace, "source": job.source},
         "metadata": {
-            "serviceAccount": object_metadata(job, job.name, "rbac"),
-            "role": object_metadata(job, job.name, "rbac"),
-            "roleBinding": object_metadata(job, job.name, "rbac"),
             "configMap": object_metadata(job, job.name, "config"),
             "persistentVolumeClaim": object_metadata(job, job.name, "storage"),
             "workerService": object_metadata(
@@ -118,7 +118,7 @@ def build_context(
         },
         "annotations": dict(job.annotations),
         "pod": pod.pod_settings(job),
-        "rbac": {"create": spec.rbac.create, "rules": role_rules(job)},
+        "rbac": {"create": spec.rbac.create, "roles": rbac_roles(job)},
         "configMap": {"data": config_map_data(job, job_object)},
         "persistentVolumeClaim": persistent_volume_claim(job),
         "workerService": worker_service(job),

@@ -81,6 +81,7 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
         containers=[container],
         volumes=volumes,
         affinity=affinity,
+        role="job-master",
         scheduling=pod_scheduling(job, names.JOB_MASTER_TASK, kube_version),
         tolerations=tolerations(master.placement.tolerations),
         pod_security_context=pod_context,

@@ -25,6 +25,7 @@ from t2gen.render.context.placement import (
     required_expressions,
     tolerations,
 )
+from t2gen.render.context.rbac import service_account_name
 from t2gen.render.context.resources import resources
 from t2gen.render.context.scheduling import PodScheduling
 from t2gen.render.context.security import security_contexts
@@ -53,13 +54,15 @@ def pod_settings(job: Job) -> dict[str, Any]:
     """Settings of every pod of the job (the ``pod`` context key).
 
     Returns:
-        ``{serviceAccountName, imagePullSecrets}``: the job's own ServiceAccount
-        when t2gen creates it, else the one named (None: the namespace's
-        default), and ``[{name}]`` of each pull secret.
+        ``{serviceAccounts: {worker, jobMaster}, imagePullSecrets}``: the
+        ServiceAccount each role's pods run as (:func:`.rbac.service_account_name`;
+        None: the namespace's default), and ``[{name}]`` of each pull secret.
     """
-    rbac = job.spec.rbac
     return {
-        "serviceAccountName": job.name if rbac.create else rbac.service_account_name,
+        "serviceAccounts": {
+            "worker": service_account_name(job, "worker"),
+            "jobMaster": service_account_name(job, "job-master"),
+        },
         "imagePullSecrets": [{"name": s} for s in job.spec.image_pull_secrets],
     }
 
@@ -293,6 +296,7 @@ def pod_template(
     containers: list[dict[str, Any]],
     volumes: list[dict[str, Any]],
     affinity: dict[str, Any] | None,
+    role: str = "worker",
     scheduling: PodScheduling | None = None,
     tolerations: list[dict[str, Any]] | None = None,
     pod_security_context: dict[str, Any] | None = None,
@@ -306,6 +310,7 @@ def pod_template(
         containers: from :func:`container`.
         volumes: from :func:`pod_volumes`.
         affinity: from :func:`.placement.affinity`, or None.
+        role: ``worker`` or ``job-master``: whose ServiceAccount the pod runs as.
         scheduling: from :func:`t2gen.render.context.scheduling.pod_scheduling`:
             labels, annotations and spec fields of ``spec.scheduling``.
         tolerations: from :func:`.placement.tolerations`; empty or None for none.
@@ -324,8 +329,9 @@ def pod_template(
     scheduling = scheduling or PodScheduling({}, {}, {})
     settings = pod_settings(job)
     spec: dict[str, Any] = {}
-    if settings["serviceAccountName"]:
-        spec["serviceAccountName"] = settings["serviceAccountName"]
+    account = service_account_name(job, role)
+    if account:
+        spec["serviceAccountName"] = account
     if settings["imagePullSecrets"]:
         spec["imagePullSecrets"] = settings["imagePullSecrets"]
     spec.update(scheduling.spec)
