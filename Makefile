@@ -37,8 +37,9 @@ golden: $(STAMP) ## Rewrite the golden files from the current output (review the
 docs: $(STAMP) ## Regenerate docs/ (from the schema and the context) and t2gen/cli/_help.py (from the CLI)
 	$(BIN)/python -m scripts.docs .
 
-generate: docs ## Regenerate everything derived: the docs, t2gen/jobfile/_jobschema.py, t2gen/render/_precompiled/
+generate: docs ## Regenerate everything derived: the docs, t2gen/jobfile/_jobschema.py, t2gen/checks/_kubeschema/, t2gen/render/_precompiled/
 	$(BIN)/python scripts/gen_validator.py
+	$(BIN)/python scripts/gen_kube_validators.py
 	$(BIN)/python scripts/precompile_templates.py
 
 lint: $(STAMP) ## ruff check and ruff format --check
@@ -62,10 +63,11 @@ wheel-smoke: $(STAMP) ## Build the wheel, install it in a fresh venv, run t2gen 
 
 check: lint typecheck test wheel-smoke ## Every gate CI runs
 
-bench: $(STAMP) $(HELM) ## Time t2gen against python -c pass (and peers: kubectl kustomize, helm template), writes bench/results.md; then t2gen plan on 100 to 20,000 realistic nodes, then the flood files
+bench: $(STAMP) $(HELM) ## Time t2gen against python -c pass (and peers: kubectl kustomize, helm template), writes bench/results.md; then t2gen plan on 100 to 20,000 realistic nodes, the flood files, and each fast path by ablation
 	$(BIN)/python bench/bench.py
 	$(BIN)/python bench/plan_bench.py --append bench/results.md
 	$(BIN)/python bench/floods.py --append bench/results.md
+	$(BIN)/python bench/ablation.py --append bench/results.md
 
 fuzz: $(STAMP) ## A long property-based run over the job schema, and -o DIR under kills and concurrency
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_properties.py tests/test_injection.py -q -s

@@ -12,6 +12,7 @@ import json
 import re
 import sys
 from collections.abc import Iterator
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -266,8 +267,6 @@ def static_help_module() -> str:
     (:func:`t2gen.cli.app.main`), which starts t2gen 3-4 times faster. The screen is
     Typer's own, rendered at 80 columns; a test fails when it is stale.
     """
-    from importlib.metadata import version
-
     from typer.testing import CliRunner
 
     from t2gen.cli.app import app

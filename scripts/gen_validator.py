@@ -38,8 +38,6 @@ class JsonSchemaValueException(ValueError):
 
 
 JsonSchemaValuesException = JsonSchemaValueException
-
-from t2gen.patterns import LazyPattern  # compiled on first search: a job uses a few
 '''
 
 
@@ -97,10 +95,16 @@ def generate() -> str:
     code = re.sub(
         r" and not \(isinstance\((\w+), float\) and \1\.is_integer\(\)\)", "", code
     )
-    # Compile each pattern on first use, not at import (a cold render's start-up).
+    # Patterns stay strings, searched with re.search: re compiles each on first
+    # use and keeps it (a job uses a few), not all of them at import.
     if code.count("REGEX_PATTERNS[") != code.count("].search("):
         raise SystemExit("generated code uses REGEX_PATTERNS other than .search()")
-    code = re.sub(r"^(    '.*': )re\.compile\(", r"\1LazyPattern(", code, flags=re.M)
+    code = re.sub(r"^(    '.*': )re\.compile\((.*)\),$", r"\1\2,", code, flags=re.M)
+    code = re.sub(
+        r"REGEX_PATTERNS\[('(?:[^'\\]|\\.)*')\]\.search\(",
+        r"re.search(REGEX_PATTERNS[\1], ",
+        code,
+    )
     code = _raising_the_rule_only(code)
     lines = code.splitlines()
     body = "\n".join(line.rstrip() for line in lines).strip() + "\n"

@@ -14,9 +14,7 @@ Every error a user can cause is a :class:`T2genError`. The stages and
 
 from __future__ import annotations
 
-TYPE_CHECKING = (
-    False  # typing costs ~6 ms to import; `t2gen --version` needs none of it
-)
+TYPE_CHECKING = False  # `t2gen --version` needs no typing at run time
 
 __all__ = [
     "T2genError",

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from t2gen.patterns import LazyPattern
 from t2gen.record import Record
 
 __all__ = [
@@ -30,7 +29,7 @@ __all__ = [
 
 # Characters that end a line or drive a terminal: C0 and C1 controls, DEL and
 # the Unicode line and paragraph separators.
-_CONTROLS = LazyPattern("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROLS = "[\x00-\x1f\x7f-\x9f\u2028\u2029]"
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -55,9 +54,9 @@ def one_line(text: str) -> str:
     Returns:
         The same finding on one line, without terminal control characters.
     """
-    if _CONTROLS.search(text) is None:
+    if re.search(_CONTROLS, text) is None:
         return text
-    return _CONTROLS.sub(_escape, text)
+    return re.sub(_CONTROLS, _escape, text)
 
 
 def format_json_path(path: tuple[str | int, ...]) -> str:

@@ -1,9 +1,10 @@
 """Immutable records without generated code: what ``@dataclass(frozen=True)`` gives, at no import cost.
 
 ``dataclasses`` writes and compiles Python source for every class it decorates
-(``__init__``, ``__eq__``, ``__hash__``, ``__repr__``, ``__setattr__``...), about
-0.7 ms a class, 10 ms for the job model alone at every start. :class:`Record`
-gives the same behaviour with methods shared by every record, and the type
+(``__init__``, ``__eq__``, ``__hash__``, ``__repr__``, ``__setattr__``...), at
+every start, for each of the some 30 records a render defines; ``docs/development.md``
+gives the measured cost. :class:`Record` gives the same behaviour with methods
+shared by every record, and the type
 checker sees each subclass as a frozen dataclass (PEP 681 ``dataclass_transform``).
 
 A record's fields are its annotated class attributes, in order, after those of
@@ -41,6 +42,7 @@ class Record:
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
     _defaults: ClassVar[dict[str, Any]] = {}
+    _required: ClassVar[tuple[str, ...]] = ()
     _ordered: ClassVar[bool] = False
 
     def __init_subclass__(cls, *, order: bool = False, **kwargs: Any) -> None:
@@ -64,31 +66,34 @@ class Record:
             raise TypeError(
                 f"{cls.__name__}: a field without a default follows one with a default"
             )
+        cls._required = tuple(required)
+        for name, value in defaults.items():
+            if name not in cls.__dict__:  # a default inherited from a record base
+                setattr(cls, name, value)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         fields = self._fields
-        if len(args) > len(fields):
+        given = len(args)
+        if given > len(fields):
             raise TypeError(
-                f"{type(self).__name__}() takes {len(fields)} positional arguments but {len(args)} were given"
+                f"{type(self).__name__}() takes {len(fields)} positional arguments but {given} were given"
             )
-        values = dict(zip(fields, args, strict=False))
+        setter = object.__setattr__
+        for name, value in zip(fields, args, strict=False):
+            setter(self, name, value)
         for name, value in kwargs.items():
-            if name not in fields:
+            if name not in self._defaults and name not in fields:
                 raise TypeError(
                     f"{type(self).__name__}() got an unexpected keyword argument {name!r}"
                 )
-            if name in values:
+            if name in fields[:given]:
                 raise TypeError(
                     f"{type(self).__name__}() got multiple values for argument {name!r}"
                 )
-            values[name] = value
-        setter = object.__setattr__
-        for name in fields:
-            if name in values:
-                setter(self, name, values[name])
-            elif name in self._defaults:
-                setter(self, name, self._defaults[name])
-            else:
+            setter(self, name, value)
+        # A field left out reads its default from the class attribute it was declared with.
+        for name in self._required[given:]:
+            if name not in kwargs:
                 raise TypeError(
                     f"{type(self).__name__}() missing required argument: {name!r}"
                 )

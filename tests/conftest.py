@@ -27,17 +27,6 @@ INPUT_CASES = sorted(
 )
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    """Give the run (and every t2gen it starts) its own cache directory, never the user's."""
-    import tempfile
-
-    os.environ["T2GEN_CACHE_DIR"] = tempfile.mkdtemp(prefix="t2gen-test-cache-")
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    shutil.rmtree(os.environ.get("T2GEN_CACHE_DIR", ""), ignore_errors=True)
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--update-golden",
@@ -125,15 +114,15 @@ def kubectl(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return run
 
 
-def kubectl_objects(kubectl: Any, manifest: Path) -> list[dict[str, Any]]:
-    """Read a manifest file exactly as kubectl does (YAML 1.1), via ``annotate --local -o json``.
+def kubectl_objects(kubectl: Any, *manifests: Path) -> list[dict[str, Any]]:
+    """Read manifest files exactly as kubectl does (YAML 1.1), via ``annotate --local -o json``.
 
-    The annotation kubectl adds is removed again, so the result can be compared
-    with the objects t2gen meant.
+    One kubectl process reads every file (in order: their objects one after the
+    other). The annotation kubectl adds is removed again, so the result can be
+    compared with the objects t2gen meant.
     """
-    result = kubectl(
-        "annotate", "--local", "-f", str(manifest), "t2gen.test/read=1", "-o", "json"
-    )
+    files = [part for manifest in manifests for part in ("-f", str(manifest))]
+    result = kubectl("annotate", "--local", *files, "t2gen.test/read=1", "-o", "json")
     assert result.returncode == 0, result.stderr
     decoder = json.JSONDecoder()
     text, index, objects = result.stdout, 0, []

@@ -1,18 +1,16 @@
-"""Kubernetes schemas compiled by fastjsonschema (t2gen/kube/fastschema.py) and their user cache.
+"""Kubernetes schemas of t2gen's kinds as generated code (t2gen/checks/_kubeschema/, make generate).
 
-The fast validators must accept exactly what jsonschema accepts (what they
-reject is re-checked by jsonschema for the messages, so the output cannot
-change, but a fast "valid" is final); the cache must never run code that
-another user could have written, or that is not what t2gen wrote.
+The generated validators must accept exactly what jsonschema accepts (what
+they reject is re-checked by jsonschema for the messages, so the output cannot
+change, but a fast "valid" is final); they are used only for the Kubernetes
+version and schemas they were generated from, and never with
+``T2GEN_NO_KUBE_SCHEMA_CODE``.
 """
 
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
-import marshal
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,11 +19,14 @@ from typing import Any
 
 import pytest
 import yaml
+from typer.testing import CliRunner
 
-from t2gen import usercache
+from scripts import gen_kube_validators
+from t2gen.checks import _kubeschema
 from t2gen.checks.openapi import KubeSchemas
-from t2gen.kube import fastschema
-from tests.conftest import EXAMPLES, GOLDEN, KUBE_VERSIONS, ROOT
+from t2gen.cli.app import app
+from t2gen.kube.versions import DEFAULT_KUBE_VERSION
+from tests.conftest import EXAMPLES, GOLDEN, ROOT
 from tests.test_custom_resource_schemas import VALID
 
 WORDCOUNT = "examples/wordcount.yaml"
@@ -56,7 +57,7 @@ _SECRET = {
 }
 
 
-def _variants(obj: Any, limit: int = 120) -> Iterator[Any]:
+def _variants(obj: Any, limit: int = 60) -> Iterator[Any]:
     """Deterministic broken (and some still valid) copies of an object: every field added, dropped or retyped."""
     paths: list[tuple[Any, ...]] = []
 
@@ -104,21 +105,32 @@ def _variants(obj: Any, limit: int = 120) -> Iterator[Any]:
 
 
 def _agree(schemas: KubeSchemas, obj: dict[str, Any]) -> tuple[bool, bool] | None:
+    """(generated code's answer, jsonschema's answer), or None for a kind with no generated code."""
     kind, api_version = obj.get("kind"), obj.get("apiVersion")
     assert isinstance(kind, str) and isinstance(api_version, str)
     fast = schemas._fast_validator(kind, api_version)
-    if schemas._schema(kind, api_version) is None:
+    if fast is None:
         return None
-    assert fast is not None, f"no fast validator for {api_version} {kind}"
     slow = schemas._validator(kind, api_version)
     return fast(obj), not any(True for _ in slow.iter_errors(obj))
 
 
-@pytest.mark.parametrize("version", KUBE_VERSIONS)
-def test_fast_and_slow_validators_agree_on_goldens_and_broken_copies(
-    version: str,
-) -> None:
-    schemas = KubeSchemas(version)
+def test_the_generated_validators_are_current() -> None:
+    present = {
+        path.name: path.read_text(encoding="utf-8")
+        for path in Path(_kubeschema.__file__).parent.glob("*.py")
+    }
+    assert present == gen_kube_validators.generate(), "run `make generate`"
+
+
+def test_every_kind_t2gen_renders_has_generated_code() -> None:
+    schemas = KubeSchemas(DEFAULT_KUBE_VERSION)
+    for api_version, kind in gen_kube_validators.KINDS:
+        assert schemas._fast_validator(kind, api_version) is not None, kind
+
+
+def test_generated_and_jsonschema_agree_on_goldens_and_broken_copies() -> None:
+    schemas = KubeSchemas(DEFAULT_KUBE_VERSION)
     compared = rejected = 0
     for obj in [*OBJECTS, *CUSTOM, _SECRET]:
         for candidate in [obj, *_variants(obj)]:
@@ -133,7 +145,7 @@ def test_fast_and_slow_validators_agree_on_goldens_and_broken_copies(
             assert fast == slow, (candidate, fast, slow)
             compared += 1
             rejected += not slow
-    assert len(OBJECTS) > 100 and compared > 5000 and rejected > 2000, (
+    assert len(OBJECTS) > 100 and compared > 2500 and rejected > 1000, (
         compared,
         rejected,
     )
@@ -145,40 +157,51 @@ def test_fast_and_slow_validators_agree_on_goldens_and_broken_copies(
 )
 def test_secret_data_is_base64_for_both(value: str, valid: bool) -> None:
     secret = {**_SECRET, "data": {"key": value}}
-    assert _agree(KubeSchemas("1.37"), secret) == (valid, valid)
+    assert _agree(KubeSchemas(DEFAULT_KUBE_VERSION), secret) == (valid, valid)
 
 
 def test_booleans_are_not_integers_and_unknown_keywords_are_not_compiled() -> None:
+    rewrite = gen_kube_validators.self_contained
     schema = {"type": "object", "properties": {"n": {"enum": [0, 1]}}}
-    with pytest.raises(fastschema.Unsupported, match="enum"):
-        fastschema.self_contained(schema, lambda ref: ("x", {}))
-    with pytest.raises(fastschema.Unsupported, match="unevaluatedProperties"):
-        fastschema.self_contained(
-            {"unevaluatedProperties": False}, lambda ref: ("x", {})
-        )
+    with pytest.raises(gen_kube_validators.Unsupported, match="enum"):
+        rewrite(schema, lambda ref: ("x", {}))
+    with pytest.raises(gen_kube_validators.Unsupported, match="unevaluatedProperties"):
+        rewrite({"unevaluatedProperties": False}, lambda ref: ("x", {}))
     # 2020-12 applies keywords beside $ref; draft-07 would ignore them.
-    rewritten = fastschema.self_contained(
+    rewritten = rewrite(
         {"$ref": "#/$defs/a", "maxLength": 2}, lambda ref: ("a", {"type": "string"})
     )
     assert rewritten["allOf"] == [{"$ref": "#/definitions/a"}, {"maxLength": 2}]
 
 
-# --- the cache -------------------------------------------------------------
+def test_generated_code_is_used_only_for_what_it_was_made_from(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def fast(kind: str, api_version: str, version: str = DEFAULT_KUBE_VERSION) -> bool:
+        return KubeSchemas(version)._fast_validator(kind, api_version) is not None
+
+    assert fast("StatefulSet", "apps/v1")
+    assert fast("PodGroup", "scheduling.volcano.sh/v1beta1")
+    assert not fast("StatefulSet", "apps/v1", "1.36")  # another version: jsonschema
+    assert not fast("NetworkPolicy", "networking.k8s.io/v1")  # not t2gen's kind
+    monkeypatch.setenv("T2GEN_NO_KUBE_SCHEMA_CODE", "1")
+    assert not fast("StatefulSet", "apps/v1")
+    monkeypatch.delenv("T2GEN_NO_KUBE_SCHEMA_CODE")
+    monkeypatch.setattr(_kubeschema, "KUBERNETES_VALIDATE", "1.37.99")
+    assert not fast("StatefulSet", "apps/v1")  # another kubernetes-validate
+    table = dict(_kubeschema.VALIDATORS)
+    module, _ = table["scheduling.volcano.sh/v1beta1", "PodGroup"]
+    table["scheduling.volcano.sh/v1beta1", "PodGroup"] = (module, "0" * 64)
+    monkeypatch.setattr(_kubeschema, "VALIDATORS", table)
+    assert not fast("PodGroup", "scheduling.volcano.sh/v1beta1")  # schema edited
 
 
-def _t2gen(
-    *args: str,
-    cache: Path,
-    env: dict[str, str] | None = None,
-    check_modules: bool = False,
-) -> subprocess.CompletedProcess[str]:
+def _t2gen(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run the console script; stderr ends with the schema libraries it imported."""
     code = (
         "import sys, atexit\n"
         "atexit.register(lambda: print(sorted(m for m in ('jsonschema', 'referencing', "
         "'kubernetes_validate', 'fastjsonschema', 'typer') if m in sys.modules), file=sys.stderr))\n"
-        if check_modules
-        else "import sys\n"
-    ) + (
         f"sys.argv = ['t2gen', *{list(args)!r}]\nfrom t2gen.cli.launch import main\nmain()\n"
     )
     return subprocess.run(
@@ -188,52 +211,14 @@ def _t2gen(
         text=True,
         encoding="utf-8",
         check=False,
-        env={**os.environ, "T2GEN_CACHE_DIR": str(cache), **(env or {})},
     )
 
 
-@pytest.fixture(scope="module")
-def expected_render() -> str:
-    result = subprocess.run(
-        [sys.executable, "-m", "t2gen", "render", WORDCOUNT],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        check=True,
-    )
-    return result.stdout
-
-
-def _cached(cache: Path) -> list[Path]:
-    return sorted(cache.glob(f"{fastschema.CACHE_PREFIX}*"))
-
-
-def test_a_valid_render_validate_imports_no_jsonschema(
-    tmp_path: Path, expected_render: str
-) -> None:
-    cache = tmp_path / "cache"
-    first = _t2gen("render", "--validate", WORDCOUNT, cache=cache, check_modules=True)
-    assert first.returncode == 0 and first.stdout == expected_render
-    # the first use generates the validators: fastjsonschema, never jsonschema
-    assert first.stderr == "['fastjsonschema']\n"
-    assert oct(cache.stat().st_mode & 0o777) == "0o700"
-    assert (
-        len(_cached(cache)) == 6
-    )  # ConfigMap, Role, RoleBinding, Service, ServiceAccount, StatefulSet
-    assert all(oct(p.stat().st_mode & 0o777) == "0o600" for p in _cached(cache))
-    second = _t2gen("render", WORDCOUNT, "--validate", cache=cache, check_modules=True)
-    assert (second.returncode, second.stdout, second.stderr) == (
-        0,
-        expected_render,
-        "[]\n",
-    )
-    check = _t2gen(
-        "check",
-        "tests/golden/wordcount/expected.stdout",
-        cache=cache,
-        check_modules=True,
-    )
+def test_a_valid_render_validate_imports_no_jsonschema() -> None:
+    expected = (GOLDEN / "wordcount" / "expected.stdout").read_text(encoding="utf-8")
+    result = _t2gen("render", "--validate", WORDCOUNT)
+    assert (result.returncode, result.stdout, result.stderr) == (0, expected, "[]\n")
+    check = _t2gen("check", "tests/golden/wordcount/expected.stdout")
     assert (check.returncode, check.stderr) == (0, "[]\n")
     assert check.stdout == "11 objects valid for Kubernetes 1.37 (strict)\n"
 
@@ -244,251 +229,39 @@ def test_a_rejected_object_gets_todays_messages_from_jsonschema(tmp_path: Path) 
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: 1}\n",
         encoding="utf-8",
     )
-    for _ in range(2):  # cold and warm cache
-        result = _t2gen(
-            "check", str(manifest), cache=tmp_path / "c", check_modules=True
-        )
-        assert result.returncode == 1 and result.stdout == ""
-        assert result.stderr.splitlines()[0] == (
-            f"{manifest}:1: ConfigMap/c: data.a: 1 is not of type ['string', 'null']"
-        )
-        assert "'jsonschema'" in result.stderr.splitlines()[-1]
-
-
-def _poison(cache: Path, marker: Path, *, mode: int = 0o600) -> Path:
-    """Replace every cached validator by code that creates ``marker``, under a name whose hash matches."""
-    payload = marshal.dumps(
-        compile(
-            f"open({str(marker)!r}, 'w').close()\ndef validate(data, formats): pass\n",
-            "poison",
-            "exec",
-        )
+    result = _t2gen("check", str(manifest))
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.splitlines()[0] == (
+        f"{manifest}:1: ConfigMap/c: data.a: 1 is not of type ['string', 'null']"
     )
-    digest = hashlib.sha256(payload).hexdigest()
-    written = []
-    for path in _cached(cache):
-        key = path.name[len(fastschema.CACHE_PREFIX) :].split("-")[0]
-        path.unlink()
-        poisoned = cache / f"{fastschema.CACHE_PREFIX}{key}-{digest}.marshal"
-        poisoned.write_bytes(payload)
-        poisoned.chmod(mode)
-        written.append(poisoned)
-    return written[0]
+    assert "'jsonschema'" in result.stderr.splitlines()[-1]
 
 
-def test_a_poisoned_file_with_a_matching_name_is_run_control(
-    tmp_path: Path,
-) -> None:
-    # The control for the tests below: a file that passes every check is run.
-    cache, marker = tmp_path / "cache", tmp_path / "ran"
-    assert _t2gen("render", "--validate", WORDCOUNT, cache=cache).returncode == 0
-    _poison(cache, marker)
-    assert _t2gen("render", "--validate", WORDCOUNT, cache=cache).returncode == 0
-    assert marker.exists()
-
-
-def test_a_file_whose_content_does_not_match_its_name_is_not_run(
-    tmp_path: Path, expected_render: str
-) -> None:
-    cache, marker = tmp_path / "cache", tmp_path / "ran"
-    assert _t2gen("render", "--validate", WORDCOUNT, cache=cache).returncode == 0
-    names = [p.name for p in _cached(cache)]
-    _poison(cache, marker)
-    for poisoned, name in zip(_cached(cache), names, strict=True):
-        poisoned.rename(cache / name)  # the legitimate names, foreign content
-    result = _t2gen("render", "--validate", WORDCOUNT, cache=cache)
-    assert (result.returncode, result.stdout, result.stderr) == (0, expected_render, "")
-    assert not marker.exists()
-
-
-@pytest.mark.parametrize(
-    "payload",
-    [b"not marshal data", marshal.dumps(compile("x = 1", "no-validate", "exec"))],
-)
-def test_an_intact_file_that_is_no_validator_is_made_again(
-    tmp_path: Path, expected_render: str, payload: bytes
-) -> None:
-    # Ours, matching its name, yet not a validator: the run goes on, correct.
-    cache = tmp_path / "cache"
-    assert _t2gen("render", "--validate", WORDCOUNT, cache=cache).returncode == 0
-    digest = hashlib.sha256(payload).hexdigest()
-    for path in _cached(cache):
-        key = path.name[len(fastschema.CACHE_PREFIX) :].split("-")[0]
-        path.unlink()
-        (cache / f"{fastschema.CACHE_PREFIX}{key}-{digest}.marshal").write_bytes(
-            payload
-        )
-    result = _t2gen("render", "--validate", WORDCOUNT, cache=cache)
-    assert (result.returncode, result.stdout, result.stderr) == (
-        0,
-        expected_render,
-        "",
-    )
-
-
-@pytest.mark.parametrize("mode", [0o620, 0o602])
-def test_a_file_writable_by_others_is_not_run(
-    tmp_path: Path, mode: int, expected_render: str
-) -> None:
-    cache, marker = tmp_path / "cache", tmp_path / "ran"
-    assert _t2gen("render", "--validate", WORDCOUNT, cache=cache).returncode == 0
-    _poison(cache, marker, mode=mode)
-    result = _t2gen("render", "--validate", WORDCOUNT, cache=cache)
-    assert (result.returncode, result.stdout) == (0, expected_render)
-    assert not marker.exists()
-
-
-def test_a_symlinked_file_is_not_run(tmp_path: Path) -> None:
-    cache, marker = tmp_path / "cache", tmp_path / "ran"
-    assert _t2gen("render", "--validate", WORDCOUNT, cache=cache).returncode == 0
-    _poison(cache, marker)
-    for index, poisoned in enumerate(_cached(cache)):
-        elsewhere = tmp_path / f"elsewhere{index}"
-        poisoned.rename(elsewhere)
-        poisoned.symlink_to(elsewhere)
-    assert _t2gen("render", "--validate", WORDCOUNT, cache=cache).returncode == 0
-    assert not marker.exists()
-
-
-@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file away")
-def test_a_file_of_another_user_is_not_run(tmp_path: Path) -> None:
-    cache, marker = tmp_path / "cache", tmp_path / "ran"
-    assert _t2gen("render", "--validate", WORDCOUNT, cache=cache).returncode == 0
-    _poison(cache, marker)
-    for path in _cached(cache):
-        os.chown(path, 4242, 4242)
-    assert _t2gen("render", "--validate", WORDCOUNT, cache=cache).returncode == 0
-    assert not marker.exists()
-
-
-@pytest.mark.parametrize("mode", [0o770, 0o707, 0o777])
-def test_a_cache_directory_writable_by_others_is_ignored(
-    tmp_path: Path, mode: int, expected_render: str
-) -> None:
-    cache, marker = tmp_path / "cache", tmp_path / "ran"
-    assert _t2gen("render", "--validate", WORDCOUNT, cache=cache).returncode == 0
-    _poison(cache, marker)
-    cache.chmod(mode)
-    before = sorted(cache.iterdir())
-    result = _t2gen("render", "--validate", WORDCOUNT, cache=cache, check_modules=True)
-    assert (result.returncode, result.stdout) == (0, expected_render)
-    assert "'jsonschema'" not in result.stderr  # generated in memory instead
-    assert not marker.exists()
-    assert sorted(cache.iterdir()) == before  # nothing written either
-
-
-@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a directory away")
-def test_a_cache_directory_of_another_user_is_ignored(tmp_path: Path) -> None:
-    cache, marker = tmp_path / "cache", tmp_path / "ran"
-    assert _t2gen("render", "--validate", WORDCOUNT, cache=cache).returncode == 0
-    _poison(cache, marker)
-    os.chown(cache, 4242, 4242)
-    assert _t2gen("render", "--validate", WORDCOUNT, cache=cache).returncode == 0
-    assert not marker.exists()
-
-
-def test_the_cache_directory_is_found_and_created_0700(
+def test_render_validate_and_check_say_the_same_without_the_generated_code(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("T2GEN_CACHE_DIR")
-    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
-    assert usercache.cache_dir() == tmp_path / "home" / ".cache" / "t2gen"
-    monkeypatch.setenv("XDG_CACHE_HOME", "relative")  # not absolute: ignored
-    assert usercache.cache_dir() == tmp_path / "home" / ".cache" / "t2gen"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert usercache.cache_dir() == tmp_path / "xdg" / "t2gen"
-    monkeypatch.setenv("T2GEN_CACHE_DIR", str(tmp_path / "own" / "dir"))
-    assert usercache.cache_dir() == tmp_path / "own" / "dir"
-    for path in ("home/.cache/t2gen", "xdg/t2gen", "own/dir"):
-        assert oct((tmp_path / path).stat().st_mode & 0o777) == "0o700"
-    (tmp_path / "file").write_text("", encoding="utf-8")
-    monkeypatch.setenv("T2GEN_CACHE_DIR", str(tmp_path / "file"))
-    assert usercache.cache_dir() is None
-
-
-def test_concurrent_first_uses_both_succeed(
-    tmp_path: Path, expected_render: str
-) -> None:
-    cache = tmp_path / "cache"
-    code = f"import sys; sys.argv = ['t2gen', 'render', '--validate', {WORDCOUNT!r}]\nfrom t2gen.cli.launch import main\nmain()\n"
-    env = {**os.environ, "T2GEN_CACHE_DIR": str(cache)}
-    for _ in range(3):
-        processes = [
-            subprocess.Popen(
-                [sys.executable, "-c", code],
-                cwd=ROOT,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                encoding="utf-8",
-                env=env,
-            )
-            for _ in range(2)
-        ]
-        for process in processes:
-            stdout, stderr = process.communicate(timeout=120)
-            assert (process.returncode, stdout, stderr) == (0, expected_render, "")
-    files = _cached(cache)
-    assert files and not list(cache.glob(".tmp-*"))
-    for path in files:  # every file is complete: its name's hash matches
-        assert path.name.endswith(
-            f"-{hashlib.sha256(path.read_bytes()).hexdigest()}.marshal"
-        )
-
-
-def test_without_fastjsonschema_the_slow_path_gives_the_same_answers(
-    tmp_path: Path, expected_render: str
-) -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import sys; sys.modules['fastjsonschema'] = None\n"
-            f"sys.argv = ['t2gen', 'render', '--validate', {WORDCOUNT!r}]\n"
-            "from t2gen.cli.launch import main\nmain()\n",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        check=False,
-        env={**os.environ, "T2GEN_CACHE_DIR": str(tmp_path / "c")},
-    )
-    assert (result.returncode, result.stdout, result.stderr) == (0, expected_render, "")
-    assert not _cached(tmp_path / "c")
-
-
-@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
-def test_render_validate_output_is_the_same_with_and_without_fast_validators(
-    example: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from t2gen.cli.commands import run_render
-
-    def run(capsys_free: bool) -> tuple[int, str, str]:
-        import io
-
-        out, err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8"), io.StringIO()
-        monkeypatch.setattr(sys, "stdout", out)
-        monkeypatch.setattr(sys, "stderr", err)
-        code = run_render([str(example)], kube_validate=True)
-        out.flush()
-        return code, out.buffer.getvalue().decode("utf-8"), err.getvalue()  # type: ignore[attr-defined]
-
-    fast = run(True)
-    monkeypatch.setattr(fastschema, "load_or_generate", lambda *args: None)
-    slow = run(False)
-    assert fast == slow and fast[0] == 0
-
-
-def test_json_manifests_are_checked_the_same(tmp_path: Path) -> None:
-    broken = copy.deepcopy(OBJECTS[0])
-    broken["metadata"]["bogus"] = True
+    # The golden and case suites hold few --validate lines: every example, and
+    # broken copies of rendered objects, both ways.
+    broken = [copy.deepcopy(obj) for obj in OBJECTS[:6]]
+    for number, obj in enumerate(broken):
+        obj["metadata"]["bogus"] = number
+        obj.setdefault("spec", {})["replicas"] = "7"
     manifest = tmp_path / "list.json"
     manifest.write_text(
-        json.dumps({"apiVersion": "v1", "kind": "List", "items": [OBJECTS[1], broken]}),
+        json.dumps({"apiVersion": "v1", "kind": "List", "items": OBJECTS[:6] + broken}),
         encoding="utf-8",
     )
-    result = _t2gen("check", str(manifest), cache=tmp_path / "c")
-    assert result.returncode == 1 and result.stdout == ""
-    assert "metadata: unknown field 'bogus'" in result.stderr
+    lines = [
+        ["render", "--validate", *(str(path) for path in EXAMPLES)],
+        ["check", str(manifest)],
+    ]
+    runner = CliRunner()
+    answers = []
+    for switch in ("", "1"):
+        monkeypatch.setenv("T2GEN_NO_KUBE_SCHEMA_CODE", switch)
+        for argv in lines:
+            result = runner.invoke(app, argv, catch_exceptions=False)
+            answers.append((result.exit_code, result.stdout, result.stderr))
+    assert answers[:2] == answers[2:]
+    assert answers[0][0] == 0 and answers[1][0] == 1
+    assert "metadata: unknown field 'bogus'" in answers[1][2]

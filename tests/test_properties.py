@@ -32,6 +32,7 @@ from t2gen.pipeline.job import generate
 from tests.conftest import kubectl_objects
 
 STATS: Counter[str] = Counter()
+RENDERED: list[tuple[Path, list[dict[str, Any]]]] = []
 
 
 def _plausible_schema() -> dict[str, Any]:
@@ -71,7 +72,7 @@ def report() -> Iterator[None]:
 
 @given(job=JOBS)
 def test_generated_job_files(
-    job: dict[str, Any], tmp_path_factory: pytest.TempPathFactory, kubectl: Any
+    job: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     STATS["generated"] += 1
     directory = tmp_path_factory.mktemp("job")
@@ -99,8 +100,17 @@ def test_generated_job_files(
     stream = to_yaml_stream(documents)
     manifest = directory / "out.yaml"
     manifest.write_text(stream, encoding="utf-8")
-    assert kubectl_objects(kubectl, manifest) == objects
+    RENDERED.append((manifest, objects))  # read by kubectl in the next test, at once
     assert to_yaml_stream(generate([str(path)])) == stream
+
+
+def test_kubectl_reads_every_generated_render_as_intended(kubectl: Any) -> None:
+    """What test_generated_job_files rendered, read back by one kubectl process."""
+    if not RENDERED:
+        pytest.skip("run with test_generated_job_files")
+    manifests = [manifest for manifest, _ in RENDERED]
+    expected = [obj for _, objects in RENDERED for obj in objects]
+    assert kubectl_objects(kubectl, *manifests) == expected
 
 
 @given(job=from_schema(load_schema()), text=st.text(max_size=40))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,12 +15,11 @@ from t2gen.checks.base import (
     check,
 )
 from t2gen.checks.stream import Stream, matches, namespace_of
-from t2gen.patterns import LazyPattern
 from t2gen.twister2.names import TASK_LABEL
 
 __all__ = ["node_affinity", "pod_affinity"]
 
-_INTEGER = LazyPattern(r"[0-9]{1,63}")
+_INTEGER = r"[0-9]{1,63}"
 """A ``Gt``/``Lt`` value: a non-negative integer in digits, which is also a valid label value."""
 _NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 _POD_SELECTOR_OPERATORS = {"In", "NotIn", "Exists", "DoesNotExist"}
@@ -39,7 +39,7 @@ def _node_requirement(path: str, expression: dict[str, Any]) -> Iterator[Finding
     elif operator in ("Gt", "Lt"):
         if count != 1:
             yield path, f"operator {operator} needs exactly one value, got {count}"
-        elif not (isinstance(values[0], str) and _INTEGER.fullmatch(values[0])):
+        elif not (isinstance(values[0], str) and re.fullmatch(_INTEGER, values[0])):
             yield (
                 path,
                 f"operator {operator} needs a non-negative integer in digits only (a valid "

@@ -6,7 +6,8 @@ directly, because the library's own ``validate()`` re-reads a 1.4 MB
 definitions file on every call and stops at the first error. Here each file is
 read once per run, each kind's validator is built once, and every error of
 every object is reported. ``byte`` fields (Secret ``data``) are checked to be
-base64, which the library skips.
+base64, which the library skips. Code generated at build time from the same
+schemas passes valid objects of t2gen's kinds first (``t2gen/checks/_kubeschema/``).
 """
 
 from __future__ import annotations
@@ -15,17 +16,26 @@ import base64
 import binascii
 import functools
 import hashlib
+import importlib
+import importlib.util
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from t2gen import fastpaths
+from t2gen.checks import _kubeschema
 from t2gen.errors import T2genError
 from t2gen.kube.intformats import INTEGER_FORMATS, has_wide_numbers, integer_format
 from t2gen.record import Record
 
-__all__ = ["KubeSchemas", "latest_schema_version", "schema_versions"]
+__all__ = [
+    "KubeSchemas",
+    "installed_kubernetes_validate",
+    "latest_schema_version",
+    "schema_versions",
+]
 
 _INSTALL_HINT = (
     "install it with `pip install kubernetes-validate` (the `validate` extra of t2gen)"
@@ -34,8 +44,6 @@ _INSTALL_HINT = (
 
 def _schema_root() -> Path:
     """The directory of kubernetes-validate's bundled schemas (found without importing the package)."""
-    import importlib.util
-
     try:
         spec = importlib.util.find_spec("kubernetes_validate")
     except (ImportError, ValueError):
@@ -45,6 +53,12 @@ def _schema_root() -> Path:
             f"Kubernetes schema validation needs kubernetes-validate; {_INSTALL_HINT}"
         )
     return Path(next(iter(spec.submodule_search_locations))) / "kubernetes-json-schema"
+
+
+def installed_kubernetes_validate() -> str:
+    """kubernetes-validate's version, read from its ``version.py`` without importing it."""
+    text = (_schema_root().parent / "version.py").read_text(encoding="utf-8")
+    return str(re.findall(r"__version__\s*=\s*['\"]([^'\"]+)['\"]", text)[0])
 
 
 def schema_versions() -> list[str]:
@@ -117,6 +131,22 @@ def _is_base64(value: object) -> bool:
     except (binascii.Error, ValueError):
         return False
     return True
+
+
+def _passes(module_name: str, formats: dict[str, Any]) -> Callable[[Any], bool]:
+    """Whether an object passes a generated module's ``validate`` (anything it raises: no)."""
+    module = importlib.import_module(module_name)
+
+    def passes(obj: Any) -> bool:
+        try:
+            module.validate(obj, formats)
+        except (
+            Exception
+        ):  # JsonSchemaValueException, or anything unexpected: jsonschema decides
+            return False
+        return True
+
+    return passes
 
 
 class _Finding(Record):
@@ -222,51 +252,30 @@ class KubeSchemas:
         return self._validators[key]
 
     def _fast_validator(self, kind: str, api_version: str) -> Any | None:
-        """The kind's schema compiled by fastjsonschema (:mod:`t2gen.kube.fastschema`), or None.
+        """Generated code for the kind, current and not switched off (``KUBE_SCHEMA_CODE``), or None.
 
-        Used only to pass objects quickly: what it rejects is checked again by
-        :meth:`_validator`.
+        Only to pass objects: :meth:`_validator` checks what it rejects and writes the messages.
         """
         key = (kind, api_version)
         if key not in self._fast:
-            from t2gen.kube import fastschema
-
             found = self._schema(kind, api_version)
-            if found is None:
-                self._fast[key] = None
-                return None
-            path, schema = found
+            module, digest = _kubeschema.VALIDATORS.get((api_version, kind), ("", ""))
             own = key in self._own
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-            if own:
-                cache_key = fastschema.cache_key("own", path.name, digest)
-            else:
-                definitions = self._directory / "_definitions.json"
-                status = definitions.stat()
-                cache_key = fastschema.cache_key(
-                    "kubernetes",
-                    self.version,
-                    path.name,
-                    digest,
-                    f"_definitions.json={status.st_size}:{status.st_mtime_ns}",
+            current = (
+                fastpaths.enabled("KUBE_SCHEMA_CODE")
+                and self.version == _kubeschema.KUBERNETES_VERSION
+                and found is not None
+                and own == (digest is not None)
+                and (  # t2gen's schema file, maybe edited since `make generate`
+                    hashlib.sha256(found[0].read_bytes()).hexdigest() == digest
+                    if own
+                    else installed_kubernetes_validate()
+                    == _kubeschema.KUBERNETES_VALIDATE
                 )
-
-            def build() -> dict[str, Any]:
-                if own:
-                    return fastschema.self_contained(
-                        schema, fastschema.ref_resolver(schema, "")
-                    )
-                return fastschema.self_contained(
-                    schema,
-                    fastschema.ref_resolver(
-                        self._definitions, "/api/_definitions.json"
-                    ),
-                    formats=frozenset({"byte"}),
-                )
-
-            self._fast[key] = fastschema.load_or_generate(
-                cache_key, build, {} if own else {"byte": _is_base64}
             )
+            name = f"{_kubeschema.__name__}.{module}"
+            formats = {} if own else {"byte": _is_base64}
+            self._fast[key] = _passes(name, formats) if current else None
         return self._fast[key]
 
     def errors(self, obj: dict[str, Any]) -> tuple[list[str], bool]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
@@ -125,9 +127,6 @@ def read_located_manifests(
         except (
             ValueError
         ):  # int() of a number longer than Python converts (4,300 digits)
-            import re
-            import sys
-
             limit = sys.get_int_max_str_digits()
             long_number = re.search(rf"[0-9_]{{{limit + 1},}}", text)
             line, col = line_col(text, long_number.start()) if long_number else (1, 1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 from enum import Enum
 from typing import Annotated, Any, Optional
 
@@ -138,8 +139,6 @@ def plan(
             )
         stdin = None
         if job == "-":
-            import sys
-
             stdin = io.BytesIO(sys.stdin.buffer.read())  # read twice: job, then render
         (loaded,) = validate_files(
             [job], namespace=namespace, stdin=stdin, warnings=warnings

@@ -25,7 +25,7 @@ class KeyTypeChoice(TyperChoice[str]):
     """``--key-type``'s choices: :data:`t2gen.twister2.sshkeys.KEY_TYPES`, read when first needed.
 
     Not an Enum built at import: the choices live in ``sshkeys``, which imports
-    ``cryptography`` (about 90 ms), and every command builds this option when
+    ``cryptography`` (slow to import), and every command builds this option when
     the command tree is built. Typer asks for the choices only to parse or show
     ``--key-type``.
     """

@@ -31,7 +31,6 @@ from t2gen.importer.state import Conversion, resolve
 from t2gen.importer.storage import convert_storage
 from t2gen.importer.workers import convert_binding, convert_workers
 from t2gen.jobfile.yaml import parse_job
-from t2gen.patterns import LazyPattern
 
 __all__ = ["convert", "import_config", "port_name"]
 
@@ -109,7 +108,7 @@ def convert(
     )
 
 
-_JOB_FILE_LINE = LazyPattern(r"\b(at )?line (\d+)\b")
+_JOB_FILE_LINE = r"\b(at )?line (\d+)\b"
 """A message's reference to a line of the job file (``at line 23``, ``(line 23)``)."""
 
 
@@ -149,7 +148,8 @@ def _check_job(conv: Conversion, text: str) -> None:
             while probe and probe not in by_path:
                 probe = re.sub(r"(\[\d+\]|\.?[^.\[]+)$", "", probe)
             key, origin = by_path.get(probe, ("", None))
-            message = _JOB_FILE_LINE.sub(
+            message = re.sub(
+                _JOB_FILE_LINE,
                 cite,
                 f"becomes {json_path or 'the job'}, which t2gen refuses: {problem.message}",
             )

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from t2gen.errors import Problem
 from t2gen.importer.keys import Key
 from t2gen.jobfile.yaml import SourceDoc
+from t2gen.record import Record
 
 __all__ = [
     "CommentedKey",
@@ -19,8 +19,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, order=True)
-class Origin:
+class Origin(Record, order=True):
     """Where a Twister2 key (or value) is written: a file and a 1-based line and column."""
 
     path: str
@@ -32,8 +31,7 @@ class Origin:
         return f"{self.path}:{self.line}"
 
 
-@dataclass(frozen=True)
-class CommentedKey:
+class CommentedKey(Record):
     """A key the configuration shows only in a comment (``# key: value``), as Twister2 ships some.
 
     Twister2's ``conf/kubernetes/resource.yaml`` ships the compute resources and
@@ -56,8 +54,7 @@ class CommentedKey:
         return f"lines {self.origin.line}-{self.end}"
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(Record):
     """One top-level key of a Twister2 configuration file, after merging.
 
     Attributes:
@@ -88,8 +85,7 @@ class Setting:
         return Origin(self.origin.path, line, col)
 
 
-@dataclass(frozen=True, order=True)
-class ImportWarning:
+class ImportWarning(Record, order=True):
     """A finding that does not stop the import, at the Twister2 key it concerns.
 
     Attributes:
@@ -117,8 +113,7 @@ class ImportWarning:
         return f"{where}: {self.key}: {self.message}"
 
 
-@dataclass(frozen=True)
-class Twister2Config:
+class Twister2Config(Record):
     """A merged Twister2 configuration.
 
     Attributes:
@@ -132,11 +127,10 @@ class Twister2Config:
     files: tuple[str, ...]
     settings: dict[str, Setting]
     problems: tuple[Problem, ...] = ()
-    commented: dict[str, CommentedKey] = field(default_factory=dict)
+    commented: dict[str, CommentedKey] = {}  # noqa: RUF012 - a record is immutable; never mutated
 
 
-@dataclass(frozen=True)
-class ImportResult:
+class ImportResult(Record):
     """The job file imported from a Twister2 configuration.
 
     Attributes:

@@ -12,6 +12,7 @@ the user would uncomment it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
@@ -21,11 +22,10 @@ from t2gen.importer.keys import CONF_DIRS, LOAD_ORDER, lookup
 from t2gen.importer.model import CommentedKey, Origin, Setting, Twister2Config
 from t2gen.jobfile.yaml import SourceDoc, parse_job
 from t2gen.jobfile.yaml.source import decode_source, read_source
-from t2gen.patterns import LazyPattern
 
 __all__ = ["commented_keys", "config_files", "load_config_files"]
 
-_COMMENTED_KEY = LazyPattern(r"#( *)([A-Za-z][A-Za-z0-9_.\-]*):(?: |$)")
+_COMMENTED_KEY = r"#( *)([A-Za-z][A-Za-z0-9_.\-]*):(?: |$)"
 """A comment line ``# key:`` or ``# key: value``; group 1 is the indentation after ``#``."""
 
 
@@ -131,7 +131,7 @@ def commented_keys(path: str, text: str) -> dict[str, CommentedKey]:
     lines = text.splitlines()
     for number, line in enumerate(lines, start=1):
         stripped = line.lstrip()
-        match = _COMMENTED_KEY.match(stripped)
+        match = re.match(_COMMENTED_KEY, stripped)
         if match is None or match[2] in found or lookup(match[2]) is None:
             continue
         indent = len(match[1])

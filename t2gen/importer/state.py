@@ -8,7 +8,6 @@ modules :mod:`.job`, :mod:`.workers`, :mod:`.placement`, :mod:`.network`,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from t2gen.errors import Problem
@@ -25,9 +24,10 @@ from t2gen.jobfile.yaml import JsonPath
 __all__ = ["Conversion", "resolve"]
 
 
-@dataclass
 class Conversion:
     """The state of one conversion: the job, where each field came from, findings.
+
+    A plain class: it changes as the conversion goes (records are immutable).
 
     Attributes:
         config: the merged configuration.
@@ -42,15 +42,16 @@ class Conversion:
         agree: keys whose job-package value must agree with the job file.
     """
 
-    config: Twister2Config
-    job: dict[str, Any] = field(default_factory=dict)
-    comments: dict[JsonPath, str] = field(default_factory=dict)
-    origins: dict[JsonPath, tuple[str, Origin | None]] = field(default_factory=dict)
-    values: dict[str, tuple[Setting, Any]] = field(default_factory=dict)
-    problems: list[Problem] = field(default_factory=list)
-    warnings: list[ImportWarning] = field(default_factory=list)
-    unmapped: list[ImportWarning] = field(default_factory=list)
-    agree: list[ImportWarning] = field(default_factory=list)
+    def __init__(self, config: Twister2Config) -> None:
+        self.config = config
+        self.job: dict[str, Any] = {}
+        self.comments: dict[JsonPath, str] = {}
+        self.origins: dict[JsonPath, tuple[str, Origin | None]] = {}
+        self.values: dict[str, tuple[Setting, Any]] = {}
+        self.problems: list[Problem] = []
+        self.warnings: list[ImportWarning] = []
+        self.unmapped: list[ImportWarning] = []
+        self.agree: list[ImportWarning] = []
 
     def error(self, origin: Origin, key: str, message: str) -> None:
         """Record a located error."""

@@ -15,29 +15,27 @@ class JsonSchemaValueException(ValueError):
 
 JsonSchemaValuesException = JsonSchemaValueException
 
-from t2gen.patterns import LazyPattern  # compiled on first search: a job uses a few
-
 from decimal import Decimal
 import re
 
 
 REGEX_PATTERNS = {
-    '^[^\\s\\u0000-\\u001f\\u007f]+$': LazyPattern('^[^\\s\\u0000-\\u001f\\u007f]+\\Z'),
-    '^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$': LazyPattern('^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?\\Z'),
-    '^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+$': LazyPattern('^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+\\Z'),
-    '^[A-Za-z0-9._+-]+$': LazyPattern('^[A-Za-z0-9._+-]+\\Z'),
-    '^[-._a-zA-Z][-._a-zA-Z0-9]*$': LazyPattern('^[-._a-zA-Z][-._a-zA-Z0-9]*\\Z'),
-    '^[^\\u0000]*$': LazyPattern('^[^\\u0000]*\\Z'),
-    '^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)$': LazyPattern('^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)\\Z'),
-    '^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)$': LazyPattern('^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)\\Z'),
-    '^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$': LazyPattern('^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?\\Z'),
-    '^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?$': LazyPattern('^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?\\Z'),
-    '^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?!-))*[a-z0-9]$|^[a-z]$': LazyPattern('^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?!-))*[a-z0-9]\\Z|^[a-z]\\Z'),
-    '^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$': LazyPattern('^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?\\Z'),
-    '^((?=[^/]{1,253}/)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$': LazyPattern('^((?=[^/]{1,253}/)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?\\Z'),
-    '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$': LazyPattern('^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*\\Z'),
-    '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$': LazyPattern('^[a-z0-9]([-a-z0-9]*[a-z0-9])?\\Z'),
-    '^[a-z]([-a-z0-9]*[a-z0-9])?$': LazyPattern('^[a-z]([-a-z0-9]*[a-z0-9])?\\Z')
+    '^[^\\s\\u0000-\\u001f\\u007f]+$': '^[^\\s\\u0000-\\u001f\\u007f]+\\Z',
+    '^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$': '^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?\\Z',
+    '^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+$': '^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+\\Z',
+    '^[A-Za-z0-9._+-]+$': '^[A-Za-z0-9._+-]+\\Z',
+    '^[-._a-zA-Z][-._a-zA-Z0-9]*$': '^[-._a-zA-Z][-._a-zA-Z0-9]*\\Z',
+    '^[^\\u0000]*$': '^[^\\u0000]*\\Z',
+    '^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)$': '^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)\\Z',
+    '^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)$': '^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)\\Z',
+    '^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$': '^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?\\Z',
+    '^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?$': '^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?\\Z',
+    '^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?!-))*[a-z0-9]$|^[a-z]$': '^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?!-))*[a-z0-9]\\Z|^[a-z]\\Z',
+    '^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$': '^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?\\Z',
+    '^((?=[^/]{1,253}/)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$': '^((?=[^/]{1,253}/)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?\\Z',
+    '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$': '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*\\Z',
+    '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?\\Z',
+    '^[a-z]([-a-z0-9]*[a-z0-9])?$': re.compile('^[a-z]([-a-z0-9]*[a-z0-9])?\\Z')
 }
 
 NoneType = type(None)
@@ -110,7 +108,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         data__spec__image_len = len(data__spec__image)
                         if data__spec__image_len > 1024:
                             raise JsonSchemaValueException(rule='maxLength')
-                        if not REGEX_PATTERNS['^[^\\s\\u0000-\\u001f\\u007f]+$'].search(data__spec__image):
+                        if not re.search(REGEX_PATTERNS['^[^\\s\\u0000-\\u001f\\u007f]+$'], data__spec__image):
                             raise JsonSchemaValueException(rule='pattern')
                 if "imagePullPolicy" in data__spec_keys:
                     data__spec_keys.remove("imagePullPolicy")
@@ -259,7 +257,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                 data__spec__jobMaster__address_len = len(data__spec__jobMaster__address)
                                 if data__spec__jobMaster__address_len > 253:
                                     raise JsonSchemaValueException(rule='maxLength')
-                                if not REGEX_PATTERNS['^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$'].search(data__spec__jobMaster__address):
+                                if not re.search(REGEX_PATTERNS['^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$'], data__spec__jobMaster__address):
                                     raise JsonSchemaValueException(rule='pattern')
                         if "cpu" in data__spec__jobMaster_keys:
                             data__spec__jobMaster_keys.remove("cpu")
@@ -391,7 +389,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                 data__spec__jobPackage__uri_len = len(data__spec__jobPackage__uri)
                                 if data__spec__jobPackage__uri_len > 2048:
                                     raise JsonSchemaValueException(rule='maxLength')
-                                if not REGEX_PATTERNS['^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+$'].search(data__spec__jobPackage__uri):
+                                if not re.search(REGEX_PATTERNS['^[A-Za-z][A-Za-z0-9+.-]*://[^\\s\\u0000-\\u001f\\u007f]+$'], data__spec__jobPackage__uri):
                                     raise JsonSchemaValueException(rule='pattern')
                         if "fileSize" in data__spec__jobPackage_keys:
                             data__spec__jobPackage_keys.remove("fileSize")
@@ -410,7 +408,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                 data__spec__jobPackage__jarFile_len = len(data__spec__jobPackage__jarFile)
                                 if data__spec__jobPackage__jarFile_len > 255:
                                     raise JsonSchemaValueException(rule='maxLength')
-                                if not REGEX_PATTERNS['^[A-Za-z0-9._+-]+$'].search(data__spec__jobPackage__jarFile):
+                                if not re.search(REGEX_PATTERNS['^[A-Za-z0-9._+-]+$'], data__spec__jobPackage__jarFile):
                                     raise JsonSchemaValueException(rule='pattern')
                         if data__spec__jobPackage_keys:
                             raise JsonSchemaValueException(rule='additionalProperties')
@@ -626,7 +624,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envvar(dat
                 data__name_len = len(data__name)
                 if data__name_len > 256:
                     raise JsonSchemaValueException(rule='maxLength')
-                if not REGEX_PATTERNS['^[-._a-zA-Z][-._a-zA-Z0-9]*$'].search(data__name):
+                if not re.search(REGEX_PATTERNS['^[-._a-zA-Z][-._a-zA-Z0-9]*$'], data__name):
                     raise JsonSchemaValueException(rule='pattern')
         if "value" in data_keys:
             data_keys.remove("value")
@@ -637,7 +635,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envvar(dat
                 data__value_len = len(data__value)
                 if data__value_len > 65536:
                     raise JsonSchemaValueException(rule='maxLength')
-                if not REGEX_PATTERNS['^[^\\u0000]*$'].search(data__value):
+                if not re.search(REGEX_PATTERNS['^[^\\u0000]*$'], data__value):
                     raise JsonSchemaValueException(rule='pattern')
         if data_keys:
             raise JsonSchemaValueException(rule='additionalProperties')
@@ -650,7 +648,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_memorylimi
         data_len = len(data)
         if data_len > 64:
             raise JsonSchemaValueException(rule='maxLength')
-        if not REGEX_PATTERNS['^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)$'].search(data):
+        if not re.search(REGEX_PATTERNS['^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?)$'], data):
             raise JsonSchemaValueException(rule='pattern')
     if isinstance(data, (int, float, Decimal)) and not isinstance(data, bool):
         if data < 0:
@@ -664,7 +662,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpulimit(d
         data_len = len(data)
         if data_len > 64:
             raise JsonSchemaValueException(rule='maxLength')
-        if not REGEX_PATTERNS['^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)$'].search(data):
+        if not re.search(REGEX_PATTERNS['^(request|none|\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?)$'], data):
             raise JsonSchemaValueException(rule='pattern')
     if isinstance(data, (int, float, Decimal)) and not isinstance(data, bool):
         if data <= 0:
@@ -678,7 +676,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(d
         data_len = len(data)
         if data_len > 64:
             raise JsonSchemaValueException(rule='maxLength')
-        if not REGEX_PATTERNS['^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$'].search(data):
+        if not re.search(REGEX_PATTERNS['^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$'], data):
             raise JsonSchemaValueException(rule='pattern')
     if isinstance(data, (int, float, Decimal)) and not isinstance(data, bool):
         if data < 0:
@@ -692,7 +690,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpu(data, 
         data_len = len(data)
         if data_len > 64:
             raise JsonSchemaValueException(rule='maxLength')
-        if not REGEX_PATTERNS['^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?$'].search(data):
+        if not re.search(REGEX_PATTERNS['^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([numkMGTPE]|[eE][+-]?[0-9]+)?$'], data):
             raise JsonSchemaValueException(rule='pattern')
     if isinstance(data, (int, float, Decimal)) and not isinstance(data, bool):
         if data <= 0:
@@ -706,7 +704,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_portname(d
         data_len = len(data)
         if data_len > 15:
             raise JsonSchemaValueException(rule='maxLength')
-        if not REGEX_PATTERNS['^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?!-))*[a-z0-9]$|^[a-z]$'].search(data):
+        if not re.search(REGEX_PATTERNS['^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?!-))*[a-z0-9]$|^[a-z]$'], data):
             raise JsonSchemaValueException(rule='pattern')
     return data
 
@@ -790,7 +788,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelvalue
         data_len = len(data)
         if data_len > 63:
             raise JsonSchemaValueException(rule='maxLength')
-        if not REGEX_PATTERNS['^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$'].search(data):
+        if not re.search(REGEX_PATTERNS['^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$'], data):
             raise JsonSchemaValueException(rule='pattern')
     return data
 
@@ -801,7 +799,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedn
         data_len = len(data)
         if data_len > 317:
             raise JsonSchemaValueException(rule='maxLength')
-        if not REGEX_PATTERNS['^((?=[^/]{1,253}/)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$'].search(data):
+        if not re.search(REGEX_PATTERNS['^((?=[^/]{1,253}/)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$'], data):
             raise JsonSchemaValueException(rule='pattern')
     return data
 
@@ -1059,7 +1057,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123sub
             raise JsonSchemaValueException(rule='minLength')
         if data_len > 253:
             raise JsonSchemaValueException(rule='maxLength')
-        if not REGEX_PATTERNS['^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$'].search(data):
+        if not re.search(REGEX_PATTERNS['^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$'], data):
             raise JsonSchemaValueException(rule='pattern')
     return data
 
@@ -1125,7 +1123,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123lab
             raise JsonSchemaValueException(rule='minLength')
         if data_len > 63:
             raise JsonSchemaValueException(rule='maxLength')
-        if not REGEX_PATTERNS['^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'].search(data):
+        if not re.search(REGEX_PATTERNS['^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'], data):
             raise JsonSchemaValueException(rule='pattern')
     return data
 
@@ -1138,7 +1136,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_jobname(da
             raise JsonSchemaValueException(rule='minLength')
         if data_len > 49:
             raise JsonSchemaValueException(rule='maxLength')
-        if not REGEX_PATTERNS['^[a-z]([-a-z0-9]*[a-z0-9])?$'].search(data):
+        if not re.search(REGEX_PATTERNS['^[a-z]([-a-z0-9]*[a-z0-9])?$'], data):
             raise JsonSchemaValueException(rule='pattern')
     return data
 

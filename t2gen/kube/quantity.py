@@ -14,16 +14,13 @@ import enum
 import re
 from decimal import ROUND_CEILING, ROUND_UP, Decimal, localcontext
 
-from t2gen.patterns import LazyPattern
 from t2gen.record import Record
 
 __all__ = ["Quantity", "QuantityFormat", "QuantityRangeError", "parse_quantity"]
 
 # Go: the number part is [+-]?[0-9]*(\.[0-9]*)?, the suffix a run of
 # [eEinumkKMGTP] then [-+]?[0-9]* (parseQuantityString).
-_QUANTITY_RE = LazyPattern(
-    r"^([+-]?)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*[-+]?[0-9]*)$"
-)
+_QUANTITY = r"^([+-]?)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*[-+]?[0-9]*)$"
 
 _DECIMAL_SUFFIXES = {
     "n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18,
@@ -203,7 +200,7 @@ def _parse(text: str | int | float) -> Quantity:
         if text != text or text in (float("inf"), float("-inf")):
             raise QuantityRangeError("not a finite number")
         return _round_to_nano(Decimal(repr(text)), QuantityFormat.DECIMAL_SI)
-    match = _QUANTITY_RE.match(text)
+    match = re.match(_QUANTITY, text)
     if not text or match is None:
         raise ValueError(f"{text!r} is not a quantity")
     sign, whole, fraction, suffix = match.groups()

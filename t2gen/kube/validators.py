@@ -11,7 +11,7 @@ editors; a test keeps the two in step.
 
 from __future__ import annotations
 
-from t2gen.patterns import LazyPattern
+import re
 
 __all__ = [
     "DEPRECATED_NODE_LABELS",
@@ -81,12 +81,8 @@ _QUALIFIED_NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
 _PORT_NAME = r"[a-z0-9]([a-z0-9]|-(?=[a-z0-9]))*"
 
 
-# Compiled on first use (start-up stays cheap for ``--version``).
-_DNS1123_LABEL_RE = LazyPattern(_DNS1123_LABEL)
-_DNS1035_LABEL_RE = LazyPattern(_DNS1035_LABEL)
-_DNS1123_SUBDOMAIN_RE = LazyPattern(rf"{_DNS1123_LABEL}(\.{_DNS1123_LABEL})*")
-_QUALIFIED_NAME_RE = LazyPattern(_QUALIFIED_NAME)
-_PORT_NAME_RE = LazyPattern(_PORT_NAME)
+_DNS1123_SUBDOMAIN = rf"{_DNS1123_LABEL}(\.{_DNS1123_LABEL})*"
+# Used as re.fullmatch(PATTERN, value): re compiles each on first use and keeps it.
 
 
 def is_dns1123_label(value: object) -> bool:
@@ -94,7 +90,7 @@ def is_dns1123_label(value: object) -> bool:
     return (
         isinstance(value, str)
         and len(value) <= DNS1123_LABEL_MAX
-        and _DNS1123_LABEL_RE.fullmatch(value) is not None
+        and re.fullmatch(_DNS1123_LABEL, value) is not None
     )
 
 
@@ -103,7 +99,7 @@ def is_dns1035_label(value: object) -> bool:
     return (
         isinstance(value, str)
         and len(value) <= DNS1123_LABEL_MAX
-        and _DNS1035_LABEL_RE.fullmatch(value) is not None
+        and re.fullmatch(_DNS1035_LABEL, value) is not None
     )
 
 
@@ -112,7 +108,7 @@ def is_dns1123_subdomain(value: object) -> bool:
     return (
         isinstance(value, str)
         and len(value) <= DNS1123_SUBDOMAIN_MAX
-        and _DNS1123_SUBDOMAIN_RE.fullmatch(value) is not None
+        and re.fullmatch(_DNS1123_SUBDOMAIN, value) is not None
     )
 
 
@@ -128,7 +124,7 @@ def is_qualified_name(value: object) -> bool:
     if slash and not is_dns1123_subdomain(prefix):
         return False
     return (
-        len(name) <= LABEL_VALUE_MAX and _QUALIFIED_NAME_RE.fullmatch(name) is not None
+        len(name) <= LABEL_VALUE_MAX and re.fullmatch(_QUALIFIED_NAME, name) is not None
     )
 
 
@@ -138,7 +134,7 @@ def is_label_value(value: object) -> bool:
         value == ""
         or (
             len(value) <= LABEL_VALUE_MAX
-            and _QUALIFIED_NAME_RE.fullmatch(value) is not None
+            and re.fullmatch(_QUALIFIED_NAME, value) is not None
         )
     )
 
@@ -152,6 +148,6 @@ def is_port_name(value: object) -> bool:
     return (
         isinstance(value, str)
         and len(value) <= PORT_NAME_MAX
-        and _PORT_NAME_RE.fullmatch(value) is not None
+        and re.fullmatch(_PORT_NAME, value) is not None
         and any("a" <= char <= "z" for char in value)
     )

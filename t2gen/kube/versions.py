@@ -10,7 +10,7 @@ bundles; ``tests/test_kubeschema.py`` fails when it drifts from
 
 from __future__ import annotations
 
-from t2gen.patterns import LazyPattern
+import re
 
 __all__ = [
     "DEFAULT_KUBE_VERSION",
@@ -33,7 +33,7 @@ NEWEST_KUBE_VERSION = (1, 37)
 DEFAULT_KUBE_VERSION = "1.37"
 """The Kubernetes version ``render`` targets without ``--kube-version``: the newest supported."""
 
-_VERSION = LazyPattern(r"v?(\d+)\.(\d+)(?:\.\d+)?")
+_VERSION = r"v?(\d+)\.(\d+)(?:\.\d+)?"
 
 
 class KubeVersionError(ValueError):
@@ -42,7 +42,7 @@ class KubeVersionError(ValueError):
 
 def parse_kube_version(text: str) -> tuple[int, int] | None:
     """``(major, minor)`` of ``1.36``, ``v1.36`` or ``1.36.2``; None for anything else."""
-    match = _VERSION.fullmatch(text.strip())
+    match = re.fullmatch(_VERSION, text.strip())
     return (int(match[1]), int(match[2])) if match else None
 
 

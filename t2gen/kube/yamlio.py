@@ -20,7 +20,6 @@ from typing import Any
 import yaml
 
 from t2gen.kube.aliases import NoAliases
-from t2gen.patterns import LazyPattern
 from t2gen.record import Record
 
 __all__ = [
@@ -143,11 +142,11 @@ KubeLoader.yaml_implicit_resolvers = {
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 KubeLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", LazyPattern(r"^(?:y|Y|n|N)$"), list("yYnN")
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:y|Y|n|N)$"), list("yYnN")
 )
 KubeLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
-    LazyPattern(r"^[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)$"),
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)$"),
     list("-+0123456789"),
 )
 
@@ -356,7 +355,7 @@ def _emit(obj: Any) -> str:
     return stream.getvalue()
 
 
-_NOT_YAML_SAFE = LazyPattern("[\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")
+_NOT_YAML_SAFE = "[\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]"
 """What JSON leaves raw but YAML reads otherwise: C1 controls (NEL breaks a YAML 1.1
 line), the line and paragraph separators, the BOM, surrogates, two non-characters."""
 
@@ -396,5 +395,5 @@ def dump_flow(obj: Any) -> str:
     except ValueError as err:
         raise TypeError(str(err)) from None
     if not text.isascii() or "\x7f" in text:  # rare: ASCII needs no pattern
-        text = _NOT_YAML_SAFE.sub(lambda match: f"\\u{ord(match[0]):04x}", text)
+        text = re.sub(_NOT_YAML_SAFE, lambda match: f"\\u{ord(match[0]):04x}", text)
     return text

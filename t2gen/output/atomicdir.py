@@ -13,6 +13,7 @@ import errno
 import functools
 import os
 import re
+import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -115,7 +116,6 @@ def recover(parent: Path, name: str) -> None:
         if olds:
             olds[0].rename(target)
             stale.remove(olds[0])
-    import shutil
 
     for entry in stale:
         shutil.rmtree(entry, ignore_errors=True)

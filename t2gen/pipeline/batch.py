@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -57,7 +58,6 @@ from t2gen import fastpaths
 from t2gen.errors import Warning_
 
 if TYPE_CHECKING:
-    import threading
     from multiprocessing.connection import Connection
     from queue import SimpleQueue
 
@@ -66,12 +66,10 @@ if TYPE_CHECKING:
 __all__ = ["MIN_JOBS", "Emit", "generate_batch", "plan_processes", "usable_cpus"]
 
 MIN_JOBS = 32
-"""The fewest job files rendered over several processes. Measured on an idle
-2-CPU machine (``bench/bench.py``'s job files, ``-j 1`` against ``-j 2``, medians
-of 5 interleaved runs): 8 files 180 / 181 ms, 16 files 200 / 194, 32 files 248 /
-226 (-9%), 48 files 291 / 250 (-14%), 96 files 420 / 328 (-22%). Below 32 the
-gain is within the noise, and on a machine busy with other work the pool is
-slower than one process, so small batches stay in one process."""
+"""The fewest job files rendered over several processes: below it the gain on
+an idle 2-CPU machine is within the noise (``bench/results.md``, "batch
+threshold"), and on a machine busy with other work the pool is slower than one
+process, so small batches stay in one process."""
 
 PARENT_SHARE = 0.9
 """The parent's chunk, relative to a worker's: it also gathers, checks across
@@ -215,7 +213,6 @@ def _parallel(
 ) -> tuple[list[RenderedDocument], str | None, list[Warning_]] | None:
     """The batch over ``count`` processes; None when anything is wrong."""
     import multiprocessing
-    import threading
     from queue import SimpleQueue
 
     from t2gen.checks import object_problems

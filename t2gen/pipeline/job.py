@@ -9,8 +9,8 @@ else; every stage they call is pure.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import IO
 
 from t2gen.checks import object_problems
@@ -54,7 +54,7 @@ __all__ = [
 
 def builtin_template_set() -> TemplateSet:
     """The built-in Kubernetes template set (``templates/k8s``)."""
-    return TemplateSet(name="k8s", builtin=os.path.join(templates_dir(), "k8s"))
+    return TemplateSet(name="k8s", builtin=str(Path(templates_dir(), "k8s")))
 
 
 def make_template_set(overlays: Sequence[str] = ()) -> TemplateSet:
@@ -69,7 +69,7 @@ def make_template_set(overlays: Sequence[str] = ()) -> TemplateSet:
     """
     layers = []
     for directory in overlays:
-        if not os.path.isdir(directory or "."):
+        if not Path(directory or ".").is_dir():
             raise T2genError(f"{directory}: no such template directory")
         label = directory.rstrip("/") or ("/" if directory else ".")
         layers.append((label, directory or "."))
@@ -383,9 +383,7 @@ def generate_ssh_secret(
         )
     else:
         files = generate_key_files(key_type or KEY_TYPES[0], comment=name)
-    templates = TemplateSet(
-        name="secret", builtin=os.path.join(templates_dir(), "secret")
-    )
+    templates = TemplateSet(name="secret", builtin=str(Path(templates_dir(), "secret")))
     documents = render(secret_context(name, namespace, files, job=job), templates)
     findings = object_problems([document.obj for document in documents])
     if findings:

@@ -53,13 +53,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from t2gen.plan.filters.interpod import HOSTNAME, JobRelations, PodAffinityTerm
 from t2gen.plan.filters.resources import FreeResources, free_resources, lacking, take
 from t2gen.plan.nodes import Node
 from t2gen.plan.pods import ExistingPod
 from t2gen.plan.templates import WorkloadTemplate
+from t2gen.record import Record
 
 __all__ = ["SchedulerLoop", "Stranding", "explain", "names", "nodes_to_find"]
 
@@ -72,8 +72,7 @@ _HARD_POD_AFFINITY_WEIGHT = 1  # InterPodAffinityArgs default
 _MAX_SCORE = 100
 
 
-@dataclass(frozen=True)
-class Stranding:
+class Stranding(Record):
     """The first pod one run of the loop could not place.
 
     Attributes:

@@ -10,20 +10,19 @@ Every problem in the input is reported at once (:mod:`t2gen.plan.listio`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from t2gen.errors import Problem
 from t2gen.plan.filters.taints import Taint
 from t2gen.plan.listio import PlanInputError, json_path, list_items, string_map
 from t2gen.plan.quantities import Resources, parse_resource_list
+from t2gen.record import Record
 
 __all__ = ["TAINT_EFFECTS", "Node", "parse_nodes"]
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 
-@dataclass(frozen=True)
-class Node:
+class Node(Record):
     """One node as the scheduler's filters see it.
 
     Attributes:

@@ -23,7 +23,6 @@ says so (:mod:`t2gen.plan.report` words the reasons).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from t2gen.plan.components import place_component
@@ -56,6 +55,7 @@ from t2gen.plan.templates import (
     priority_values,
     workload_templates,
 )
+from t2gen.record import replace
 
 __all__ = ["plan", "plan_templates"]
 

@@ -12,19 +12,18 @@ requests per node, the numbers NodeResourcesFit subtracts from
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from t2gen.errors import Problem
 from t2gen.plan.filters.interpod import PodAffinityTerm, parse_affinity_terms
 from t2gen.plan.listio import PlanInputError, json_path, list_items, string_map
 from t2gen.plan.podspec import pod_resources
 from t2gen.plan.quantities import PODS, Resources, add_requests
+from t2gen.record import Record
 
 __all__ = ["ExistingPod", "NodeUsage", "parse_pods", "usage_by_node"]
 
 
-@dataclass(frozen=True)
-class ExistingPod:
+class ExistingPod(Record):
     """A pod already bound to a node, as far as scheduling new pods is concerned.
 
     Attributes:
@@ -48,8 +47,7 @@ class ExistingPod:
     anti_affinity: tuple[PodAffinityTerm, ...] = ()
 
 
-@dataclass(frozen=True)
-class NodeUsage:
+class NodeUsage(Record):
     """What the pods bound to one node request in total.
 
     Attributes:

@@ -22,7 +22,6 @@ in whole units).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from t2gen.plan.quantities import (
@@ -32,6 +31,7 @@ from t2gen.plan.quantities import (
     Resources,
     parse_resource_list,
 )
+from t2gen.record import Record
 
 __all__ = [
     "exclusive_cores",
@@ -41,8 +41,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class _Container:
+class _Container(Record):
     """One container's requests (limits copied in where unset) and limits."""
 
     requests: dict[str, int]

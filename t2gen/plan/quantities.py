@@ -12,10 +12,10 @@ import functools
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from t2gen.kube.quantity import parse_quantity
+from t2gen.record import Record
 
 __all__ = [
     "BINARY_SUFFIXES",
@@ -38,8 +38,7 @@ BINARY_SUFFIXES = (("Ti", 40), ("Gi", 30), ("Mi", 20), ("Ki", 10))
 """Binary suffixes and their powers of two, largest first."""
 
 
-@dataclass(frozen=True)
-class Resources:
+class Resources(Record):
     """An amount of every resource the scheduler's NodeResourcesFit filter checks.
 
     Attributes:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from t2gen.plan.quantities import Resources
 from t2gen.plan.simulate import SchedulerVerdict
+from t2gen.record import Record
 
 __all__ = [
     "FilterRejection",
@@ -16,8 +15,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class FilterRejection:
+class FilterRejection(Record):
     """Why one node cannot run a pod of one StatefulSet: the first filter that fails.
 
     Attributes:
@@ -35,8 +33,7 @@ class FilterRejection:
         return f"{self.node}: {self.message}"
 
 
-@dataclass(frozen=True)
-class GroupReport:
+class GroupReport(Record):
     """The filters' outcome and the placement for one StatefulSet.
 
     Attributes:
@@ -67,8 +64,7 @@ class GroupReport:
     placed: int
 
 
-@dataclass(frozen=True)
-class NodeAssignment:
+class NodeAssignment(Record):
     """Consecutive pods of one StatefulSet placed on one node.
 
     Attributes:
@@ -91,8 +87,7 @@ class NodeAssignment:
         )
 
 
-@dataclass(frozen=True)
-class GangReport:
+class GangReport(Record):
     """A gang (pod group) and whether its minimum fits at once.
 
     Attributes:
@@ -110,8 +105,7 @@ class GangReport:
     placed: int
 
 
-@dataclass(frozen=True)
-class PlanResult:
+class PlanResult(Record):
     """The verdict, the per-StatefulSet filter reports and one placement.
 
     Attributes:

@@ -8,7 +8,8 @@ ANDed; ``NotIn`` holds for a missing key.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
+from t2gen.record import Record
 
 __all__ = [
     "LabelRequirement",
@@ -18,8 +19,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class LabelRequirement:
+class LabelRequirement(Record):
     """One ``matchExpressions`` entry of a label selector.
 
     Attributes:
@@ -45,8 +45,7 @@ class LabelRequirement:
         return False
 
 
-@dataclass(frozen=True)
-class LabelSelector:
+class LabelSelector(Record):
     """A label selector: ``matchLabels`` and ``matchExpressions``, all ANDed.
 
     Attributes:

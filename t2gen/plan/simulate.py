@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 
 from t2gen.plan.filters.interpod import JobRelations
 from t2gen.plan.kubescheduler import SchedulerLoop, Stranding, names, nodes_to_find
 from t2gen.plan.nodes import Node
 from t2gen.plan.pods import ExistingPod
 from t2gen.plan.templates import DEFAULT_SCHEDULER, WorkloadTemplate
+from t2gen.record import Record, replace
 
 __all__ = [
     "MAX_EVALUATIONS",
@@ -43,8 +43,7 @@ of about fifty pods is simulated on clusters up to about 5,000 nodes (more runs 
 smaller ones), a job of a few hundred pods on a few hundred nodes."""
 
 
-@dataclass(frozen=True)
-class SchedulerVerdict:
+class SchedulerVerdict(Record):
     """What the default scheduler's one-pod-at-a-time loop did with the job.
 
     Attributes:

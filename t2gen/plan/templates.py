@@ -11,7 +11,6 @@ mechanism of :mod:`t2gen.gangs` recognises it).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from t2gen.errors import Problem
@@ -25,6 +24,7 @@ from t2gen.plan.filters.taints import Toleration, parse_tolerations
 from t2gen.plan.listio import PlanInputError
 from t2gen.plan.podspec import pod_resources
 from t2gen.plan.quantities import Resources
+from t2gen.record import Record
 
 __all__ = [
     "DEFAULT_SCHEDULER",
@@ -38,8 +38,7 @@ DEFAULT_SCHEDULER = "default-scheduler"
 """``spec.schedulerName`` when unset: kube-scheduler's default profile."""
 
 
-@dataclass(frozen=True)
-class WorkloadTemplate:
+class WorkloadTemplate(Record):
     """One StatefulSet's pod template, reduced to what the filters read.
 
     Attributes:

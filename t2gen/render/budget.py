@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -19,8 +20,6 @@ import jinja2
 from jinja2.exceptions import SecurityError
 from jinja2.nodes import EvalContext
 from jinja2.runtime import Context
-
-from t2gen.patterns import LazyPattern
 
 __all__ = [
     "MAX_INT_BITS",
@@ -184,20 +183,22 @@ def check_made(value: Any, what: str) -> None:
     charge_value(value)
 
 
-_PRINTF_WIDTH = LazyPattern(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
-_FORMAT_FIELD = LazyPattern(r"\{[^{}]*\}")
-_DIGITS = LazyPattern(r"\d+")
+_PRINTF_WIDTH = r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?"
+_FORMAT_FIELD = r"\{[^{}]*\}"
+_DIGITS = r"\d+"
 
 
 def _check_format(template: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     """Refuse printf and ``str.format`` widths or precisions over :data:`MAX_VALUE_SIZE`."""
     numbers: list[int] = []
     if "%" in template:
-        for match in _PRINTF_WIDTH.finditer(template):
+        for match in re.finditer(_PRINTF_WIDTH, template):
             numbers += [int(g[:13]) for g in match.groups() if g and g != "*"]
     if "{" in template:
-        for match in _FORMAT_FIELD.finditer(template):
-            numbers += [int(d.group()[:13]) for d in _DIGITS.finditer(match.group())]
+        for match in re.finditer(_FORMAT_FIELD, template):
+            numbers += [
+                int(d.group()[:13]) for d in re.finditer(_DIGITS, match.group())
+            ]
     numbers += [
         value
         for value in (*args, *kwargs.values())

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Generator, Sequence
+from pathlib import Path
 from typing import Any, cast
 
 import jinja2
@@ -123,7 +124,7 @@ class TemplateSet(Record):
             TemplateError: no template of that name, or one the sandbox refuses
                 to read (:func:`t2gen.render.sandbox.read_template_file`).
         """
-        file_name = os.path.basename(os.path.normpath(name))  # "x.j2/" names x.j2
+        file_name = Path(name).name  # "x.j2/" names x.j2
         for directory in self.search_path():
             try:  # what a render would refuse to read (a link out of the directory...)
                 found = (
@@ -303,7 +304,7 @@ def _labels(template_set: TemplateSet) -> dict[str, str]:
         for file_name in _template_files(directory):
             # The first directory wins, as in Jinja2's search and all_templates().
             labels.setdefault(
-                os.path.normpath(os.path.join(directory, file_name)),
+                os.path.normpath(Path(directory, file_name)),
                 f"{label}/{file_name}",
             )
     return labels
@@ -313,7 +314,7 @@ def _label(name: str | None, fallback: str) -> str:
     """Show a template as ``set/file``, keeping the set of the template being rendered."""
     if not name:
         return fallback
-    return f"{fallback.rsplit('/', 1)[0]}/{os.path.basename(name)}"
+    return f"{fallback.rsplit('/', 1)[0]}/{Path(name).name}"
 
 
 def _parse(text: str, label: str) -> list[RenderedDocument]:

@@ -8,6 +8,7 @@ templates with the same settings.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from typing import Any
 
@@ -26,8 +27,6 @@ capture: Callable[[Any], str] | None = None
 
 def _b64encode(value: str | bytes) -> str:
     """Base64 of a string's UTF-8 bytes (for Secret ``data``)."""
-    import base64
-
     raw = value.encode("utf-8") if isinstance(value, str) else value
     return base64.b64encode(raw).decode("ascii")
 

@@ -10,10 +10,11 @@ module; nothing compiled is ever read from or written to a cache on disk.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
-import os
 import types
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 import jinja2
 
@@ -21,9 +22,6 @@ from t2gen import fastpaths
 from t2gen.render.environment import new_environment
 from t2gen.render.sandbox import SandboxedFileLoader
 from t2gen.resources import templates_dir
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 __all__ = [
     "PrecompiledLoader",
@@ -35,8 +33,6 @@ __all__ = [
 
 def _digest(source: str) -> str:
     """SHA-256 of a template's source, as recorded in ``_precompiled.TEMPLATES``."""
-    import hashlib
-
     return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
@@ -86,8 +82,6 @@ def compile_builtin_templates() -> dict[str, str]:
         :func:`compile_key` and, per template, the SHA-256 of the source it was
         compiled from.
     """
-    from pathlib import Path
-
     environment = new_environment(None)
     manifest: dict[str, tuple[str, str]] = {}
     modules: dict[str, str] = {}
@@ -178,9 +172,9 @@ def _precompiled(
         return None
     from t2gen.render import _precompiled
 
-    directory, file_name = os.path.split(filename)
-    sets, set_name = os.path.split(directory)
-    if sets != templates_dir() or name != file_name:
+    path = Path(filename)
+    file_name, set_name = path.name, path.parent.name
+    if str(path.parent.parent) != templates_dir() or name != file_name:
         return None
     entry = _precompiled.TEMPLATES.get(f"{set_name}/{file_name}")
     if entry is None or compile_key(environment) != _precompiled.KEY:

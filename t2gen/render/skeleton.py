@@ -27,20 +27,19 @@ import jinja2
 import yaml
 
 from t2gen.kube.yamlio import KubeLoader, is_plain
-from t2gen.patterns import LazyPattern
 from t2gen.render import environment as _environment
 
 __all__ = ["render_objects"]
 
 _TOKEN = f"t2gslot{os.urandom(6).hex()}n"
-_TOKEN_RE = LazyPattern(re.escape(_TOKEN) + r"([0-9]+)z")
+_TOKEN_PATTERN = re.escape(_TOKEN) + r"([0-9]+)z"
 _STR = "tag:yaml.org,2002:str"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _MERGE = "tag:yaml.org,2002:merge"
 _CACHE_SIZE = 256
 # Characters a YAML reader would not read back from JSON's text as themselves.
-_ODD = LazyPattern(
+_ODD = (
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]"
 )
 _MAX_DEPTH = 64
@@ -66,7 +65,7 @@ def _read_back(value: Any, depth: int = 0) -> Any:
     """
     kind = type(value)
     if kind is str:
-        if not (value.isascii() and value.isprintable()) and _ODD.search(value):
+        if not (value.isascii() and value.isprintable()) and re.search(_ODD, value):
             raise _Unusual
         return value
     if kind is int or kind is bool or value is None:
@@ -81,7 +80,7 @@ def _read_back(value: Any, depth: int = 0) -> Any:
         result = {}
         for key, item in value.items():
             if type(key) is not str or (
-                not (key.isascii() and key.isprintable()) and _ODD.search(key)
+                not (key.isascii() and key.isprintable()) and re.search(_ODD, key)
             ):
                 raise _Unusual
             # JSON writes a key in at most twice its UTF-8 bytes plus quotes.
@@ -161,7 +160,7 @@ _plans: dict[str, _Plan] = {}
 
 def _plan(text: str, count: int) -> _Plan:
     """Parse a skeleton into a plan, or :data:`_UNUSABLE`."""
-    found = [int(match[1]) for match in _TOKEN_RE.finditer(text)]
+    found = [int(match[1]) for match in re.finditer(_TOKEN_PATTERN, text)]
     if sorted(found) != list(range(count)):
         return _UNUSABLE
     loader = KubeLoader(text)
@@ -173,7 +172,7 @@ def _plan(text: str, count: int) -> _Plan:
             raise _Unusual  # an alias: the reader shares the object
         seen.add(id(node))
         if isinstance(node, yaml.ScalarNode):
-            match = _TOKEN_RE.fullmatch(node.value)
+            match = re.fullmatch(_TOKEN_PATTERN, node.value)
             if match and not node.style and node.tag == _STR:
                 slots.append(int(match[1]))
                 return _Slot(int(match[1]), key=key, flow=flow)

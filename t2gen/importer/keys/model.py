@@ -6,8 +6,9 @@ list the keys as :class:`Key` values; :mod:`t2gen.importer.keys` collects them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
+
+from t2gen.record import Record
 
 __all__ = [
     "COMPUTE_RESOURCE_FIELDS",
@@ -89,8 +90,7 @@ class Use(str, Enum):
     """Not read on Kubernetes (another launcher's key, or dead code)."""
 
 
-@dataclass(frozen=True)
-class Key:
+class Key(Record):
     """One Twister2 configuration key.
 
     Attributes:
@@ -121,8 +121,7 @@ class Key:
     source: str = ""
 
 
-@dataclass(frozen=True)
-class ComputeField:
+class ComputeField(Record):
     """One field of a compute resource (an item of the compute-resources list).
 
     Attributes:

@@ -15,6 +15,7 @@ every problem, schema and semantic alike.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -24,7 +25,6 @@ from t2gen.errors import Problem, Warning_, format_json_path
 from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.kube.quantity import Quantity, parse_quantity
 from t2gen.kube.versions import require_kube_version
-from t2gen.patterns import LazyPattern
 from t2gen.record import Record
 
 __all__ = [
@@ -70,7 +70,7 @@ class RuleOptions(Record):
     kube_version: tuple[int, int] = _DEFAULT_KUBE_VERSION
 
 
-_ID = LazyPattern(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
+_ID = r"[a-z][a-z0-9]*(-[a-z0-9]+)*"
 
 
 class Rule(Record):
@@ -139,7 +139,7 @@ def rule(
     """
 
     def register(check: Any) -> Any:
-        if not _ID.fullmatch(rule_id):
+        if not re.fullmatch(_ID, rule_id):
             raise ValueError(f"rule ID {rule_id!r} is not kebab-case")
         if rule_id in REGISTRY:
             raise ValueError(f"rule ID {rule_id!r} is registered twice")

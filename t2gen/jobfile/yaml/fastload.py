@@ -26,6 +26,7 @@ The tests compare both readers on generated files.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -242,7 +243,7 @@ def _build(
                     if conversion is None:
                         conversion = (here, tagged_key_message(tag))
                     value = None  # a stand-in; the job is refused
-                elif tag is not None and not is_key and LOCAL_TAG.match(tag):
+                elif tag is not None and not is_key and re.match(LOCAL_TAG, tag):
                     if conversion is None:
                         conversion = (here, tag_message(tag))
                     value = tag  # a stand-in; the job is refused
@@ -305,7 +306,7 @@ def _build(
             elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 tag = event.tag
                 is_map = isinstance(event, yaml.MappingStartEvent)
-                if tag is not None and LOCAL_TAG.match(tag) and not is_key:
+                if tag is not None and re.match(LOCAL_TAG, tag) and not is_key:
                     tagged_collection = True
                     if conversion is None:
                         conversion = (here, tag_message(tag))

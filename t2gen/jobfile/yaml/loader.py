@@ -89,7 +89,7 @@ class SourceDoc(Record):
 
 @functools.cache
 def _ruamel() -> Any:
-    """Import ruamel.yaml on first use (~20 ms) and build the strict composer.
+    """Import ruamel.yaml on first use and build the strict composer.
 
     The composer refuses aliases and anchors, a ``%YAML`` directive for any
     version but 1.2, and limits nesting depth, entries per list or mapping

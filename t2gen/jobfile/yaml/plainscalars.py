@@ -18,7 +18,6 @@ import yaml
 
 from t2gen.jobfile.yaml.source import MAX_INT_DIGITS
 from t2gen.jobfile.yaml.yaml12 import key_tag_message, tag_mismatch_message
-from t2gen.patterns import LazyPattern
 
 __all__ = [
     "CORE_TAG",
@@ -45,17 +44,12 @@ CORE_TAG = "tag:yaml.org,2002:"
 # ruamel.yaml's YAML 1.2 implicit resolvers (ruamel/yaml/resolver.py), for
 # plain scalars: a scalar they match is not a string there.
 _BOOL_12 = frozenset({"true", "True", "TRUE", "false", "False", "FALSE"})
-_FLOAT_12 = LazyPattern(
-    r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+_FLOAT_12 = r"""(?x)^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
     |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
     |[-+]?\.[0-9_]+(?:[eE][-+][0-9]+)?
     |[-+]?\.(?:inf|Inf|INF)
-    |\.(?:nan|NaN|NAN))$""",
-    re.X,
-)
-_INT_12 = LazyPattern(
-    r"^(?:[-+]?0b[0-1_]+|[-+]?0o?[0-7_]+|[-+]?[0-9_]+|[-+]?0x[0-9a-fA-F_]+)$"
-)
+    |\.(?:nan|NaN|NAN))$"""
+_INT_12 = r"^(?:[-+]?0b[0-1_]+|[-+]?0o?[0-7_]+|[-+]?[0-9_]+|[-+]?0x[0-9a-fA-F_]+)$"
 _NULL_12 = frozenset({"~", "null", "Null", "NULL", ""})
 # A superset of the characters _FLOAT_12 or _INT_12 can match: a scalar with any
 # other (the quantity 2Gi) is a string without compiling them.
@@ -65,8 +59,8 @@ _OTHER_12 = frozenset({"<<", "="})  # merge key and value: never in a job file
 # in a line break, so matching one is being one of these spellings.)
 
 # The spellings both readers give the same value, by construction.
-_SIMPLE_INT = LazyPattern(r"^-?(?:0|[1-9][0-9]*)$")
-_SIMPLE_FLOAT = LazyPattern(r"^-?(?:0|[1-9][0-9]*)\.[0-9]+$")
+_SIMPLE_INT = r"^-?(?:0|[1-9][0-9]*)$"
+_SIMPLE_FLOAT = r"^-?(?:0|[1-9][0-9]*)\.[0-9]+$"
 _SIMPLE = {"true": True, "false": False, "null": None, "~": None, "": None}
 _SIMPLE_START = frozenset("-0123456789")
 
@@ -102,9 +96,9 @@ def _too_long(value: str) -> None:
         raise TooLong(digits)
 
 
-_DECIMAL_12 = LazyPattern(r"^[-+]?[0-9]+$")
-_BASED_INT_12 = LazyPattern(r"^([-+]?)0(?:x([0-9a-fA-F]+)|o([0-7]+)|b([01]+))$")
-_INF_12 = LazyPattern(r"^([-+]?)\.(?:inf|Inf|INF)$")
+_DECIMAL_12 = r"^[-+]?[0-9]+$"
+_BASED_INT_12 = r"^([-+]?)0(?:x([0-9a-fA-F]+)|o([0-7]+)|b([01]+))$"
+_INF_12 = r"^([-+]?)\.(?:inf|Inf|INF)$"
 
 
 def scalar(event: yaml.ScalarEvent) -> Any:
@@ -124,10 +118,10 @@ def scalar(event: yaml.ScalarEvent) -> Any:
     if value in _SIMPLE:
         return _SIMPLE[value]
     if value[:1] in _SIMPLE_START:
-        if _SIMPLE_INT.match(value):
+        if re.match(_SIMPLE_INT, value):
             _too_long(value)
             return int(value)
-        if _SIMPLE_FLOAT.match(value):
+        if re.match(_SIMPLE_FLOAT, value):
             return float(value)
     if value == "=":
         return value  # YAML 1.2: a string (the full reader reads it so too)
@@ -140,7 +134,7 @@ def scalar(event: yaml.ScalarEvent) -> Any:
     if (
         value[:1] in "-+.0123456789"
         and _NUMBER_CHARACTERS.issuperset(value)
-        and (_FLOAT_12.match(value) or _INT_12.match(value))
+        and (re.match(_FLOAT_12, value) or re.match(_INT_12, value))
     ):
         return _number(value)
     return value  # a string, or a timestamp, which t2gen keeps as the string written
@@ -148,7 +142,7 @@ def scalar(event: yaml.ScalarEvent) -> Any:
 
 # Scalars of ASCII letters only (or none) that a core tag cannot read, but for
 # these spellings (ruamel/yaml/constructor.py: construct_yaml_int, _float, _bool).
-_LETTERS = LazyPattern(r"^[A-Za-z]*$")
+_LETTERS = r"^[A-Za-z]*$"
 _MISMATCH = {
     "int": ("an integer", frozenset()),
     "float": ("a number", frozenset({"nan", "inf", "infinity"})),
@@ -176,16 +170,18 @@ def tagged_scalar(event: yaml.ScalarEvent) -> Any:
     kind = tag.removeprefix(CORE_TAG) if tag.startswith(CORE_TAG) else ""
     if kind == "str":
         return value
-    if kind == "int" and _SIMPLE_INT.match(value):
+    if kind == "int" and re.match(_SIMPLE_INT, value):
         _too_long(value)
         return int(value)
-    if kind == "float" and (_SIMPLE_INT.match(value) or _SIMPLE_FLOAT.match(value)):
+    if kind == "float" and (
+        re.match(_SIMPLE_INT, value) or re.match(_SIMPLE_FLOAT, value)
+    ):
         return float(value)
     if kind == "bool" and value in ("true", "false"):
         return value == "true"
     if kind == "null" and value in ("", "null", "~"):
         return None
-    if kind in _MISMATCH and _LETTERS.match(value):
+    if kind in _MISMATCH and re.match(_LETTERS, value):
         expected, readable = _MISMATCH[kind]
         if value.lower() not in readable:
             raise Mismatch(tag_mismatch_message("!!" + kind, value, expected))
@@ -208,10 +204,10 @@ def _number(value: str) -> Any:
     """
     if "_" in value:
         return value
-    if _DECIMAL_12.match(value):
+    if re.match(_DECIMAL_12, value):
         _too_long(value)
         return int(value)
-    based = _BASED_INT_12.match(value)
+    based = re.match(_BASED_INT_12, value)
     if based:
         sign = -1 if based[1] == "-" else 1
         digits, base = next(
@@ -221,10 +217,10 @@ def _number(value: str) -> Any:
         )
         _too_long(value)
         return sign * int(digits, base)
-    infinity = _INF_12.match(value)
+    infinity = re.match(_INF_12, value)
     if infinity:
         return float("-inf") if infinity[1] == "-" else float("inf")
-    if _FLOAT_12.match(value):
+    if re.match(_FLOAT_12, value):
         return float("nan") if "nan" in value.lower() else float(value)
     raise GiveUp
 
@@ -233,7 +229,7 @@ def _number(value: str) -> Any:
 # own the full reader has no constructor for (``!!foo``, ``!!python/object:x``),
 # which it names in short form; it refuses either where it is
 # (``t2gen.jobfile.yaml.loader``), and so does this reader.
-LOCAL_TAG = LazyPattern(
+LOCAL_TAG = (
     r"^(?:![A-Za-z0-9_.-]+|tag:yaml\.org,2002:(?!(?:binary|bool|float|int|map|null|omap|pairs"
     r"|seq|set|str|timestamp)$)[A-Za-z0-9_./:-]+)$"
 )
@@ -264,4 +260,4 @@ def is_key_tag(tag: str) -> bool:
 
     It refuses such a key with :func:`t2gen.jobfile.yaml.yaml12.key_tag_message`.
     """
-    return tag == CORE_TAG + "str" or LOCAL_TAG.match(tag) is not None
+    return tag == CORE_TAG + "str" or re.match(LOCAL_TAG, tag) is not None

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 from typing import IO
 
 from t2gen.errors import ConfigError
-from t2gen.patterns import LazyPattern
 
 __all__ = [
     "MAX_DEPTH",
@@ -86,7 +86,7 @@ YAML11_LINE_BREAKS = {
 }
 """The characters YAML 1.1 reads as line breaks and YAML 1.2 as text, with their Unicode names."""
 
-_YAML11_LINE_BREAK = LazyPattern("[\x85\u2028\u2029]")
+_YAML11_LINE_BREAK = "[\x85\u2028\u2029]"
 
 
 def check_line_breaks(text: str, path: str) -> None:
@@ -112,7 +112,7 @@ def check_line_breaks(text: str, path: str) -> None:
     # `in` rejects a character wider than any in the text without a scan (ASCII text).
     if "\x85" not in text and "\u2028" not in text and "\u2029" not in text:
         return
-    match = _YAML11_LINE_BREAK.search(text)
+    match = re.search(_YAML11_LINE_BREAK, text)
     assert match is not None
     line, col = line_col(text, match.start())
     code = ord(match[0])

@@ -16,7 +16,6 @@ from typing import Any
 
 from t2gen.errors import ConfigError
 from t2gen.jobfile.yaml.source import MAX_DEPTH, MAX_INT_DIGITS, int_message, line_col
-from t2gen.patterns import LazyPattern
 
 __all__ = [
     "ALIAS_MESSAGE",
@@ -157,7 +156,7 @@ def tag_mismatch_message(tag: str, text: str, expected: str) -> str:
     return f"YAML tag {tag} on {text!r}, which is not {expected}; remove the tag or write {expected}"
 
 
-_YAML_DIRECTIVE = LazyPattern(r"^%YAML(?:[ \t]+([^ \t\r\n#]*))?", re.M)
+_YAML_DIRECTIVE = r"(?m)^%YAML(?:[ \t]+([^ \t\r\n#]*))?"
 
 
 def check_directives(text: str, path: str) -> None:
@@ -172,7 +171,7 @@ def check_directives(text: str, path: str) -> None:
     """
     if "%YAML" not in text:  # nearly every job file: no need of the pattern
         return
-    for match in _YAML_DIRECTIVE.finditer(text):
+    for match in re.finditer(_YAML_DIRECTIVE, text):
         if match[1] != "1.2":
             line, col = line_col(text, match.start())
             raise ConfigError(
@@ -295,7 +294,7 @@ def error_at(
     return ConfigError(path=path, line=line, col=col, message=message)
 
 
-_SURROGATE = LazyPattern("[\ud800-\udfff]")
+_SURROGATE = "[\ud800-\udfff]"
 
 
 def join_surrogates(
@@ -316,15 +315,16 @@ def join_surrogates(
     Raises:
         ConfigError: a surrogate without its partner, located at the string.
     """
-    if not _SURROGATE.search(text):
+    if not re.search(_SURROGATE, text):
         return text
     try:
         return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
     except UnicodeDecodeError:
-        lone = _SURROGATE.search(
+        lone = re.search(
+            _SURROGATE,
             text.encode("utf-16-le", "surrogatepass").decode(
                 "utf-16-le", "surrogatepass"
-            )
+            ),
         )
         code = f"\\u{ord(lone[0]):04x}" if lone else "a surrogate"
         raise error_at(

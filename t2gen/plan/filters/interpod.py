@@ -18,10 +18,10 @@ required task topology (``spec.scheduling.affinity``/``antiAffinity`` with
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from t2gen.plan.selectors import LabelSelector, parse_label_selector, strings
+from t2gen.record import Record
 from t2gen.twister2.names import TASK_LABEL, WORKER_POD_LABEL
 
 if TYPE_CHECKING:
@@ -43,8 +43,7 @@ __all__ = [
 HOSTNAME = "kubernetes.io/hostname"
 
 
-@dataclass(frozen=True)
-class PodAffinityTerm:
+class PodAffinityTerm(Record):
     """A required pod (anti-)affinity term.
 
     Attributes:
@@ -210,8 +209,7 @@ class _Components:
         self.parent[self.find(a)] = self.find(b)
 
 
-@dataclass
-class JobRelations:
+class JobRelations(Record):
     """The inter-pod relations among a job's own templates (hostname topology only).
 
     Attributes:
@@ -224,10 +222,10 @@ class JobRelations:
     """
 
     conflicts: list[set[int]]
-    components: list[list[int]] = field(default_factory=list)
-    impossible: dict[int, str] = field(default_factory=dict)
-    required_nodes: dict[int, set[int]] = field(default_factory=dict)
-    other_keys: set[str] = field(default_factory=set)
+    components: list[list[int]]
+    impossible: dict[int, str]
+    required_nodes: dict[int, set[int]]
+    other_keys: set[str]
 
     def linked(self) -> set[int]:
         """Return the templates that belong to an affinity component."""
@@ -248,7 +246,13 @@ def job_relations(
         The relations.
     """
     count = len(templates)
-    rel = JobRelations(conflicts=[set() for _ in templates])
+    rel = JobRelations(
+        conflicts=[set() for _ in templates],
+        components=[],
+        impossible={},
+        required_nodes={},
+        other_keys=set(),
+    )
     components = _Components(count)
     linked = [False] * count
     for a, t in enumerate(templates):
@@ -288,7 +292,7 @@ def job_relations(
     for a in range(count):
         if linked[a]:
             groups.setdefault(components.find(a), []).append(a)
-    rel.components = list(groups.values())
+    rel.components[:] = groups.values()
     return rel
 
 

@@ -10,9 +10,9 @@ kubernetes/kubernetes).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from t2gen.plan.selectors import strings
+from t2gen.record import Record
 
 __all__ = [
     "NodeSelectorRequirement",
@@ -22,8 +22,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class NodeSelectorRequirement:
+class NodeSelectorRequirement(Record):
     """One node-affinity expression (``matchExpressions`` or ``matchFields``).
 
     Attributes:

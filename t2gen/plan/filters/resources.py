@@ -18,12 +18,12 @@ node at once instead of trying them one by one.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from t2gen.plan.nodes import Node
 from t2gen.plan.pods import ExistingPod
 from t2gen.plan.quantities import MEMORY, format_cpu, format_resource
+from t2gen.record import Record
 
 if TYPE_CHECKING:
     from t2gen.plan.templates import WorkloadTemplate
@@ -31,8 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["Combined", "FreeResources", "free_resources", "lacking", "room_for", "take"]
 
 
-@dataclass
-class FreeResources:
+class FreeResources(Record):
     """Free resources per node (mutable working arrays of the search).
 
     Attributes:

@@ -13,7 +13,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
+from t2gen.record import Record
 
 __all__ = [
     "UNSCHEDULABLE_TAINT",
@@ -27,8 +28,7 @@ __all__ = [
 UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 
 
-@dataclass(frozen=True)
-class Taint:
+class Taint(Record):
     """A node taint.
 
     Attributes:
@@ -48,8 +48,7 @@ class Taint:
         return f"{self.key}:{self.effect}"
 
 
-@dataclass(frozen=True)
-class Toleration:
+class Toleration(Record):
     """A pod toleration.
 
     Attributes:

@@ -22,12 +22,12 @@ Nothing is materialised per worker until the table or the JSON is written
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from t2gen.jobfile.model import Job
 from t2gen.plan.podspec import pod_requests
 from t2gen.plan.quantities import Resources, add_requests
+from t2gen.record import Record
 from t2gen.twister2 import names
 from t2gen.twister2.topology import Port, Topology, build_topology
 
@@ -71,8 +71,7 @@ def pod_dns_name(pod: str, service: str, namespace: str | None) -> str:
     return f"{pod}.{service_dns_name(service, namespace)}"
 
 
-@dataclass(frozen=True)
-class JobMasterAddress:
+class JobMasterAddress(Record):
     """Where the workers reach the job master.
 
     Attributes:
@@ -91,8 +90,7 @@ class JobMasterAddress:
     pod: str | None
 
 
-@dataclass(frozen=True)
-class WorkerMap:
+class WorkerMap(Record):
     """A job's worker map and its totals.
 
     Attributes:

@@ -1,7 +1,7 @@
 """The worker map for people (a table) and scripts (JSON), streamed row by row.
 
-:func:`write_table` streams rows, so 100,000 workers cost a few hundred
-milliseconds and ``--summary`` costs nothing per worker; :func:`write_json`
+:func:`write_table` streams rows, so its memory does not grow with the
+workers, and ``--summary`` costs nothing per worker; :func:`write_json`
 writes one compact line per worker.
 """
 

@@ -13,11 +13,11 @@ their functions are importable from here too. The templates only lay out what
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from t2gen.jobfile.model import Job, JobSpec
 from t2gen.kube.quantity import Quantity
-from t2gen.patterns import LazyPattern
 from t2gen.render.context.meta import pod_metadata
 from t2gen.render.context.placement import (
     affinity,
@@ -158,7 +158,7 @@ def container_env(
     return env + _user_env(job.spec)
 
 
-_EXPANDED_DOLLAR = LazyPattern(r"\$(?=[$(])")
+_EXPANDED_DOLLAR = r"\$(?=[$(])"
 
 
 def literal_env_value(value: str) -> str:
@@ -175,7 +175,7 @@ def literal_env_value(value: str) -> str:
     Returns:
         The value to write into the manifest.
     """
-    return _EXPANDED_DOLLAR.sub("$$", value)
+    return re.sub(_EXPANDED_DOLLAR, "$$", value)
 
 
 def _user_env(spec: JobSpec) -> list[dict[str, str]]:
