@@ -30,10 +30,17 @@ def test_worker_group_layout() -> None:
         "twister2-container-1",
     ]
     assert [c["ports"][0]["containerPort"] for c in group["containers"]] == [9000, 9001]
+    # Unbound: no CPU limit (the launcher's requests only); the first container
+    # also holds the memory volume (twice jobPackage.maxSize, 1Gi by default).
     assert group["containers"][0]["resources"] == {
-        "requests": {"cpu": "500m", "memory": "2Gi", "ephemeral-storage": "512Mi"},
-        "limits": {"cpu": "500m", "memory": "2Gi"},
+        "requests": {"cpu": "500m", "memory": "3Gi", "ephemeral-storage": "512Mi"},
+        "limits": {"memory": "3Gi"},
     }
+    assert group["containers"][1]["resources"] == {
+        "requests": {"cpu": "500m", "memory": "2Gi", "ephemeral-storage": "512Mi"},
+        "limits": {"memory": "2Gi"},
+    }
+    assert group["volumes"][0]["emptyDir"] == {"medium": "Memory", "sizeLimit": "1Gi"}
     assert group["volumes"][1] == {
         "name": "twister2-volatile-dir",
         "emptyDir": {"sizeLimit": "1Gi"},
@@ -146,11 +153,12 @@ def test_openmpi_job_master_may_not_scale() -> None:
 def test_binding_sets_limits_equal_to_requests_and_marks_worker_pods() -> None:
     context = _context(
         "workers: [{count: 2, cpu: 2, memory: 3Gi}]\nbindWorkersToCpu: true\n"
+        "jobPackage: {maxSize: 256Mi}\n"
     )
     resources = context["workerGroups"][0]["containers"][0]["resources"]
-    assert resources == {
-        "requests": {"cpu": "2", "memory": "3Gi"},
-        "limits": {"cpu": "2", "memory": "3Gi"},
+    assert resources == {  # the memory volume (2 x 256Mi) in request and limit alike
+        "requests": {"cpu": "2", "memory": "3584Mi"},
+        "limits": {"cpu": "2", "memory": "3584Mi"},
     }
     bind = "t2gen.dev/bind-workers-to-cpu"
     assert context["workerGroups"][0]["podMetadata"]["annotations"] == {bind: "true"}
@@ -160,9 +168,12 @@ def test_binding_sets_limits_equal_to_requests_and_marks_worker_pods() -> None:
 def test_binding_with_openmpi_binds_the_pods_combined_container() -> None:
     context = _context(
         "workers: [{count: 4, perPod: 2, cpu: 0.5, memory: 1Gi}]\nbindWorkersToCpu: true\nmpi: {enabled: true}\n"
+        "storage: {memoryVolumeSize: 512Mi}\njobPackage: {maxSize: 256Mi}\n"
     )
     (container,) = context["workerGroups"][0]["containers"]
-    assert container["resources"]["limits"] == {"cpu": "1", "memory": "2Gi"}
+    # 2 x 1Gi + the memory volume (512Mi) + the MPI master's 512Mi (group 0)
+    assert container["resources"]["limits"] == {"cpu": "1", "memory": "3Gi"}
+    assert container["resources"]["requests"] == container["resources"]["limits"]
 
 
 def test_placement_applies_to_every_worker_group_and_not_to_the_job_master() -> None:
@@ -227,7 +238,7 @@ def test_fractional_byte_sizes_are_rounded_up_to_whole_bytes() -> None:
         "workers: [{count: 2, perPod: 2, memory: 0.1Gi, volatileDisk: 0.1Gi}]\n"
     )
     group = context["workerGroups"][0]
-    assert group["containers"][0]["resources"]["requests"]["memory"] == "107374183"
+    assert group["containers"][1]["resources"]["requests"]["memory"] == "107374183"
     assert group["volumes"][1]["emptyDir"]["sizeLimit"] == "214748365"
 
 
@@ -320,14 +331,19 @@ def test_node_port_service_is_the_workers_service() -> None:
 
 def test_openmpi_pods_have_one_container_with_the_pods_resources() -> None:
     context = _context(
-        "workers: [{count: 6, perPod: 3, cpu: 500m, memory: 1Gi}]\nmpi: {enabled: true}\n"
+        "workers: [{count: 6, perPod: 3, cpu: 500m, memory: 1Gi}, {count: 3, perPod: 3}]\n"
+        "mpi: {enabled: true}\n"
     )
     (container,) = context["workerGroups"][0]["containers"]
     assert container["args"] == ["-c", "./init_openmpi.sh"]
+    # 3 x 1Gi + the memory volume (1Gi) + 512Mi for the MPI master JVM, mpirun and sshd
     assert container["resources"] == {
-        "requests": {"cpu": "1500m", "memory": "3Gi"},
-        "limits": {"cpu": "1500m", "memory": "3Gi"},
+        "requests": {"cpu": "1500m", "memory": "4608Mi"},
+        "limits": {"memory": "4608Mi"},
     }
+    # group 1 runs no MPI master: 3 x 1Gi + 1Gi + 64Mi for sshd and orted
+    (other,) = context["workerGroups"][1]["containers"]
+    assert other["resources"]["requests"]["memory"] == "4160Mi"
     assert _env(container)["CLASS_TO_RUN"].endswith("mpi.MPIMasterStarter")
     assert (
         _env(container)["JVM_MEMORY_MB"] == "819"

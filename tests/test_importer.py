@@ -74,12 +74,7 @@ def test_table_has_the_reference_keys_and_aliases() -> None:
         assert lookup(legacy) is not None
     names = [key.name for key in KEYS]
     assert len(names) == len(set(names))
-    assert all(
-        key.field
-        for key in KEYS
-        if key.use is Use.FIELD
-        and key.name != "twister2.kubernetes.jvm.memory.fraction"
-    )
+    assert all(key.field for key in KEYS if key.use is Use.FIELD)
     assert LOAD_ORDER[:2] == ("task.yaml", "resource.yaml")
 
 
@@ -308,15 +303,22 @@ def test_port_names_converted_or_refused(tmp_path: Path) -> None:
     ]
 
 
-def test_jvm_fraction_other_than_08_is_refused(tmp_path: Path) -> None:
-    found = problems_of(
-        tmp_path, {"core.yaml": BASE + "twister2.kubernetes.jvm.memory.fraction: 0.6\n"}
+def test_jvm_fraction_is_imported_as_the_workers_heap_share(tmp_path: Path) -> None:
+    path = tmp_path / "core.yaml"
+    path.write_text(
+        BASE + "twister2.kubernetes.jvm.memory.fraction: 0.6\n", encoding="utf-8"
     )
-    assert len(found) == 1
+    result = import_config([str(path)], jar_file="j.jar")
+    assert result.job["spec"]["jvmMemoryFraction"] == 0.6
+    documents = generate(["-"], stdin=io.BytesIO(result.text.encode()))
+    (worker,) = [d.obj for d in documents if d.name == "job-0"]
+    env = {
+        e["name"]: e.get("value")
+        for e in worker["spec"]["template"]["spec"]["containers"][0]["env"]
+    }
     assert (
-        ":9:1: twister2.kubernetes.jvm.memory.fraction: t2gen sets every worker's JVM heap to 80%"
-        in found[0]
-    )
+        env["JVM_MEMORY_MB"] == "614"
+    )  # int(1024 x 0.6), RequestObjectBuilder.java:368-369
 
 
 def test_nothing_on_stdout_for_a_missing_path(tmp_path: Path) -> None:
@@ -393,11 +395,46 @@ def test_legacy_and_new_name_together(tmp_path: Path) -> None:
     assert any(":9:1: persistent.volume.per.worker: legacy name of" in w for w in found)
 
 
-def test_integer_cpu_and_scalable_warn(tmp_path: Path) -> None:
+def test_integer_cpu_warns_and_a_last_scalable_group_is_imported(
+    tmp_path: Path,
+) -> None:
     text = BASE.replace("cpu: 1.0", "cpu: 1") + "    scalable: true\n"
-    found = warnings_of(tmp_path, text)
-    assert any("casts cpu to Double; write 1.0" in w for w in found)
-    assert any("t2gen has no scalable field" in w for w in found)
+    (tmp_path / "resource.yaml").write_text(text, encoding="utf-8")
+    result = import_config([str(tmp_path / "resource.yaml")], jar_file="j.jar")
+    assert any("casts cpu to Double; write 1.0" in str(w) for w in result.warnings)
+    assert result.job["spec"]["workers"][0]["scalable"] is True
+
+
+def test_scalable_compute_resource_moves_last_as_twister2_orders_it(
+    tmp_path: Path,
+) -> None:
+    """Twister2Job.java:137-168: the scalable resource gets the last index, the rest move up."""
+    text = BASE.replace(
+        "    instances: 2\n", "    instances: 2\n    scalable: true\n"
+    ) + (
+        "  - cpu: 2.0\n    ram: 2048\n    disk: 0.0\n    instances: 1\n"
+        "  - cpu: 3.0\n    ram: 1024\n    disk: 0.0\n    instances: 3\n"
+    )
+    (tmp_path / "resource.yaml").write_text(text, encoding="utf-8")
+    result = import_config([str(tmp_path / "resource.yaml")], jar_file="j.jar")
+    workers = result.job["spec"]["workers"]
+    assert [(w["cpu"], w.get("scalable", False)) for w in workers] == [
+        (2, False),
+        (3, False),
+        (1, True),
+    ]
+    (moved,) = [
+        w for w in result.warnings if "imported as the last worker group" in str(w)
+    ]
+    assert str(moved).startswith(f"{tmp_path}/resource.yaml:9:")
+    job = imported_job(result.text, "job.yaml")
+    assert [g.count for g in job.spec.workers] == [1, 3, 2]
+
+
+def test_two_scalable_compute_resources_are_refused(tmp_path: Path) -> None:
+    one = "  - cpu: 1.0\n    ram: 1024\n    disk: 0.0\n    instances: 1\n    scalable: true\n"
+    found = problems_of(tmp_path, {"resource.yaml": BASE + one + one})
+    assert any("more than one scalable compute resource" in p for p in found)
 
 
 def test_missing_jar_file_warns(tmp_path: Path) -> None:

@@ -214,14 +214,17 @@ def test_bound_workers_are_guaranteed_with_whole_cores() -> None:
     spec = pod_spec(rendered("pinned-same-node"), "pinned-same-node-0")
     assert is_guaranteed(spec)
     assert exclusive_cores(spec) == 4
-    # Default limits equal requests, so whole-cpu workers are Guaranteed even unbound;
-    # without limits (cpuLimit: none, memoryLimit: none) they are Burstable.
+    # Unbound workers get no CPU limit (as the Twister2 launcher), so whole-cpu
+    # workers are Burstable and not pinned; a CPU limit equal to the request
+    # (what cpu-limit-pins-unbound warns about) would make them Guaranteed.
     unbound = copy.deepcopy(pod_spec(rendered("gpu-nodes"), "gpu-nodes-0"))
-    assert is_guaranteed(unbound)
-    for container in unbound["containers"]:
-        del container["resources"]["limits"]
     assert not is_guaranteed(unbound)
     assert exclusive_cores(unbound) == 0
+    for container in unbound["containers"]:
+        resources = container["resources"]
+        resources["limits"]["cpu"] = resources["requests"]["cpu"]
+    assert is_guaranteed(unbound)
+    assert exclusive_cores(unbound) == 4
 
 
 # --- verdicts -----------------------------------------------------------------
@@ -253,7 +256,7 @@ def test_gpu_one_pod_per_node_is_feasible() -> None:
     assert data["feasible"] is True
     assert data["statefulSets"][0]["perPod"] == {
         "cpuMillis": 8000,
-        "memoryBytes": 16 * GIB,
+        "memoryBytes": 17 * GIB,  # 4 x 4Gi, + the 1Gi memory volume
         "pods": 1,
         "extended": {},
     }
@@ -373,7 +376,7 @@ def test_not_enough_whole_cores_for_binding() -> None:
     assert not result.feasible
     assert result.reasons[0] == (
         "all-same-node: no single node has room for all 2 pods of pinned-same-node-0 "
-        "(they need 8 whole cores, 8 cpu, 8Gi memory); the closest, node06, has 7 whole cores free (7910m cpu)"
+        "(they need 8 whole cores, 8 cpu, 10Gi memory); the closest, node06, has 7 whole cores free (7910m cpu)"
     )
     assert (
         group(result, "pinned-same-node-0").passing == eight_core
@@ -505,14 +508,14 @@ def test_extended_resources_are_counted() -> None:
 
 def test_room_counts_several_pods_per_node() -> None:
     result = plan(rendered("gpu-nodes"), nodes_of(only=("node01", "node02")))
-    # 4 pods of 4 cpu / 8Gi: 3 fit in 15890m on each node.
+    # 4 pods of 4 cpu / 9Gi (8Gi + the memory volume): 3 fit in 15890m on each node.
     assert group(result, "gpu-nodes-0").room == 6
     assert result.feasible
     result = plan(rendered("gpu-nodes"), nodes_of(only=("node01",)))
     assert not result.feasible
     assert result.reasons[0] == (
         "gpu-nodes-0: room for only 3 of 4 pods on the 1 nodes that pass every filter "
-        "(each pod needs 4 cpu, 8Gi memory, 4 exclusive cores)"
+        "(each pod needs 4 cpu, 9Gi memory)"
     )
 
 

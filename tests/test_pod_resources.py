@@ -20,29 +20,40 @@ def _env(container: dict[str, Any]) -> dict[str, str]:
     return {e["name"]: e.get("value", "") for e in container["env"]}
 
 
-def test_limits_default_to_requests_and_none_leaves_cpu_unlimited() -> None:
-    (container,) = _worker_pod("workers:\n  - count: 1\n    cpu: 0.5\n")["containers"]
-    assert container["resources"]["limits"] == {"cpu": "500m", "memory": "1Gi"}
-    (container,) = _worker_pod(
-        "workers:\n  - count: 1\n    cpuLimit: none\n    memoryLimit: 2Gi\n"
-    )["containers"]
+def test_unbound_workers_get_no_cpu_limit_unless_asked_and_bound_ones_do() -> None:
+    (container,) = _worker_pod("workers:\n  - count: 1\n    cpu: 2\n")["containers"]
+    # memory: 1Gi + the memory volume (1Gi); no CPU limit, as the Twister2 launcher
     assert container["resources"]["limits"] == {"memory": "2Gi"}
+    (container,) = _worker_pod(
+        "workers:\n  - count: 1\n    cpu: 2\nbindWorkersToCpu: true\n"
+    )["containers"]
+    assert container["resources"]["limits"] == {"cpu": "2", "memory": "2Gi"}
+    (container,) = _worker_pod(
+        "workers:\n  - count: 1\n    cpuLimit: 1500m\n    memoryLimit: 2Gi\n"
+    )["containers"]
+    assert container["resources"]["limits"] == {"cpu": "1500m", "memory": "3Gi"}
+    (container,) = _worker_pod("workers:\n  - count: 1\n    memoryLimit: none\n")[
+        "containers"
+    ]
+    assert "limits" not in container["resources"]
 
 
 def test_openmpi_container_gets_per_pod_times_extended_resources_and_limits() -> None:
     pod = _worker_pod(
-        "workers:\n  - count: 4\n    perPod: 2\n    volatileDisk: 1Gi\n"
+        "workers:\n  - count: 4\n    perPod: 2\n    volatileDisk: 1Gi\n    cpuLimit: 1\n"
         "    extendedResources: {nvidia.com/gpu: 1}\nmpi: {enabled: true}\n"
+        "jobPackage: {maxSize: 256Mi}\n"
     )
     (container,) = pod["containers"]
+    # 2 x 1Gi, + 512Mi of memory volume, + 512Mi for the MPI master of group 0
     assert container["resources"] == {
         "requests": {
             "cpu": "2",
-            "memory": "2Gi",
+            "memory": "3Gi",
             "ephemeral-storage": "2Gi",
             "nvidia.com/gpu": "2",
         },
-        "limits": {"cpu": "2", "memory": "2Gi", "nvidia.com/gpu": "2"},
+        "limits": {"cpu": "2", "memory": "3Gi", "nvidia.com/gpu": "2"},
     }
     # sshd runs as root: no allowPrivilegeEscalation in the default profile
     assert container["securityContext"] == {"capabilities": {"drop": ["NET_RAW"]}}

@@ -81,9 +81,9 @@ def test_defaults_come_from_the_schema() -> None:
         {
             "count": 2,
             "perPod": 1,
+            "scalable": False,
             "cpu": 1,
             "memory": "1Gi",
-            "cpuLimit": "request",
             "memoryLimit": "request",
             "volatileDisk": 0,
             "extendedResources": {},
@@ -96,6 +96,10 @@ def test_defaults_come_from_the_schema() -> None:
         data["spec"]["jobMaster"]["cpu"] == 0.2
         and data["spec"]["network"]["basePort"] == 9000
     )
+    # cpuLimit depends on bindWorkersToCpu, memoryVolumeSize on jobPackage.maxSize: no schema default
+    assert "memoryVolumeSize" not in data["spec"]["storage"]
+    assert data["spec"]["jobPackage"]["maxSize"] == "512Mi"
+    assert data["spec"]["jvmMemoryFraction"] == 0.8
     assert data["spec"]["env"] == [{"name": "A", "value": ""}]
     assert apply_defaults({"spec": "oops"}) == {
         "spec": "oops"

@@ -22,6 +22,7 @@ SPEC_ORDER = (
     "imagePullPolicy",
     "workers",
     "bindWorkersToCpu",
+    "jvmMemoryFraction",
     "placement",
     "network",
     "jobMaster",

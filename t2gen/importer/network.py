@@ -7,7 +7,6 @@ code default (``SchedulerContext.java:43-44``), so such a job is an OpenMPI job.
 
 from __future__ import annotations
 
-from t2gen.importer.keys import JVM_MEMORY_FRACTION
 from t2gen.importer.ports import convert_additional_ports
 from t2gen.importer.state import Conversion, named
 
@@ -82,10 +81,5 @@ def convert_mpi(conv: Conversion) -> None:
                 "used only by OpenMPI jobs; this one uses "
                 + str(channel[1] if channel else ""),
             )
-    fraction = conv.get("twister2.kubernetes.jvm.memory.fraction")
-    if fraction is not None and fraction[1] != JVM_MEMORY_FRACTION:
-        conv.error(
-            fraction[0].at(),
-            fraction[0].name,
-            f"t2gen sets every worker's JVM heap to 80% of its memory, not {fraction[1]}; set 0.8 (scale the workers' ram to keep the heap) or remove the key",
-        )
+    # The workers' heap share (K8S/RequestObjectBuilder.java:368-369); t2gen's job master keeps 80%.
+    conv.field("twister2.kubernetes.jvm.memory.fraction", ("spec", "jvmMemoryFraction"))

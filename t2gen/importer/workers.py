@@ -78,6 +78,7 @@ def convert_compute_resources(
             "an empty list; give at least one compute resource",
         )
         return
+    order = _twister2_order(conv, setting, items)
     for index, item in enumerate(items):
         ok = True
         values: dict[str, Any] = {}
@@ -131,9 +132,10 @@ def convert_compute_resources(
             continue
         per_pod = values["workersPerPod"]
         instances = values["instances"]
-        base: JsonPath = ("spec", "workers", index)
-        if len(conv.job.get("spec", {}).get("workers", [])) <= index:
-            conv.job.setdefault("spec", {}).setdefault("workers", []).append({})
+        base: JsonPath = ("spec", "workers", order[index])
+        workers = conv.job.setdefault("spec", {}).setdefault("workers", [])
+        while len(workers) <= order[index]:
+            workers.append({})
         item_key = f"{name}[{index}]"
         conv.put(
             (*base, "count"),
@@ -173,13 +175,56 @@ def convert_compute_resources(
                 setting.at(index, "disk"),
                 f"disk {decimal_text(values['disk'])} (GB)",
             )
-        if values["scalable"]:
+        if values["scalable"] and conv.is_mpi:
             conv.warn(
                 setting.at(index, "scalable"),
                 f"{setting.name}[{index}].scalable",
-                "t2gen has no scalable field: Twister2 moves the scalable compute resource to the last "
-                "index, so make it the last worker group, and render with --job-object to let the job master scale it",
+                "not imported: Twister2 never scales an OpenMPI job (K8sScaler.isScalable)",
             )
+        elif values["scalable"]:
+            conv.put(
+                (*base, "scalable"),
+                True,
+                item_key,
+                setting.at(index, "scalable"),
+                "scalable",
+            )
+
+
+def _twister2_order(conv: Conversion, setting: Setting, items: list[Any]) -> list[int]:
+    """The index each compute resource gets in the job object: Twister2 moves the scalable one last.
+
+    ``Twister2Job.updateIndexesForComputeResources`` (DSC-SPIDAL/twister2
+    ``twister2/api/src/java/edu/iu/dsc/tws/api/Twister2Job.java:137-168``)
+    moves the one scalable compute resource to the end and renumbers those
+    after it; workers find their compute resource by that index. More than one
+    scalable resource is an error, as in Twister2 (``:139-142``).
+    """
+    order = list(range(len(items)))
+    scalable = [
+        index
+        for index, item in enumerate(items)
+        if isinstance(item, dict) and item.get("scalable") is True
+    ]
+    if len(scalable) > 1:
+        conv.error(
+            setting.at(scalable[1], "scalable"),
+            f"{setting.name}[{scalable[1]}].scalable",
+            f"compute resource {scalable[0]} is already scalable; Twister2 refuses a job with more than "
+            "one scalable compute resource: keep scalable on one",
+        )
+    elif scalable and scalable[0] != len(items) - 1 and not conv.is_mpi:
+        moved = scalable[0]
+        order = [i if i < moved else i - 1 for i in range(len(items))]
+        order[moved] = len(items) - 1
+        conv.warn(
+            setting.at(moved, "scalable"),
+            f"{setting.name}[{moved}].scalable",
+            f"imported as the last worker group, spec.workers[{len(items) - 1}] (StatefulSet "
+            f"<job>-{len(items) - 1}): Twister2 moves the scalable compute resource to the last index, and "
+            f"compute resources {moved + 1}-{len(items) - 1} move up one, as their workers will look them up",
+        )
+    return order
 
 
 def convert_legacy_group(

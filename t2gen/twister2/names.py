@@ -33,6 +33,7 @@ __all__ = [
     "JOB_MASTER_SUFFIX",
     "JOB_MASTER_TASK",
     "JOB_MASTER_TASK_KEYWORD",
+    "JOB_OBJECT_KEY",
     "JVM_MEMORY_FRACTION",
     "MANAGED_BY_LABEL",
     "MANAGER",
@@ -80,6 +81,9 @@ CLASS_MPI_MASTER = "edu.iu.dsc.tws.rsched.schedulers.k8s.mpi.MPIMasterStarter"
 CLASS_JOB_MASTER = "edu.iu.dsc.tws.rsched.schedulers.k8s.master.JobMasterStarter"
 
 JOB_MASTER_CONTAINER = "twister2-job-master-0"
+JOB_OBJECT_KEY = "TWISTER2_JOB_OBJECT"
+"""ConfigMap key of the base64 job object, which the job master replaces on every scale
+(``KubernetesConstants.JOB_OBJECT_CM_PARAM``, ``KubernetesController.updateConfigMapJobParam``)."""
 JOB_ARCHIVE_DIRECTORY = "twister2-job"
 LOGGER_PROPERTIES_FILE = "common/logger.properties"
 DEFAULT_UPLOADER = "http://twister2-uploader.default.svc.cluster.local"

@@ -38,30 +38,7 @@ class Broken:
 
 # Requirements t2gen breaks today, and where. Each such case is a strict xfail: when
 # a change fixes one, the suite fails until the entry here is narrowed or removed.
-KNOWN_BROKEN: dict[str, Broken] = {
-    "unbound-no-cpu-limit": Broken(
-        "issue 22: unbound workers get limits.cpu == requests.cpu (runtime branch)",
-        all_but=frozenset(),
-    ),
-    "heap-and-memory-volume-fit": Broken(
-        "issue 22: the heap plus the memory volume exceed the -0 container's memory limit (runtime branch)",
-        all_but=frozenset(
-            {"import/import-twister2-conf", "golden/openmpi", "example/openmpi"}
-        ),
-    ),
-    "mpi-master-memory": Broken(
-        "issue 22: no room for the MPI master JVM next to the worker heaps (runtime branch)",
-        only=frozenset({"golden/openmpi", "example/openmpi"}),
-    ),
-    "scalable-job-object": Broken(
-        "issue 22: scalable groups: TWISTER2_JOB_OBJECT key (runtime branch)",
-        only=frozenset({"job/scalable-last"}),
-    ),
-    "scalable-group-last": Broken(
-        "issue 22: scalable group order (runtime branch)",
-        only=frozenset({"job/scalable-first", "job/scalable-last"}),
-    ),
-}
+KNOWN_BROKEN: dict[str, Broken] = {}
 
 
 def cases_for(requirement: str, names: list[str] | None = None) -> list[Any]:

@@ -137,7 +137,8 @@ def same_worker_port(objects: Objects) -> None:
 
 
 def big_heap(objects: Objects) -> None:
-    _set_env(_containers(objects, "wordcount-0")[0], "JVM_MEMORY_MB", "1024")
+    # container 0 holds 1Gi of memory volume besides the worker's 1Gi: a heap of 2Gi cannot fit
+    _set_env(_containers(objects, "wordcount-0")[0], "JVM_MEMORY_MB", "2048")
 
 
 def fractional_bound_cpu(objects: Objects) -> None:
@@ -244,10 +245,9 @@ def no_memory_volume_size(objects: Objects) -> None:
                 volume.get("emptyDir", {}).pop("sizeLimit", None)
 
 
-FIXES: list[tuple[str, Callable[[Objects], None], Callable[[str], None]]] = [
-    ("golden/wordcount", no_cpu_limits, test_resources.test_unbound_workers_have_no_cpu_limit),
-    ("golden/wordcount", no_memory_volume_size, test_resources.test_heap_and_memory_volume_fit),
-]  # fmt: skip
+# Fixed by the runtime branch (issue 22): no CPU limit on unbound workers, and the
+# memory volume counted in the first container; nothing of this kind is broken now.
+FIXES: list[tuple[str, Callable[[Objects], None], Callable[[str], None]]] = []
 
 
 @pytest.mark.parametrize(

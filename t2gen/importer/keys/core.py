@@ -37,8 +37,8 @@ CORE_KEYS: tuple[Key, ...] = (
         Kind.NUMBER,
         0.8,
         Use.FIELD,
-        None,
-        note="t2gen fixes the JVM heap at 80% of a worker's memory; only 0.8 can be imported",
+        "spec.jvmMemoryFraction",
+        note="the workers' heap share; t2gen's job master keeps 80%",
         source=f"{KC}:96-97",
     ),
     Key(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any, TypedDict
 
 from t2gen.jobfile.model.job import Job, JobSpec
@@ -54,7 +55,9 @@ def _scheduling(raw: dict[str, Any]) -> Scheduling:
 
 
 def _limit(raw: Any, request: Quantity) -> Quantity | None:
-    """A ``cpuLimit``/``memoryLimit``: ``request`` is the request, ``none`` is no limit."""
+    """A ``cpuLimit``/``memoryLimit``: ``request`` is the request, ``none`` (or omitted) is no limit."""
+    if raw is None:
+        return None
     if raw == "request":
         return request
     if raw == "none":
@@ -99,28 +102,39 @@ class _Compute(TypedDict):
     memory_limit: Quantity | None
 
 
-def _compute(raw: dict[str, Any]) -> _Compute:
-    """``cpu``, ``memory``, ``volatile_disk`` and the two limits of a worker group or the job master."""
+def _compute(raw: dict[str, Any], *, bound: bool = False) -> _Compute:
+    """``cpu``, ``memory``, ``volatile_disk`` and the two limits of a worker group or the job master.
+
+    An omitted ``cpuLimit`` (worker groups have no schema default) is the
+    request when the workers are ``bound`` to cores, else no limit: the Twister2
+    launcher sets limits only when binding and requests otherwise
+    (``K8S/RequestObjectBuilder.java:319-326``; ``K8S/`` is
+    ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/``
+    of DSC-SPIDAL/twister2), so an unbound worker never owns cores.
+    """
     cpu = parse_quantity(raw["cpu"])
     memory = parse_quantity(raw["memory"])
     return {
         "cpu": cpu,
         "memory": memory,
         "volatile_disk": parse_quantity(raw["volatileDisk"]),
-        "cpu_limit": _limit(raw["cpuLimit"], cpu),
+        "cpu_limit": _limit(raw.get("cpuLimit", "request" if bound else None), cpu),
         "memory_limit": _limit(raw["memoryLimit"], memory),
     }
 
 
-def _group(index: int, group: dict[str, Any], job_wide: Placement) -> WorkerGroup:
+def _group(
+    index: int, group: dict[str, Any], job_wide: Placement, *, bound: bool
+) -> WorkerGroup:
     return WorkerGroup(
         index=index,
         name=group.get("name", str(index)),
         count=group["count"],
         per_pod=group["perPod"],
-        **_compute(group),
+        **_compute(group, bound=bound),
         extended_resources=tuple(sorted(group["extendedResources"].items())),
         placement=job_wide.merged(_placement(group, "none"), group.get("uniform")),
+        scalable=group.get("scalable", False),
     )
 
 
@@ -157,6 +171,9 @@ def build_job(
     persistent = spec["storage"]["persistent"]
     package = spec["jobPackage"]
     placement = _placement(spec["placement"], spec["placement"]["uniform"])
+    bound = spec["bindWorkersToCpu"]
+    max_size = parse_quantity(package["maxSize"])
+    volume = spec["storage"].get("memoryVolumeSize")
     return Job(
         name=meta["name"],
         namespace=namespace or meta.get("namespace"),
@@ -168,10 +185,10 @@ def build_job(
             image_pull_policy=spec["imagePullPolicy"],
             image_pull_secrets=tuple(spec["imagePullSecrets"]),
             workers=tuple(
-                _group(index, group, placement)
+                _group(index, group, placement, bound=bound)
                 for index, group in enumerate(spec["workers"])
             ),
-            bind_workers_to_cpu=spec["bindWorkersToCpu"],
+            bind_workers_to_cpu=bound,
             placement=placement,
             network=Network(
                 base_port=network["basePort"],
@@ -185,7 +202,9 @@ def build_job(
                 per_worker=parse_quantity(persistent["perWorker"]),
                 storage_class_name=persistent.get("storageClassName"),
                 access_mode=persistent["accessMode"],
-                memory_volume_size=parse_quantity(spec["storage"]["memoryVolumeSize"]),
+                memory_volume_size=(
+                    max_size * 2 if volume is None else parse_quantity(volume)
+                ),
             ),
             mpi=Mpi(
                 enabled=spec["mpi"]["enabled"],
@@ -197,6 +216,7 @@ def build_job(
                 uri=package.get("uri"),
                 file_size=package.get("fileSize"),
                 jar_file=package.get("jarFile"),
+                max_size=max_size,
             ),
             env=tuple(
                 EnvVar(name=raw["name"], value=raw["value"]) for raw in spec["env"]
@@ -212,5 +232,6 @@ def build_job(
                 run_as_group=spec["security"]["runAsGroup"],
             ),
             termination_grace_period_seconds=spec["terminationGracePeriodSeconds"],
+            jvm_memory_fraction=Decimal(str(spec["jvmMemoryFraction"])),
         ),
     )

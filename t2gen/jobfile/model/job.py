@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from t2gen.jobfile.model.placement import Placement
 from t2gen.jobfile.model.pods import JobMaster, WorkerGroup
 from t2gen.jobfile.model.runtime import (
@@ -37,6 +39,8 @@ class JobSpec(Record):
     scheduling: Scheduling
     security: Security
     termination_grace_period_seconds: int
+    jvm_memory_fraction: Decimal = Decimal("0.8")
+    """Share of a worker's memory given to its JVM heap (``spec.jvmMemoryFraction``)."""
 
     @property
     def total_workers(self) -> int:

@@ -30,6 +30,8 @@ class WorkerGroup(Record):
         placement: where the group's pods run: ``spec.placement`` with the
             group's own node selector, node affinity, tolerations and uniform
             mapping merged over it (:meth:`Placement.merged`).
+        scalable: the job master may scale the group (Twister2 ``ComputeResource.scalable``);
+            only the last group can be (``Twister2Job.java:137-168``).
     """
 
     index: int
@@ -43,6 +45,7 @@ class WorkerGroup(Record):
     memory_limit: Quantity | None
     extended_resources: tuple[tuple[str, int], ...]
     placement: Placement
+    scalable: bool = False
 
     @property
     def replicas(self) -> int:

@@ -28,7 +28,8 @@ class PersistentStorage(Record):
     """The job's shared PersistentVolumeClaim; ``per_worker`` zero means none.
 
     ``memory_volume_size`` is the ``sizeLimit`` of every pod's memory-backed
-    emptyDir (``spec.storage.memoryVolumeSize``).
+    emptyDir (``spec.storage.memoryVolumeSize``, default twice
+    ``jobPackage.maxSize``), in bytes; the pod's first container requests it too.
     """
 
     per_worker: Quantity
@@ -45,12 +46,17 @@ class Mpi(Record):
 
 
 class JobPackage(Record):
-    """How pods fetch the job package: ``webserver`` or ``client-to-pods``."""
+    """How pods fetch the job package: ``webserver`` or ``client-to-pods``.
+
+    ``max_size`` bounds the package, packed and unpacked, in bytes
+    (``jobPackage.maxSize``).
+    """
 
     upload_method: str
     uri: str | None
     file_size: int | None
     jar_file: str | None
+    max_size: Quantity | None = None
 
 
 class EnvVar(Record):

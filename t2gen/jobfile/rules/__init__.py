@@ -43,6 +43,7 @@ from t2gen.jobfile.rules import (  # noqa: F401
     quantities,
     rbac,
     resources,
+    scaling,
     scheduling,
     separate_nodes,
     size,

@@ -6,7 +6,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
-from t2gen.jobfile.rules._base import as_dict, problem, rule
+from t2gen.jobfile.rules._base import (
+    as_dict,
+    as_int,
+    as_quantity,
+    problem,
+    rule,
+    warning,
+)
 from t2gen.jobfile.yaml import SourceDoc
 
 
@@ -55,4 +62,73 @@ def check_uri_unused(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
             ("spec", "jobPackage", "uri"),
             "uri is only used with uploadMethod: webserver; remove it",
             key=True,
+        )
+
+
+@rule(
+    "memory-volume-holds-package",
+    fields=(
+        "spec.jobPackage.maxSize",
+        "spec.jobPackage.fileSize",
+        "spec.storage.memoryVolumeSize",
+    ),
+)
+def check_memory_volume(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """The memory volume holds the job package twice, packed and unpacked.
+
+    The pod's first container downloads (or receives) ``<job>.tar.gz`` into the
+    memory-backed volume and unpacks it there, keeping the archive
+    (DSC-SPIDAL/twister2 ``docker/kubernetes/image/rootfs/twister2/get_job_package.sh:26,49,80,89``).
+    A volume over its ``sizeLimit`` gets the pod evicted, or the write fails, so:
+
+    * ``fileSize`` (the archive's exact size) is at most ``jobPackage.maxSize``,
+      from which the volume is sized (an error: raise ``maxSize``);
+    * an explicit ``storage.memoryVolumeSize`` holds at least twice
+      ``fileSize`` (an error) and is greater than 0;
+    * an explicit ``storage.memoryVolumeSize`` below twice ``jobPackage.maxSize``
+      is a warning: a package as large as ``maxSize`` would not fit.
+
+    Source: Kubernetes, "emptyDir" (https://kubernetes.io/docs/concepts/storage/volumes/#emptydir):
+    a memory-backed emptyDir's files count against the container's memory
+    limit, and its ``sizeLimit`` bounds it.
+    """
+    spec = as_dict(data.get("spec"))
+    package = as_dict(spec.get("jobPackage"))
+    max_size = as_quantity(package.get("maxSize"))
+    file_size = as_int(package.get("fileSize"))
+    raw_volume = as_dict(spec.get("storage")).get("memoryVolumeSize")
+    volume = as_quantity(raw_volume)
+    if max_size is not None and file_size is not None and file_size > max_size.value:
+        yield problem(
+            doc,
+            ("spec", "jobPackage", "fileSize"),
+            f"fileSize {file_size} bytes is larger than jobPackage.maxSize {package.get('maxSize')}, "
+            "from which the memory volume is sized (twice it: the package packed and unpacked); "
+            f"set jobPackage.maxSize to at least {file_size}",
+        )
+    if volume is None:
+        return
+    where = ("spec", "storage", "memoryVolumeSize")
+    if volume.is_zero():
+        yield problem(
+            doc,
+            where,
+            "memoryVolumeSize 0 leaves no room for the job package, which every pod unpacks there; "
+            "omit it (twice jobPackage.maxSize) or give at least twice the package's size",
+        )
+    elif file_size is not None and volume.value < 2 * file_size:
+        yield problem(
+            doc,
+            where,
+            f"memoryVolumeSize {raw_volume} cannot hold the job package twice (archive and unpacked files, "
+            f"2 x fileSize = {2 * file_size} bytes): the pod would be evicted; give at least {2 * file_size}, "
+            "or omit it",
+        )
+    elif max_size is not None and volume.value < 2 * max_size.value:
+        yield warning(
+            doc,
+            where,
+            f"memoryVolumeSize {raw_volume} holds a job package of at most half that size (archive and unpacked "
+            f"files), less than jobPackage.maxSize {package.get('maxSize')}; a larger package gets the pod "
+            "evicted: set jobPackage.maxSize to the package's size and omit memoryVolumeSize (twice maxSize)",
         )

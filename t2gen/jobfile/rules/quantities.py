@@ -27,9 +27,7 @@ _SHOWN_MAX = 60
 """The most characters of a value a message echoes (a longer one is cut, as the schema's messages cut it)."""
 
 _HEAP_FRACTION = Decimal(JVM_MEMORY_FRACTION)
-_HEAP_PERCENT = format((_HEAP_FRACTION * 100).normalize(), "f")
-_SMALLEST_MEMORY_MI = math.ceil(1 / _HEAP_FRACTION)
-"""The smallest whole MiB whose heap share is at least 1 MiB (2Mi for a fraction of 0.8)."""
+"""The job master's heap share, and the workers' unless ``spec.jvmMemoryFraction`` says otherwise."""
 
 _QUANTITY_FIELDS: tuple[tuple[str, ...], ...] = (
     ("jobMaster", "cpu"),
@@ -40,9 +38,23 @@ _QUANTITY_FIELDS: tuple[tuple[str, ...], ...] = (
     ("jobMaster", "persistentDisk"),
     ("storage", "persistent", "perWorker"),
     ("storage", "memoryVolumeSize"),
+    ("jobPackage", "maxSize"),
 )
 _LIMIT_WORDS = frozenset({"request", "none"})
 """What ``cpuLimit`` and ``memoryLimit`` may say instead of a quantity."""
+
+
+def _heap_fraction(data: dict[str, Any], path: JsonPath) -> Decimal:
+    """The heap share of the memory at ``path``: ``spec.jvmMemoryFraction`` for workers (if valid), else 0.8."""
+    raw = as_dict(data.get("spec")).get("jvmMemoryFraction")
+    if (
+        path[1] == "workers"
+        and isinstance(raw, (int, float))
+        and not isinstance(raw, bool)
+        and 0 < raw <= 1
+    ):
+        return Decimal(str(raw))
+    return _HEAP_FRACTION
 
 
 def _quantity_fields(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str, Any]]:
@@ -76,6 +88,8 @@ def _quantity_fields(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str, Any]
         "spec.jobMaster.persistentDisk",
         "spec.storage.persistent.perWorker",
         "spec.storage.memoryVolumeSize",
+        "spec.jobPackage.maxSize",
+        "spec.jvmMemoryFraction",
     ),
 )
 def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
@@ -89,9 +103,10 @@ def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     * below ``8Ei`` (2^63): Kubernetes keeps quantities as 64-bit integers;
     * ``cpu`` and ``memory`` greater than 0 (a ``cpu`` of 0 written as a number
       is the schema's ``exclusiveMinimum`` to report);
-    * ``memory`` large enough that the JVM heap, 80% of it
-      (``JVM_MEMORY_FRACTION``, Twister2's default heap share), is at least
-      1 MiB: the runtime passes the heap in whole MiB (``JVM_MEMORY_MB``).
+    * ``memory`` large enough that the JVM heap, ``spec.jvmMemoryFraction`` of
+      a worker's (default 0.8, Twister2's default heap share) and 80% of the
+      job master's, is at least 1 MiB: the runtime passes the heap in whole MiB
+      (``JVM_MEMORY_MB``).
 
     Sources: Kubernetes, "Resource Management for Pods and Containers"
     (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/)
@@ -138,7 +153,9 @@ def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
             and (name == "memory" or (name == "cpu" and isinstance(raw, str)))
         ):
             yield problem(doc, path, f"{name} must be greater than 0")
-        elif name == "memory" and int(quantity.mebibytes() * _HEAP_FRACTION) < 1:
+        elif name == "memory" and (
+            int(quantity.mebibytes() * (fraction := _heap_fraction(data, path))) < 1
+        ):
             if isinstance(raw, (int, float)) and not isinstance(raw, bool):
                 # Twister2's ram is megabytes (twister2.worker.ram); Kubernetes reads a
                 # bare number as bytes.
@@ -149,9 +166,10 @@ def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
                     f"ram is MB); write {shown}Mi for {shown} MiB",
                 )
             else:
+                percent = format((fraction * 100).normalize(), "f")
                 yield problem(
                     doc,
                     path,
-                    f"{shown} leaves a JVM heap of 0 MiB (the heap is {_HEAP_PERCENT}% of the "
-                    f"memory); use at least {_SMALLEST_MEMORY_MI}Mi",
+                    f"{shown} leaves a JVM heap of 0 MiB (the heap is {percent}% of the memory); "
+                    f"use at least {math.ceil(1 / fraction)}Mi",
                 )

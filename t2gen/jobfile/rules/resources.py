@@ -13,6 +13,7 @@ from t2gen.jobfile.rules._base import (
     groups,
     problem,
     rule,
+    warning,
 )
 from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.kube.validators import is_qualified_name
@@ -208,3 +209,84 @@ def check_extended_count(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
                 f"{name} count {count!r} is not a whole number of at least 1; extended resources are "
                 f"allocated whole, per worker: {hint}",
             )
+
+
+def _equal_limit(raw: Any, request: Any) -> bool:
+    """Whether a limit as written (``request`` or a quantity) equals the request as written."""
+    if raw == "request":
+        return True
+    limit, amount = as_quantity(raw), as_quantity(request)
+    return limit is not None and amount is not None and limit.value == amount.value
+
+
+@rule(
+    "cpu-limit-pins-unbound",
+    fields=(
+        "spec.bindWorkersToCpu",
+        "spec.mpi.enabled",
+        "spec.workers[].cpu",
+        "spec.workers[].perPod",
+        "spec.workers[].cpuLimit",
+        "spec.workers[].memoryLimit",
+        "spec.jobMaster.cpu",
+        "spec.jobMaster.cpuLimit",
+        "spec.jobMaster.memoryLimit",
+    ),
+)
+def check_limit_pins(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """Without ``bindWorkersToCpu``, a CPU limit that pins containers to whole cores is a warning.
+
+    Binding means pinning, and only binding: the Twister2 launcher sets limits
+    only when ``kubernetes.bind.worker.to.cpu`` is true and requests otherwise
+    (DSC-SPIDAL/twister2 ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/RequestObjectBuilder.java:319-326``;
+    the job master gets requests only, ``master/JobMasterRequestObject.java:171-174``),
+    so t2gen sets no CPU limit on unbound workers (nor on the job master)
+    unless the job file asks. A ``cpuLimit`` equal to a whole-number CPU
+    request, with the memory limit equal to its request too, makes the pod
+    Guaranteed, and a kubelet running the static CPU manager policy then gives
+    each such container exclusive cores: the workers are pinned although
+    ``bindWorkersToCpu`` is false. The job is rendered as asked, with this
+    warning. With OpenMPI the container's CPU is perPod x ``cpu``.
+
+    Sources: Kubernetes, "Control CPU Management Policies on the Node"
+    (https://kubernetes.io/docs/tasks/administer-cluster/cpu-management-policies/#static-policy);
+    kubernetes/kubernetes ``pkg/kubelet/cm/cpumanager/policy_static.go``
+    (``guaranteedCPUs``) and ``pkg/apis/core/helper/qos/qos.go``.
+    """
+    spec = as_dict(data.get("spec"))
+    if spec.get("bindWorkersToCpu") is True:
+        return
+    mpi = as_dict(spec.get("mpi")).get("enabled") is True
+    holders: list[tuple[JsonPath, dict[str, Any], int]] = [
+        (
+            ("spec", "workers", index),
+            group,
+            per_pod if mpi and isinstance(per_pod := group.get("perPod"), int) else 1,
+        )
+        for index, group in groups(data)
+    ]
+    holders.append((("spec", "jobMaster"), as_dict(spec.get("jobMaster")), 1))
+    for path, holder, share in holders:
+        raw = holder.get("cpuLimit")
+        cpu = as_quantity(holder.get("cpu"))
+        if (
+            raw in (None, "none")
+            or cpu is None
+            or not _equal_limit(raw, holder.get("cpu"))
+        ):
+            continue
+        cores = cpu.value * share
+        if cores != cores.to_integral_value() or cores < 1:
+            continue
+        if not _equal_limit(holder.get("memoryLimit", "request"), holder.get("memory")):
+            continue
+        what = "job master" if path[-1] == "jobMaster" else "worker"
+        yield warning(
+            doc,
+            (*path, "cpuLimit"),
+            f"cpuLimit {raw} equals the whole-number cpu request and the memory limit equals its request, "
+            f"so the {what} pod is Guaranteed and the kubelet's static CPU manager pins each container to "
+            f"{fmt_decimal(cores)} exclusive core{'' if cores == 1 else 's'} although bindWorkersToCpu is false; "
+            "set bindWorkersToCpu: true if that is meant, else remove cpuLimit (no CPU limit, as the "
+            "Twister2 launcher) or set it above the request",
+        )

@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from t2gen.jobfile.model import Job
-from t2gen.plan.podspec import pod_requests
+from t2gen.plan.podspec import pod_requests, pod_resources
 from t2gen.plan.quantities import Resources, add_requests
 from t2gen.record import Record
 from t2gen.twister2 import names
@@ -103,6 +103,10 @@ class WorkerMap(Record):
         pods: pods the job runs (worker pods and the job master's).
         requests: the rendered pods' requests summed over every StatefulSet
             (cpu in millicores, memory in bytes, other resources in their units).
+        pinning: per worker group, in order, ``(cores, reason)``: the whole
+            cores the static CPU manager pins for each of its pods (0: the pod
+            runs in the shared pool) and why (``bindWorkersToCpu`` or ``cpuLimit``).
+        scalable: the index of the group the job master may scale, or None.
         headless: the workers' Service is headless, so pods have DNS names
             (False with ``network.service.type: NodePort``).
     """
@@ -114,6 +118,8 @@ class WorkerMap(Record):
     job_master: JobMasterAddress
     pods: int
     requests: Resources
+    pinning: tuple[tuple[int, str], ...] = ()
+    scalable: int | None = None
     headless: bool = True
 
     def dns_name(self, pod: str) -> str | None:
@@ -121,6 +127,34 @@ class WorkerMap(Record):
         if not self.headless:
             return None
         return pod_dns_name(pod, self.service, self.namespace)
+
+
+def _pinning(
+    job: Job, objects: Sequence[Mapping[str, Any]]
+) -> tuple[tuple[int, str], ...]:
+    """Per worker group, the cores its rendered pod template gets pinned and why.
+
+    Read from the rendered StatefulSets (:func:`t2gen.plan.podspec.pod_resources`:
+    only Guaranteed pods' whole-cpu containers are pinned), so it says what the
+    kubelet will do with the manifests, user templates included.
+    """
+    by_name = {
+        (obj.get("metadata") or {}).get("name"): obj
+        for obj in objects
+        if obj.get("kind") == "StatefulSet"
+    }
+    reason = (
+        "bindWorkersToCpu"
+        if job.spec.bind_workers_to_cpu
+        else "cpuLimit = cpu, not bound"
+    )
+    result = []
+    for group in job.spec.workers:
+        obj = by_name.get(names.worker_statefulset_name(job.name, group.index)) or {}
+        spec = ((obj.get("spec") or {}).get("template") or {}).get("spec") or {}
+        cores = pod_resources(spec)[1]
+        result.append((cores, reason if cores else ""))
+    return tuple(result)
 
 
 def _sum_requests(objects: Sequence[Mapping[str, Any]]) -> tuple[int, Resources]:
@@ -181,6 +215,8 @@ def build_worker_map(job: Job, objects: Sequence[Mapping[str, Any]]) -> WorkerMa
         job_master=address,
         pods=pods,
         requests=requests,
+        pinning=_pinning(job, objects),
+        scalable=next((g.index for g in job.spec.workers if g.scalable), None),
         headless=job.spec.network.service_type != "NodePort",
     )
 

@@ -113,7 +113,22 @@ def _header_lines(wmap: WorkerMap) -> list[str]:
         )
         + f"; requests {_requests_text(wmap.requests)}"
     )
+    if wmap.scalable is not None:
+        group = topology.groups[wmap.scalable]
+        lines.append(
+            f"scalable: group {group.index} ({group.statefulset}), the last, as Twister2 orders them; "
+            f"the job master adds workers after ID {topology.total_workers - 1} and removes the "
+            "highest IDs first"
+        )
     return lines
+
+
+def _cpu_text(wmap: WorkerMap, index: int) -> str:
+    """A group's CPU cell: ``pinned: N cores/pod (why)`` or ``shared``."""
+    if index >= len(wmap.pinning) or not wmap.pinning[index][0]:
+        return "shared"
+    cores, reason = wmap.pinning[index]
+    return f"pinned: {cores} core{'' if cores == 1 else 's'}/pod ({reason})"
 
 
 def _group_rows(wmap: WorkerMap) -> list[tuple[str, ...]]:
@@ -129,6 +144,7 @@ def _group_rows(wmap: WorkerMap) -> list[tuple[str, ...]]:
                 str(group.pods),
                 str(group.workers_per_pod),
                 str(len(containers)),
+                _cpu_text(wmap, group.index),
                 "; ".join(f"{c.name}: {ports_text(c.ports)}" for c in containers[:4])
                 + ("; ..." if len(containers) > 4 else ""),
             )
@@ -153,6 +169,7 @@ def write_table(wmap: WorkerMap, out: IO[str], *, summary: bool = False) -> None
         "PODS",
         "WORKERS/POD",
         "CONTAINERS/POD",
+        "CPU",
         "CONTAINER PORTS",
     )
     lines += aligned([group_header, *_group_rows(wmap)])
@@ -253,7 +270,9 @@ def worker_map_to_dict(wmap: WorkerMap, *, summary: bool = False) -> dict[str, A
         summary: leave out ``workers`` (the groups describe them).
 
     Returns:
-        ``{job, namespace, service, mpi, jobMaster, groups, workers, totals}``.
+        ``{job, namespace, service, mpi, jobMaster, groups, workers, totals}``;
+        each group has ``pinnedCoresPerPod`` (the static CPU manager's exclusive
+        cores per pod, 0 in the shared pool) and ``scalable``.
         Ports are ``{name: number}``; ``dnsName`` follows :func:`pod_dns_name`
         (null when the workers' Service is a NodePort Service); with OpenMPI each
         worker's ``mpiRank`` is null and ``mpiRanks`` says why (ranks are
@@ -283,6 +302,10 @@ def worker_map_to_dict(wmap: WorkerMap, *, summary: bool = False) -> dict[str, A
                 "workers": group.workers,
                 "workersPerPod": group.workers_per_pod,
                 "pods": group.pods,
+                "pinnedCoresPerPod": wmap.pinning[group.index][0]
+                if group.index < len(wmap.pinning)
+                else 0,
+                "scalable": group.index == wmap.scalable,
                 "containers": [
                     {"name": c.name, "ports": dict(c.ports)} for c in group.containers
                 ],

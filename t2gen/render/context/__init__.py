@@ -45,7 +45,7 @@ CONTEXT_DOC: dict[str, str] = {
     "rbac": "`{create, roles}`: whether to render ServiceAccounts, Roles and RoleBindings, and one entry per "
     "role (the workers', then the job master's): `{role, serviceAccountName, rules, metadata: {serviceAccount, "
     "role, roleBinding}}`.",
-    "configMap": "`{data}`: the ConfigMap's data (`JOB_ID`, and `TWISTER2_JOB_OBJECT` with `--job-object`).",
+    "configMap": "`{data}`: the ConfigMap's data (`JOB_ID`, and `TWISTER2_JOB_OBJECT` with `--job-object` or a scalable worker group).",
     "persistentVolumeClaim": "null, or `{storageClassName, accessModes, storage}` of the job's claim.",
     "workerService": "`{selector}`: the headless Service governing every worker StatefulSet.",
     "nodePortService": "null, or `{selector, ports}` when the workers' Service `<job>` is a NodePort Service "

@@ -6,6 +6,7 @@ from typing import Any
 
 from t2gen.jobfile.model import Job
 from t2gen.render.context import pod
+from t2gen.render.context.memory import job_master_memory
 from t2gen.render.context.meta import object_metadata
 from t2gen.render.context.placement import node_affinity, tolerations
 from t2gen.render.context.resources import resources
@@ -23,7 +24,9 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
 
     The pod is built like a worker's (:mod:`t2gen.render.context.pod`): its own
     volatile disk, the job's claim when it has a ``persistentDisk``, never
-    bound to cores, its own placement (``jobMaster.placement``: node affinity,
+    bound to cores, its memory plus the memory volume, which its container
+    fills with the job package (:func:`t2gen.render.context.memory.job_master_memory`),
+    its own placement (``jobMaster.placement``: node affinity,
     node selector, tolerations; the workers' does not apply), limits (Twister2
     ``master/JobMasterRequestObject.java``), the task topology's inter-pod
     affinity, and the scheduling fields of ``spec.scheduling`` for
@@ -44,6 +47,7 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
         ssh_key=False,
     )
     pod_context, container_context = security_contexts(job, sshd=False)
+    memory = job_master_memory(job, names.JVM_MEMORY_FRACTION)
     container = pod.container(
         job,
         name=names.JOB_MASTER_CONTAINER,
@@ -59,13 +63,13 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
             job,
             container_name=names.JOB_MASTER_CONTAINER,
             class_to_run=names.CLASS_JOB_MASTER,
-            memory=master.memory,
+            heap_mib=memory.heap_mib,
         ),
         resources=resources(
             master.cpu,
-            master.memory,
+            memory.request,
             cpu_limit=master.cpu_limit,
-            memory_limit=master.memory_limit,
+            memory_limit=memory.limit,
             ephemeral_storage=master.volatile_disk,
         ),
         volume_mounts=mounts,

@@ -36,7 +36,6 @@ __all__ = [
     "affinity",
     "container",
     "container_env",
-    "jvm_memory_mb",
     "node_affinity",
     "pod_annotations",
     "pod_settings",
@@ -65,15 +64,6 @@ def pod_settings(job: Job) -> dict[str, Any]:
         },
         "imagePullSecrets": [{"name": s} for s in job.spec.image_pull_secrets],
     }
-
-
-def jvm_memory_mb(memory: Quantity) -> int:
-    """JVM heap in MiB (``JVM_MEMORY_MB``): ``memory`` x :data:`names.JVM_MEMORY_FRACTION`, rounded down.
-
-    Twister2 ``RequestObjectBuilder.constructContainer`` computes it from one
-    worker's memory (``ComputeResource.getRamMegaBytes``), also with OpenMPI.
-    """
-    return int(memory.mebibytes() * names.JVM_MEMORY_FRACTION)
 
 
 def _env(name: str, value: str | int) -> dict[str, str]:
@@ -131,7 +121,7 @@ def container_env(
     *,
     container_name: str,
     class_to_run: str,
-    memory: Quantity,
+    heap_mib: int,
     worker_port: int | None = None,
     job_master_ip: str | None = None,
 ) -> list[dict[str, Any]]:
@@ -141,7 +131,7 @@ def container_env(
         job: the job.
         container_name: ``CONTAINER_NAME``.
         class_to_run: ``CLASS_TO_RUN`` (one of the ``names.CLASS_*``).
-        memory: the memory the JVM heap is a share of (:func:`jvm_memory_mb`).
+        heap_mib: ``JVM_MEMORY_MB``, the JVM heap in MiB (:mod:`t2gen.render.context.memory`).
         worker_port: ``WORKER_PORT``; None for the job master.
         job_master_ip: ``JOB_MASTER_IP`` when the job master runs outside the cluster.
 
@@ -154,7 +144,7 @@ def container_env(
     env.append(_env("CLASS_TO_RUN", class_to_run))
     if worker_port is not None:
         env.append(_env("WORKER_PORT", worker_port))
-    env.append(_env("JVM_MEMORY_MB", jvm_memory_mb(memory)))
+    env.append(_env("JVM_MEMORY_MB", heap_mib))
     return env + _user_env(job.spec)
 
 
@@ -230,8 +220,8 @@ def pod_volumes(
 
     Returns:
         ``(volumes, volumeMounts)``: always the memory volume (its ``sizeLimit``
-        is ``spec.storage.memoryVolumeSize``: tmpfs pages count against the
-        pod's memory), then the others
+        is ``spec.storage.memoryVolumeSize``, which the pod's first container
+        also requests: :mod:`t2gen.render.context.memory`), then the others
         asked for, with the names and paths of ``KubernetesConstants``.
     """
     volumes: list[dict[str, Any]] = [

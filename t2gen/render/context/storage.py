@@ -6,6 +6,7 @@ import base64
 from typing import Any
 
 from t2gen.jobfile.model import Job, JobSpec
+from t2gen.twister2.names import JOB_OBJECT_KEY
 
 __all__ = ["config_map_data", "has_claim", "persistent_volume_claim"]
 
@@ -42,15 +43,29 @@ def persistent_volume_claim(job: Job) -> dict[str, Any] | None:
 def config_map_data(job: Job, job_object: bytes | None) -> dict[str, str]:
     """The ConfigMap's data: never empty, since the runtime JSON-patches keys into it.
 
+    ``TWISTER2_JOB_OBJECT`` holds the base64 of the ``--job-object`` file, as
+    the launcher writes it (``K8S/RequestObjectBuilder.java:717-735``; ``K8S/``
+    is ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/``
+    of DSC-SPIDAL/twister2). Without the file, a job with a ``scalable`` group
+    still gets the key, empty: on every scale the job master replaces it with
+    a JSON patch ``replace`` (``K8S/driver/K8sScaler.java:141-148``,
+    ``K8S/KubernetesController.java:1004-1037``), and ``replace`` fails when the
+    key does not exist (RFC 6902, section 4.3), which ends the scale with
+    "Can not update job object at ConfigMap". Nothing reads the key back (the
+    job master and the workers read the job object from the job package:
+    ``K8S/master/JobMasterStarter.java:78``, ``K8S/worker/K8sWorkerStarter.java:93``),
+    so an empty value is never taken for a job.
+
     Args:
         job: the job.
         job_object: the serialised Twister2 ``JobAPI.Job``, or None.
 
     Returns:
-        ``{"JOB_ID": <job>}``, plus ``TWISTER2_JOB_OBJECT`` (base64) when given
-        (Twister2 ``RequestObjectBuilder.createConfigMap``).
+        ``{"JOB_ID": <job>}``, plus ``TWISTER2_JOB_OBJECT``.
     """
     data = {"JOB_ID": job.name}
     if job_object is not None:
-        data["TWISTER2_JOB_OBJECT"] = base64.b64encode(job_object).decode("ascii")
+        data[JOB_OBJECT_KEY] = base64.b64encode(job_object).decode("ascii")
+    elif any(group.scalable for group in job.spec.workers):
+        data[JOB_OBJECT_KEY] = ""
     return data

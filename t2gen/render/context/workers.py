@@ -6,6 +6,7 @@ from typing import Any
 
 from t2gen.jobfile.model import Job, WorkerGroup
 from t2gen.render.context import pod
+from t2gen.render.context.memory import worker_container_memory
 from t2gen.render.context.meta import object_metadata
 from t2gen.render.context.placement import affinity as placement_affinity
 from t2gen.render.context.placement import tolerations
@@ -31,16 +32,18 @@ def _containers(
     the pod's cpu, memory, limits, extended resources and scratch space (perPod
     x a worker's) and runs ``init_openmpi.sh``,
     whose ``mpirun`` starts the workers (Twister2 ``RequestObjectBuilder.constructContainer``).
+    Memory and heap follow :func:`t2gen.render.context.memory.worker_container_memory`
+    (the first container also holds the memory volume).
     """
     spec = job.spec
     mpi = spec.mpi.enabled
     share = group.per_pod if mpi else 1
     cpu = group.cpu * share
-    memory = group.memory * share
     cpu_limit = group.cpu_limit * share if group.cpu_limit is not None else None
-    memory_limit = (
-        group.memory_limit * share if group.memory_limit is not None else None
-    )
+    memories = [
+        worker_container_memory(job, group, index)
+        for index in range(len(layout.containers))
+    ]
     extended = tuple((name, count * share) for name, count in group.extended_resources)
     job_master_ip = None if spec.job_master.enabled else spec.job_master.address
     return [
@@ -60,22 +63,22 @@ def _containers(
                 job,
                 container_name=slot.name,
                 class_to_run=names.CLASS_MPI_MASTER if mpi else names.CLASS_WORKER,
-                memory=group.memory,
+                heap_mib=memory.heap_mib,
                 worker_port=slot.worker_port,
                 job_master_ip=job_master_ip,
             ),
             resources=resources(
                 cpu,
-                memory,
+                memory.request,
                 cpu_limit=cpu_limit,
-                memory_limit=memory_limit,
+                memory_limit=memory.limit,
                 extended=extended,
                 ephemeral_storage=group.volatile_disk * share,
             ),
             volume_mounts=mounts,
             security_context=security_context,
         )
-        for slot in layout.containers
+        for slot, memory in zip(layout.containers, memories, strict=True)
     ]
 
 
