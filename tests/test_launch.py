@@ -201,6 +201,10 @@ def test_ctrl_c_exits_130_without_a_traceback_on_both_paths(args: list[str]) -> 
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # A job started in the background by a non-interactive shell inherits
+        # SIGINT ignored, and Python then installs no KeyboardInterrupt handler:
+        # give the child the default disposition a terminal would.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     time.sleep(1.5)  # past the imports
     process.send_signal(signal.SIGINT)

@@ -281,3 +281,17 @@ def test_the_switch_sends_every_list_to_the_plain_reader(
     monkeypatch.setenv("T2GEN_NO_TYPED_READER", "1")
     assert read_nodes(str(path)) == parse_nodes(NODES, str(path))
     assert len(calls) == 1
+
+
+@pytest.mark.parametrize("reader", [typedread.read_nodes, typedread.read_pods])
+def test_a_list_over_the_size_limit_is_refused_before_it_is_read(
+    reader: Callable[[str], object], tmp_path: Path
+) -> None:
+    """A sparse file one byte over MAX_LIST_BYTES: refused from its size, in no time or memory."""
+    path = tmp_path / "huge.json"
+    with path.open("wb") as handle:
+        handle.truncate(typedread.MAX_LIST_BYTES + 1)
+    with pytest.raises(T2genError) as raised:
+        reader(str(path))
+    assert "larger than 524288 KiB" in str(raised.value)
+    assert str(path) in str(raised.value)

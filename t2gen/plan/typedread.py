@@ -52,6 +52,22 @@ __all__ = ["node_label_keys", "plain_document", "read_nodes", "read_pods"]
 _BOM = b"\xef\xbb\xbf"
 _CHUNK = 1 << 20
 
+#: The largest node or pod list read, in bytes (512 MiB). ``kubectl get nodes -o
+#: json`` is about 10 KiB a node, so this is about 50,000 nodes: ten times the
+#: 5,000 nodes Kubernetes supports per cluster
+#: (https://kubernetes.io/docs/setup/best-practices/cluster-large/). A larger file
+#: is refused before it is read, so no list costs unbounded memory or time.
+MAX_LIST_BYTES = 512 * 1024 * 1024
+_LIST_ADVICE = (
+    "a node or pod list of a cluster Kubernetes supports (5,000 nodes) is well "
+    "under that; pass the output of `kubectl get nodes -o json` (or pods)"
+)
+
+
+def _read_list(path: str) -> bytes:
+    """The bytes of a list that cannot be mapped (stdin, a FIFO, an oversized file)."""
+    return read_source(path, limit=MAX_LIST_BYTES, what="file", advice=_LIST_ADVICE)
+
 
 def node_label_keys(templates: Sequence[WorkloadTemplate]) -> tuple[str, ...]:
     """The node labels the job's pods select on: ``nodeSelector`` and node affinity.
@@ -125,15 +141,20 @@ def _contents(path: str) -> Iterator[memoryview]:
     except OSError:
         descriptor = -1
     if descriptor < 0:
-        with memoryview(read_source(path, limit=None, what="file")) as view:
+        with memoryview(_read_list(path)) as view:
             yield view
         return
     try:
         info = os.fstat(descriptor)
+        if stat.S_ISREG(info.st_mode) and info.st_size > MAX_LIST_BYTES:
+            raise ConfigError(  # before reading a byte of it
+                path=path,
+                message=f"larger than {MAX_LIST_BYTES // 1024} KiB; {_LIST_ADVICE}",
+            )
         if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
             os.close(descriptor)
             descriptor = -1
-            with memoryview(read_source(path, limit=None, what="file")) as view:
+            with memoryview(_read_list(path)) as view:
                 yield view
             return
         flags = mmap.MAP_PRIVATE | getattr(mmap, "MAP_POPULATE", 0)
