@@ -60,6 +60,7 @@ def test_every_console_command_of_the_readme_runs(tmp_path: Path) -> None:
                 ["make", "-n", "-C", str(ROOT), target],
                 capture_output=True,
                 text=True,
+                encoding="utf-8",
                 check=False,
             )
             assert result.returncode == 0, (command, result.stderr)
