@@ -223,7 +223,7 @@ def test_helm_format_leaves_the_namespace_to_helm(tmp_path: Path) -> None:
     binding = next(obj for obj in objects if obj["kind"] == "RoleBinding")
     assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "job-jm"}]
     assert result.stderr == (
-        "warning: --format helm leaves out metadata.namespace 'batch': "
+        "warning: -o helm leaves out metadata.namespace 'batch': "
         "`helm install --namespace` places the objects\n"
     )
 
@@ -256,7 +256,7 @@ def test_make_demo_prints_only_yaml() -> None:
 def test_output_directory(tmp_path: Path) -> None:
     out = tmp_path / "manifests"
     result = runner.invoke(
-        app, ["render", str(ROOT / "examples/wordcount.yaml"), "-o", str(out)]
+        app, ["render", str(ROOT / "examples/wordcount.yaml"), "--output-dir", str(out)]
     )
     assert result.exit_code == 0 and result.stdout == ""
     files = sorted(path.name for path in out.iterdir())
@@ -293,8 +293,8 @@ def test_inconsistent_options_are_usage_errors() -> None:
     example = str(ROOT / "examples/wordcount.yaml")
     for argv, fragment in (
         (
-            ["render", example, "-o", "out", "--format", "json"],
-            "--format applies to standard output only",
+            ["render", example, "--output-dir", "out", "--format", "json"],
+            "-o/--format applies to standard output only",
         ),
     ):
         result = runner.invoke(app, argv)

@@ -55,7 +55,7 @@ def test_import_pipes_into_render() -> None:
 
 def test_import_writes_a_file_and_nothing_on_stdout(tmp_path: Path) -> None:
     target = tmp_path / "job.yaml"
-    result = _t2gen("import", "examples/twister2-conf", "-o", str(target))
+    result = _t2gen("import", "examples/twister2-conf", "--output-file", str(target))
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
     assert f"wrote {target}" in result.stderr
@@ -65,7 +65,7 @@ def test_import_writes_a_file_and_nothing_on_stdout(tmp_path: Path) -> None:
 
 def test_import_error_writes_nothing(tmp_path: Path) -> None:
     target = tmp_path / "job.yaml"
-    result = _t2gen("import", str(tmp_path), "-o", str(target))
+    result = _t2gen("import", str(tmp_path), "--output-file", str(target))
     assert result.returncode == 1
     assert result.stdout == ""
     assert "holds no Twister2 configuration file" in result.stderr

@@ -75,7 +75,7 @@ def test_uncommented_example_and_a_name_render(tmp_path: Path) -> None:
         "t2-job",
         "--jar",
         "x.jar",
-        "-o",
+        "--output-file",
         "job.yaml",
     )
     assert imported.returncode == 0, imported.stderr

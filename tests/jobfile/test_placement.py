@@ -242,7 +242,13 @@ def test_import_places_twister2_mapping_on_group_0_only(tmp_path: Path) -> None:
         TWO_GROUPS.format(uniform="All-Separate-Nodes"), encoding="utf-8"
     )
     imported = _run(
-        tmp_path, "import", "resource.yaml", "--jar", "x.jar", "-o", "job.yaml"
+        tmp_path,
+        "import",
+        "resource.yaml",
+        "--jar",
+        "x.jar",
+        "--output-file",
+        "job.yaml",
     )
     assert imported.returncode == 0, imported.stderr
     assert "kustomize" not in imported.stderr

@@ -88,7 +88,7 @@ def _leftovers(parent: Path, name: str) -> list[str]:
 
 def _reference(job: Path, tmp_path: Path) -> dict[str, bytes]:
     out = tmp_path / f"ref-{job.stem}"
-    result = runner.invoke(app, ["render", str(job), "-o", str(out)])
+    result = runner.invoke(app, ["render", str(job), "--output-dir", str(out)])
     assert result.exit_code == 0, result.stderr
     snapshot = _snapshot(out)
     assert snapshot is not None
@@ -105,7 +105,9 @@ def _kill_run(
     parent = tmp_path / "site"
     parent.mkdir()
     out = parent / "out"
-    assert runner.invoke(app, ["render", str(a), "-o", str(out)]).exit_code == 0
+    assert (
+        runner.invoke(app, ["render", str(a), "--output-dir", str(out)]).exit_code == 0
+    )
     current = "a"
     states: Counter[str] = Counter()
     leftovers_seen = 0
@@ -114,7 +116,7 @@ def _kill_run(
     def start(job: Path, delay: float) -> subprocess.Popen[bytes]:
         env["T2GEN_TEST_DELAY"] = f"{delay:.3f}"
         child = subprocess.Popen(
-            [sys.executable, "-c", _CHILD, str(job), "-o", str(out)],
+            [sys.executable, "-c", _CHILD, str(job), "--output-dir", str(out)],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             env=env,
@@ -128,7 +130,9 @@ def _kill_run(
     began = time.perf_counter()
     calibration.communicate()
     duration = time.perf_counter() - began
-    assert runner.invoke(app, ["render", str(a), "-o", str(out)]).exit_code == 0
+    assert (
+        runner.invoke(app, ["render", str(a), "--output-dir", str(out)]).exit_code == 0
+    )
     for _ in range(kills):
         target = "b" if current == "a" else "a"
         delay = rng.uniform(0.0, 0.3)
@@ -150,12 +154,14 @@ def _kill_run(
         if (
             snapshot is None
         ):  # only the fallback can leave this; the next run restores it
-            result = runner.invoke(app, ["render", str(a), "-o", str(out)])
+            result = runner.invoke(app, ["render", str(a), "--output-dir", str(out)])
             assert result.exit_code == 0, result.stderr
             current = "a"
             assert _leftovers(parent, "out") == []
     # The next run cleans up whatever the last kill left.
-    assert runner.invoke(app, ["render", str(a), "-o", str(out)]).exit_code == 0
+    assert (
+        runner.invoke(app, ["render", str(a), "--output-dir", str(out)]).exit_code == 0
+    )
     return {
         "kills": kills,
         "states": dict(states),
@@ -175,7 +181,15 @@ def _concurrent_run(tmp_path: Path, rounds: int, writers: int = 8) -> dict[str, 
     for _ in range(rounds):
         children = [
             subprocess.Popen(
-                [sys.executable, "-m", "t2gen", "render", str(job), "-o", str(out)],
+                [
+                    sys.executable,
+                    "-m",
+                    "t2gen",
+                    "render",
+                    str(job),
+                    "--output-dir",
+                    str(out),
+                ],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 text=True,
@@ -242,7 +256,10 @@ def test_kills_and_concurrency_at_length(tmp_path: Path) -> None:
 def test_leftovers_of_killed_runs_are_removed(tmp_path: Path) -> None:
     (job,) = _jobs(tmp_path, 1)
     out = tmp_path / "out"
-    assert runner.invoke(app, ["render", str(job), "-o", str(out)]).exit_code == 0
+    assert (
+        runner.invoke(app, ["render", str(job), "--output-dir", str(out)]).exit_code
+        == 0
+    )
     stale = [
         tmp_path / ".out.t2gen-0123456789ab",
         tmp_path / ".out.t2gen-old-ba9876543210",
@@ -252,7 +269,7 @@ def test_leftovers_of_killed_runs_are_removed(tmp_path: Path) -> None:
         (directory / "x.yaml").write_text("x", encoding="utf-8")
     unrelated = tmp_path / ".out.t2gen-notmine"
     unrelated.mkdir()
-    result = runner.invoke(app, ["render", str(job), "-o", str(out)])
+    result = runner.invoke(app, ["render", str(job), "--output-dir", str(out)])
     assert result.exit_code == 0, (result.stderr, result.exception)
     assert _leftovers(tmp_path, "out") == [".out.t2gen-notmine"]
 
@@ -261,12 +278,14 @@ def test_a_missing_dir_with_an_old_render_aside_is_restored(tmp_path: Path) -> N
     # What a fallback run killed between its two renames leaves behind.
     a, b = _jobs(tmp_path, 2)
     out = tmp_path / "out"
-    assert runner.invoke(app, ["render", str(a), "-o", str(out)]).exit_code == 0
+    assert (
+        runner.invoke(app, ["render", str(a), "--output-dir", str(out)]).exit_code == 0
+    )
     before = _snapshot(out)
     out.rename(tmp_path / ".out.t2gen-old-0123456789ab")
     (out.parent / "user-notes.txt").write_text("mine", encoding="utf-8")
     (tmp_path / "out-new").mkdir()
-    result = runner.invoke(app, ["render", str(b), "-o", str(out)])
+    result = runner.invoke(app, ["render", str(b), "--output-dir", str(out)])
     assert result.exit_code == 0, result.stderr
     assert _snapshot(out) != before and _leftovers(tmp_path, "out") == []
 
@@ -277,7 +296,7 @@ def test_o_onto_a_symlink_writes_through_it(tmp_path: Path) -> None:
     link = tmp_path / "link"
     link.symlink_to(real)
     for _ in range(2):  # created, then replaced
-        result = runner.invoke(app, ["render", str(job), "-o", str(link)])
+        result = runner.invoke(app, ["render", str(job), "--output-dir", str(link)])
         assert result.exit_code == 0, result.stderr
         assert link.is_symlink() and (real / "kustomization.yaml").is_file()
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
@@ -288,7 +307,10 @@ def test_a_user_file_listed_in_the_kustomization_is_never_deleted(
 ) -> None:
     (job,) = _jobs(tmp_path, 1)
     out = tmp_path / "out"
-    assert runner.invoke(app, ["render", str(job), "-o", str(out)]).exit_code == 0
+    assert (
+        runner.invoke(app, ["render", str(job), "--output-dir", str(out)]).exit_code
+        == 0
+    )
     (out / "mine.yaml").write_text("kind: ConfigMap\n", encoding="utf-8")
     kustomization = out / "kustomization.yaml"
     kustomization.write_text(
@@ -297,21 +319,31 @@ def test_a_user_file_listed_in_the_kustomization_is_never_deleted(
         ),
         encoding="utf-8",
     )
-    result = runner.invoke(app, ["render", str(job), "-o", str(out)])
+    result = runner.invoke(app, ["render", str(job), "--output-dir", str(out)])
     assert result.exit_code == 1
     assert "holds files t2gen did not write" in result.stderr
     assert (out / "mine.yaml").read_text(encoding="utf-8") == "kind: ConfigMap\n"
 
 
-def test_a_changed_generated_file_is_never_overwritten(tmp_path: Path) -> None:
+def test_a_generated_file_taken_over_is_never_overwritten(tmp_path: Path) -> None:
+    """Deleting t2gen's first line makes a file the user's: refused, unless --force."""
     (job,) = _jobs(tmp_path, 1)
     out = tmp_path / "out"
-    assert runner.invoke(app, ["render", str(job), "-o", str(out)]).exit_code == 0
+    assert (
+        runner.invoke(app, ["render", str(job), "--output-dir", str(out)]).exit_code
+        == 0
+    )
     edited = next(p for p in out.iterdir() if p.name.startswith("configmap-"))
     edited.write_text(
-        edited.read_text(encoding="utf-8") + "# my note\n", encoding="utf-8"
+        edited.read_text(encoding="utf-8").split("\n", 1)[1] + "# my note\n",
+        encoding="utf-8",
     )
-    result = runner.invoke(app, ["render", str(job), "-o", str(out)])
+    result = runner.invoke(app, ["render", str(job), "--output-dir", str(out)])
     assert result.exit_code == 1
-    assert f"{edited.name} was changed since t2gen wrote it" in result.stderr
+    assert f"holds files t2gen did not write ({edited.name})" in result.stderr
     assert edited.read_text(encoding="utf-8").endswith("# my note\n")
+    forced = runner.invoke(
+        app, ["render", str(job), "--output-dir", str(out), "--force"]
+    )
+    assert forced.exit_code == 0, forced.stderr
+    assert not edited.read_text(encoding="utf-8").endswith("# my note\n")

@@ -38,7 +38,7 @@ def test_kustomize_build_of_the_directory_equals_the_stream(
 ) -> None:
     out = tmp_path / "base"
     args = [arg for arg in _args(case, out) if arg not in ("--format", "json")]
-    assert runner.invoke(app, [*args, "-o", str(out)]).exit_code == 0
+    assert runner.invoke(app, [*args, "--output-dir", str(out)]).exit_code == 0
     stream = [obj for obj in load_all_yaml(runner.invoke(app, args).stdout) if obj]
     built = _build(kubectl, out)
     assert sorted(built, key=_key) == sorted(stream, key=_key)
@@ -50,7 +50,9 @@ def test_namespace_and_name_prefix_keep_references_right(
 ) -> None:
     base = tmp_path / "base"
     jobs = ["examples/persistent-nfs.yaml", "examples/openmpi.yaml"]
-    assert runner.invoke(app, ["render", *jobs, "-o", str(base)]).exit_code == 0
+    assert (
+        runner.invoke(app, ["render", *jobs, "--output-dir", str(base)]).exit_code == 0
+    )
     overlay = tmp_path / "overlay"
     overlay.mkdir()
     secret = runner.invoke(

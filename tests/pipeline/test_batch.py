@@ -252,8 +252,8 @@ def test_options_work_through_the_pool(tmp_path: Path, options: list[str]) -> No
 
 def test_output_directory_through_the_pool(tmp_path: Path) -> None:
     files = _batch(tmp_path)
-    one = _run(["render", "--jobs", "1", "-o", "one", *files], tmp_path)
-    many = _run(["render", "--jobs", "2", "-o", "many", *files], tmp_path)
+    one = _run(["render", "--jobs", "1", "--output-dir", "one", *files], tmp_path)
+    many = _run(["render", "--jobs", "2", "--output-dir", "many", *files], tmp_path)
     assert one[0] == many[0] == 0 and many[3] == ["2 pool"]
     assert one[2].replace(b"one/", b"many/") == many[2]
     written = sorted(path.name for path in (tmp_path / "one").iterdir())

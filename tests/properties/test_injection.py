@@ -1,4 +1,4 @@
-"""No input value can change a manifest's structure (README, "Bad input, hostile input, limits").
+"""No input value can change a manifest's structure (docs/security.md, "Bad input, hostile input, limits").
 
 Arbitrary Unicode (newlines, `---`, `: `, `#`, quotes, `{{ }}`, `{% %}`, tabs,
 NUL, right-to-left marks, 10 kB strings) in every free-text field is either

@@ -167,8 +167,10 @@ CLI_MISUSE = [
     (["render", "examples"], 1, "examples: is a directory, not a job file"),
     (["render", "examples/wordcount.yaml", "--kube-version", "1.24", "--validate"], 2, "t2gen render: Invalid value for '--kube-version': Kubernetes 1.24 has no bundled schema; use one of 1.25 to 1.37 (see 't2gen render --help')"),
     (["check", "--kube-version", "1.2", "examples/wordcount.yaml"], 2, "t2gen check: Invalid value for '--kube-version': Kubernetes 1.2 has no bundled schema; use one of 1.25 to 1.37 (see 't2gen check --help')"),
-    (["render", "examples/wordcount.yaml", "--format", "helm", "-n", "jobs"], 2, "t2gen render: Invalid value for '--namespace': --format helm leaves the namespace to Helm: use `helm install --namespace NS` (see 't2gen render --help')"),
-    (["render", "examples/wordcount.yaml", "-o", "examples/wordcount.yaml"], 2, "t2gen render: Invalid value for '--output-dir' / '-o': Directory 'examples/wordcount.yaml' is a file (see 't2gen render --help')"),
+    (["render", "examples/wordcount.yaml", "--format", "helm", "-n", "jobs"], 2, "t2gen render: Invalid value for '--namespace': -o helm leaves the namespace to Helm: use `helm install --namespace NS` (see 't2gen render --help')"),
+    (["render", "examples/wordcount.yaml", "--output-dir", "examples/wordcount.yaml"], 2, "t2gen render: Invalid value for '--output-dir': Directory 'examples/wordcount.yaml' is a file (see 't2gen render --help')"),
+    (["render", "examples/wordcount.yaml", "-o", "examples/wordcount.yaml"], 2, "t2gen render: Invalid value for '--output' / '-o': 'examples/wordcount.yaml' is a file, not an output format (yaml, json, helm) or a directory (see 't2gen render --help')"),
+    (["render", "examples/wordcount.yaml", "-o", "yml"], 2, "t2gen render: Invalid value for '--output' / '-o': 'yml' is not an output format: use yaml, json or helm (a directory is --output-dir yml) (see 't2gen render --help')"),
 ]  # fmt: skip
 
 
