@@ -7,7 +7,7 @@ the machine's speed during the run falls on all of them alike:
 
 * cold ``t2gen --version``, ``--help``, ``validate`` and ``render`` of the example;
 * ``python -c pass`` (the floor) and two Go peers doing comparable work on the
-  same objects: ``kubectl kustomize DIR`` on t2gen's own ``-o DIR`` output, and
+  same objects: ``kubectl kustomize DIR`` on t2gen's own ``--output-dir DIR`` output, and
   ``helm template`` of a chart whose templates are t2gen's ``--format helm``
   output (static templates: Helm's floor for these objects; ``make tools``
   fetches helm);
@@ -173,7 +173,7 @@ def main() -> None:
         kubectl = kubectl_path()
         base = work / "base"
         subprocess.run(
-            [t2gen, "render", str(EXAMPLE), "-o", str(base)],
+            [t2gen, "render", str(EXAMPLE), "--output-dir", str(base)],
             check=True,
             stderr=subprocess.DEVNULL,
         )

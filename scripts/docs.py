@@ -186,8 +186,9 @@ def rules_reference() -> str:
         "# Job-file rules\n",
         "Besides its JSON Schema (see [job-file.md](job-file.md)), a job file must satisfy these",
         "rules, which a schema cannot express. `t2gen validate` and `t2gen render` report every",
-        "broken rule at once, as `file:line:col: field: message`, with the schema's own problems.",
-        "Each rule has a stable ID; the ID of a rule never changes and is never reused.\n",
+        "broken rule at once, as `file:line:col: field: message (t2gen explain <id>)`, with the",
+        "schema's own problems. Each rule has a stable ID, the anchor of its section below; the",
+        "ID of a rule never changes and is never reused. `t2gen explain <id>` prints the section.\n",
         "| ID | Rule |",
         "|---|---|",
         *(

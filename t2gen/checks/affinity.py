@@ -107,7 +107,7 @@ def pod_affinity(
     must select every worker pod of the job and no other pod of the stream:
     uniform worker mapping (Twister2 ``kubernetes.worker.mapping.uniform``)
     concerns the job's workers only, and an empty selector would select every
-    pod of the namespace (README, "Binding and placement"). A term of the task
+    pod of the namespace (docs/reference.md, "Binding and placement"). A term of the task
     topology (its selector names the ``t2-task`` label; docs/gang-scheduling.md)
     must instead select some pod of the stream, and only pods of the job.
     """

@@ -33,7 +33,7 @@ def rolebinding_role_ref(obj: dict[str, Any], stream: Stream) -> Iterator[Findin
 def rolebinding_subjects(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
     """A RoleBinding's ServiceAccount subjects are in the stream, when it has ServiceAccounts.
 
-    t2gen binds the job's Role to the job's own ServiceAccount only (README,
+    t2gen binds the job's Role to the job's own ServiceAccount only (docs/reference.md,
     "Where t2gen differs from the Twister2 launcher"); a misspelt subject would
     leave the pods without the permissions the Twister2 runtime needs. Source:
     https://kubernetes.io/docs/reference/access-authn-authz/rbac/#referring-to-subjects

@@ -68,7 +68,7 @@ def statefulset_selectors_disjoint(
 
     Controllers with overlapping selectors fight over the same pods. Twister2's
     launcher gave every worker StatefulSet of a job one selector; t2gen adds the
-    worker-group label (README, "Where t2gen differs from the Twister2
+    worker-group label (docs/reference.md, "Where t2gen differs from the Twister2
     launcher"). Source: https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#pod-selector
     """
     selector = as_dict(as_dict(obj.get("spec")).get("selector"))

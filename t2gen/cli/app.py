@@ -20,6 +20,7 @@ import typer
 
 from t2gen.cli import (
     check,
+    explain,
     import_,
     init,
     plan,
@@ -38,7 +39,7 @@ app = typer.Typer(
     help="Render the Kubernetes manifests of a Twister2 job from one small, validated job file.\n\n"
     "Start with `t2gen init > job.yaml`, then `t2gen render job.yaml | kubectl apply -f -`.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_show_locals=False,
     context_settings=SETTINGS,
 )
@@ -49,6 +50,7 @@ app.command(epilog=plan.EPILOG)(plan.plan)
 app.command(name="import", epilog=import_.EPILOG)(import_.import_)
 app.command(epilog=schema.EPILOG)(schema.schema)
 app.command(epilog=init.EPILOG)(init.init)
+app.command(epilog=explain.EPILOG)(explain.explain)
 app.add_typer(templates.app, name="templates")
 app.add_typer(secret.app, name="secret")
 

@@ -5,7 +5,7 @@ call these functions; :mod:`t2gen.cli.launch` calls them directly for the common
 exact command lines (``t2gen render JOB...``), skipping the 30-60 ms of
 importing Typer and building its command tree. Both paths run the same code
 from here on, so what they print, and their exit codes, can only differ in
-argument parsing (``tests/test_launch.py`` runs every input case and golden
+argument parsing (``tests/cli/test_launch.py`` runs every input case and golden
 both ways and compares the bytes).
 
 Each function returns the process's exit code: 0 ok, 1 invalid input or a
@@ -225,6 +225,7 @@ def run_render(
     kube_validate: bool = False,
     kube_version: str | None = None,
     processes: int | None = None,
+    force: bool = False,
 ) -> int:
     """``t2gen render`` once its options are checked; see :func:`run`.
 
@@ -240,6 +241,7 @@ def run_render(
             and, with ``kube_validate``, to check against.
         processes: ``--jobs``: at most this many processes for many job files
             (:mod:`t2gen.pipeline.batch`); None: one per usable CPU.
+        force: ``--force``: replace ``output`` whatever files it holds.
     """
 
     def body(warnings: list[Warning_]) -> None:
@@ -285,7 +287,7 @@ def run_render(
         if output is not None:
             from t2gen.output.directory import write_directory
 
-            for path in write_directory(documents, output, sources=jobs):
+            for path in write_directory(documents, output, sources=jobs, force=force):
                 echo(str(path), err=True)
         elif output_format == "json":
             write_stdout(to_json(documents))
@@ -293,7 +295,7 @@ def run_render(
             dropped = sorted({d.namespace for d in documents if d.namespace})
             warn(
                 [
-                    f"--format helm leaves out metadata.namespace {name!r}: "
+                    f"-o helm leaves out metadata.namespace {name!r}: "
                     "`helm install --namespace` places the objects"
                     for name in dropped
                 ]

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from t2gen.cli._report import reporting, write_stdout
+from t2gen.cli._report import reporting, warn, write_stdout
 from t2gen.errors import T2genError
 from t2gen.jobfile.yaml import JsonPath
 
@@ -19,7 +19,7 @@ EPILOG = (
     "Examples:\n\n"
     "  t2gen import ~/twister2-0.8.0/conf > job.yaml\n\n"
     "  t2gen import examples/twister2-conf --jar wordcount.jar | t2gen render -\n\n"
-    "  t2gen import conf/kubernetes/resource.yaml conf/kubernetes/network.yaml -o job.yaml"
+    "  t2gen import conf/kubernetes/resource.yaml conf/kubernetes/network.yaml --output-file job.yaml"
 )
 
 
@@ -84,14 +84,24 @@ def import_(
             metavar="PATH...",
         ),
     ],
-    output: Annotated[
+    output_file: Annotated[
+        Optional[Path],  # noqa: UP045 - Typer reads the annotation at run time
+        typer.Option(
+            "--output-file",
+            help="Write the job file here (atomically) instead of standard output.",
+            dir_okay=False,
+            metavar="FILE",
+        ),
+    ] = None,
+    deprecated_output: Annotated[
         Optional[Path],  # noqa: UP045 - Typer reads the annotation at run time
         typer.Option(
             "--output",
             "-o",
-            help="Write the job file here instead of standard output.",
+            help="Deprecated spelling of --output-file (-o is an output format elsewhere).",
             dir_okay=False,
             metavar="FILE",
+            hidden=True,
         ),
     ] = None,
     name: Annotated[
@@ -130,6 +140,19 @@ def import_(
     validated before it is written: errors name the Twister2 file:line:col
     behind them (exit code 1, nothing written).
     """
+    if deprecated_output is not None:
+        if output_file is not None:
+            raise typer.BadParameter(
+                "give the job file once: --output-file FILE",
+                param_hint="'--output' / '-o'",
+            )
+        warn(
+            [
+                f"-o {deprecated_output} is deprecated for import (-o is the output format "
+                f"elsewhere, as in kubectl): use --output-file {deprecated_output}"
+            ]
+        )
+    output = output_file if output_file is not None else deprecated_output
     with reporting():
         from t2gen.importer import import_config, report_lines
 

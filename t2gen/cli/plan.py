@@ -77,7 +77,8 @@ def plan(
         typer.Option(
             "--output",
             "-o",
-            help="table: for people; json: for scripts.",
+            "--format",
+            help="table: for people; json: for scripts. --format is an alias.",
             case_sensitive=False,
         ),
     ] = PlanFormat.table,

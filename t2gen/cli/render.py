@@ -15,20 +15,21 @@ from t2gen.cli._options import (
     check_kube_version,
     template_dirs,
 )
+from t2gen.cli._report import warn
 from t2gen.cli.commands import run_render
 from t2gen.kube.versions import DEFAULT_KUBE_VERSION, supported_range
 from t2gen.pipeline.batch import MIN_JOBS
 
-__all__ = ["EPILOG", "OutputFormat", "render"]
+__all__ = ["EPILOG", "OutputFormat", "output_choice", "render"]
 
 EPILOG = (
     "Examples:\n\n"
     "  t2gen render job.yaml | kubectl apply -f -\n\n"
-    "  t2gen render job.yaml -o manifests/ && kubectl apply -k manifests/\n\n"
-    "  t2gen render job.yaml --namespace analytics --format json\n\n"
+    "  t2gen render job.yaml --output-dir manifests && kubectl apply -k manifests\n\n"
+    "  t2gen render job.yaml --namespace analytics -o json\n\n"
     "  t2gen render job.yaml --validate --kube-version 1.30\n\n"
     "  t2gen render gang-job.yaml --kube-version 1.36\n\n"
-    "  t2gen render job.yaml --format helm > chart/templates/job.yaml"
+    "  t2gen render job.yaml -o helm > chart/templates/job.yaml"
 )
 
 
@@ -40,28 +41,82 @@ class OutputFormat(str, Enum):
     helm = "helm"
 
 
+def _formats(incomplete: str) -> list[str]:
+    """Shell completion of ``-o``: the formats starting with what is typed."""
+    return [
+        item.value for item in OutputFormat if item.value.startswith(incomplete.lower())
+    ]
+
+
+def output_choice(value: str) -> tuple[OutputFormat, Path | None]:
+    """Read ``-o VALUE``: an output format, or (deprecated) a directory that can never be one.
+
+    kubectl's ``-o`` (and t2gen's ``plan -o``) is the output format; a
+    directory is ``--output-dir``, as in ``helm template``. Before t2gen 0.x,
+    ``render -o DIR`` wrote a directory, so a value that cannot be a format,
+    because it names a path (holds a ``/``, starts with ``.`` or ``~``, or is an
+    existing directory), still means that directory, with a warning. Any other
+    value is an unknown format, never a new directory named after it.
+
+    Returns:
+        The format (yaml for a deprecated directory) and the directory or None.
+
+    Raises:
+        typer.BadParameter: neither a format nor a path (a usage error, exit code 2).
+    """
+    try:
+        return OutputFormat(value.lower()), None
+    except ValueError:
+        pass
+    if "/" in value or value.startswith((".", "~")) or Path(value).is_dir():
+        if Path(value).is_file():
+            raise typer.BadParameter(
+                f"{value!r} is a file, not an output format (yaml, json, helm) or a directory",
+                param_hint="'--output' / '-o'",
+            )
+        return OutputFormat.yaml, Path(value).expanduser()
+    raise typer.BadParameter(
+        f"{value!r} is not an output format: use yaml, json or helm (a directory is "
+        f"--output-dir {value})",
+        param_hint="'--output' / '-o'",
+    )
+
+
 def render(
     jobs: JobFiles,
-    output: Annotated[
+    output_dir: Annotated[
         Optional[Path],  # noqa: UP045 - Typer reads the annotation at run time
         typer.Option(
             "--output-dir",
-            "-o",
-            help="Write one file per object plus kustomization.yaml into this directory (replaced atomically).",
+            help="Write one file per object plus kustomization.yaml into this directory "
+            "(replaced atomically), as `helm template --output-dir`.",
             file_okay=False,
+            metavar="DIR",
         ),
     ] = None,
-    namespace: Namespace = None,
-    output_format: Annotated[
-        OutputFormat,
+    force: Annotated[
+        bool,
         typer.Option(
+            "--force",
+            help="With --output-dir: replace the directory even if it holds files t2gen did not "
+            "write or that were changed by hand (they are lost).",
+        ),
+    ] = False,
+    namespace: Namespace = None,
+    output: Annotated[
+        str,
+        typer.Option(
+            "--output",
+            "-o",
             "--format",
             "-f",
             help="yaml: a `---` stream; json: one v1 List; helm: YAML for a chart's templates/, with `{{` "
-            "escaped and no namespace (Helm places the objects).",
-            case_sensitive=False,
+            "escaped and no namespace (Helm places the objects). --format is an alias. "
+            "(`-o DIR` still writes a directory, with a deprecation warning: use --output-dir.)",
+            metavar="[yaml|json|helm]",
+            autocompletion=_formats,
         ),
-    ] = OutputFormat.yaml,
+    ] = "yaml",
     job_object: Annotated[
         Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
         typer.Option(
@@ -113,19 +168,34 @@ def render(
     own those cores only on nodes whose kubelet runs the static CPU manager
     policy (--cpu-manager-policy=static with a CPU reservation).
     """
-    if output is not None and output_format is not OutputFormat.yaml:
+    output_format, deprecated_dir = output_choice(output)
+    if deprecated_dir is not None:
+        if output_dir is not None:
+            raise typer.BadParameter(
+                f"{output!r} is not an output format (yaml, json, helm) and --output-dir is "
+                "given too: use -o for the format only",
+                param_hint="'--output' / '-o'",
+            )
+        warn(
+            [
+                f"-o {output} as a directory is deprecated (-o is the output format, as in "
+                f"kubectl): use --output-dir {output}"
+            ]
+        )
+        output_dir = deprecated_dir
+    if output_dir is not None and output_format is not OutputFormat.yaml:
         raise typer.BadParameter(
-            "-o writes YAML files for kustomize; --format applies to standard output only",
-            param_hint="'--format'",
+            "--output-dir writes YAML files for kustomize; -o/--format applies to standard output only",
+            param_hint="'--output' / '-o'",
         )
     if namespace is not None and output_format is OutputFormat.helm:
         raise typer.BadParameter(
-            "--format helm leaves the namespace to Helm: use `helm install --namespace NS`",
+            "-o helm leaves the namespace to Helm: use `helm install --namespace NS`",
             param_hint="'--namespace'",
         )
     code = run_render(
         jobs,
-        output=output,
+        output=output_dir,
         namespace=namespace,
         output_format=output_format.value,
         job_object=job_object,
@@ -133,6 +203,7 @@ def render(
         kube_validate=kube_validate,
         kube_version=kube_version,
         processes=processes,
+        force=force,
     )
     if code:
         raise typer.Exit(code)

@@ -88,7 +88,11 @@ def problems_for(error: ValidationError, doc: SourceDoc) -> Iterator[Problem]:
                 continue
             child = (*where, key)
             line, col = doc.position(child, key=True)
-            message = f"unknown key {key!r}; " + suggest(key, allowed, noun="key")
+            message = f"unknown key {key!r}; " + (
+                _gpu_hint(instance[key])
+                if "extendedResources" in allowed and _is_gpu_key(key)
+                else suggest(key, allowed, noun="key")
+            )
             yield Problem(doc.path, line, col, message, format_json_path(where))
         return
     if kind == "propertyNames":
@@ -268,6 +272,29 @@ def short_value(value: Any, limit: int = 60) -> str:
         else repr(value)
     )
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _is_gpu_key(key: str) -> bool:
+    """Whether an unknown resource key asks for GPUs (``gpu``, ``gpus``, ``nvidia.com/gpu``...)."""
+    return "gpu" in key.lower()
+
+
+def _gpu_hint(value: Any) -> str:
+    """Point a GPU request at ``extendedResources``, where Kubernetes' device plugins' resources go.
+
+    A GPU is an extended resource named by its device plugin (``nvidia.com/gpu``,
+    ``amd.com/gpu``), requested and limited by a whole count:
+    https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/.
+    """
+    count = (
+        value
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0
+        else 1
+    )
+    return (
+        f"a GPU is an extended resource: write extendedResources: {{nvidia.com/gpu: {count}}} "
+        "(or your device plugin's resource name, e.g. amd.com/gpu)"
+    )
 
 
 def suggest(word: Any, options: list[str], *, noun: str) -> str:

@@ -64,6 +64,7 @@ __all__ = [
     "Rule",
     "RuleFindings",
     "RuleOptions",
+    "explained",
     "rule_problems",
     "rule_warnings",
     "run_rules",
@@ -107,8 +108,23 @@ def run_rules(
             if isinstance(finding, Warning_):
                 warnings.add(finding)
             else:
-                problems.add(finding)
+                problems.add(explained(finding, registered.id))
     return RuleFindings(sorted(problems), sorted(warnings))
+
+
+def explained(problem: Problem, rule_id: str) -> Problem:
+    """``problem`` with where to read more about its rule: ``(t2gen explain <id>)``.
+
+    ``t2gen explain <id>`` prints the rule's documentation, the same text as
+    the ``docs/rules.md#<id>`` section ``make docs`` writes.
+    """
+    return Problem(
+        problem.path,
+        problem.line,
+        problem.col,
+        f"{problem.message} (t2gen explain {rule_id})",
+        problem.json_path,
+    )
 
 
 def rule_problems(data: dict[str, Any], doc: SourceDoc) -> list[Problem]:

@@ -66,7 +66,7 @@ def check_disk_claim(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     The job master's persistent disk is its share of the job's one
     PersistentVolumeClaim, which exists only when the workers have persistent
     storage. Twister2 could mount a claim it never created; t2gen refuses.
-    See the README's "Storage, services, OpenMPI and the job package" section.
+    See docs/reference.md's "Storage, services, OpenMPI and the job package" section.
     """
     persistent = as_quantity(_job_master(data).get("persistentDisk"))
     per_worker = as_quantity(

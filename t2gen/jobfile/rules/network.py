@@ -42,7 +42,7 @@ def check_ports(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     Sources: Twister2's ``RequestObjectBuilder`` and ``KubernetesContext``
     (cylondata/twister2,
     ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/``);
-    the README's description of worker containers.
+    docs/reference.md's description of worker containers.
     """
     spec = as_dict(data.get("spec"))
     network = as_dict(spec.get("network"))
@@ -81,7 +81,7 @@ def check_node_port_per_pod(data: dict[str, Any], doc: SourceDoc) -> Iterator[Pr
 
     Sources: Kubernetes, "Service", type NodePort
     (https://kubernetes.io/docs/concepts/services-networking/service/#type-nodeport);
-    the README's "Storage, services, OpenMPI and the job package" section.
+    docs/reference.md's "Storage, services, OpenMPI and the job package" section.
     """
     service = as_dict(as_dict(as_dict(data.get("spec")).get("network")).get("service"))
     if service.get("type") != "NodePort":

@@ -156,10 +156,20 @@ def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
         elif name == "memory" and (
             int(quantity.mebibytes() * (fraction := _heap_fraction(data, path))) < 1
         ):
-            percent = format((fraction * 100).normalize(), "f")
-            yield problem(
-                doc,
-                path,
-                f"{shown} leaves a JVM heap of 0 MiB (the heap is {percent}% of the memory); "
-                f"use at least {math.ceil(1 / fraction)}Mi",
-            )
+            if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+                # Twister2's ram is megabytes (twister2.worker.ram); Kubernetes reads a
+                # bare number as bytes.
+                yield problem(
+                    doc,
+                    path,
+                    f"{shown} is {shown} bytes: a bare number is bytes in Kubernetes (Twister2's "
+                    f"ram is MB); write {shown}Mi for {shown} MiB",
+                )
+            else:
+                percent = format((fraction * 100).normalize(), "f")
+                yield problem(
+                    doc,
+                    path,
+                    f"{shown} leaves a JVM heap of 0 MiB (the heap is {percent}% of the memory); "
+                    f"use at least {math.ceil(1 / fraction)}Mi",
+                )

@@ -18,7 +18,7 @@ def check_rbac(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
 
     With ``create: true`` t2gen renders a ServiceAccount named after the job and
     runs the pods as it, so a ``serviceAccountName`` (an existing account) would
-    be ignored. See the README's "RBAC, side by side" section.
+    be ignored. See docs/reference.md's "RBAC, side by side" section.
     """
     rbac = as_dict(as_dict(data.get("spec")).get("rbac"))
     if rbac.get("create") is True and "serviceAccountName" in rbac:

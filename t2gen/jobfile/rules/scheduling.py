@@ -105,6 +105,14 @@ def check_group_names(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]
         seen.setdefault(name, index)
 
 
+def _written_gang(doc: SourceDoc) -> object:
+    """The ``spec.scheduling.gang`` the file has, even one the schema refused (then absent from ``data``)."""
+    written: object = doc.data
+    for key in ("spec", "scheduling", "gang"):
+        written = written.get(key) if isinstance(written, dict) else None
+    return written
+
+
 @rule(
     "scheduling-settings",
     fields=(
@@ -146,6 +154,8 @@ def check_settings(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     label = f"gang: {name}" if isinstance(name, str) else "no gang"
     for field in _SETTINGS:
         value = scheduling.get(field, False)
+        if gang is None and _written_gang(doc) is not None:
+            break  # a gang the schema refused (`Volcano`): it names the right one
         if value is not False and (gang is None or field not in gang.SETTINGS):
             yield problem(
                 doc,

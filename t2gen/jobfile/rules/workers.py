@@ -93,7 +93,7 @@ def check_binding(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
 
     Sources: Kubernetes, "Control CPU Management Policies on the Node", static
     policy (https://kubernetes.io/docs/tasks/administer-cluster/cpu-management-policies/);
-    the README's "Binding and placement" section.
+    docs/reference.md's "Binding and placement" section.
     """
     spec = as_dict(data.get("spec"))
     if spec.get("bindWorkersToCpu") is not True:

@@ -1,0 +1,267 @@
+"""Kubernetes schemas of t2gen's kinds as generated code (t2gen/checks/_kubeschema/, make generate).
+
+The generated validators must accept exactly what jsonschema accepts (what
+they reject is re-checked by jsonschema for the messages, so the output cannot
+change, but a fast "valid" is final); they are used only for the Kubernetes
+version and schemas they were generated from, and never with
+``T2GEN_NO_KUBE_SCHEMA_CODE``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from scripts import gen_kube_validators
+from t2gen.checks import _kubeschema
+from t2gen.checks.openapi import KubeSchemas
+from t2gen.cli.app import app
+from t2gen.kube.versions import DEFAULT_KUBE_VERSION
+from tests.conftest import EXAMPLES, GOLDEN, ROOT
+from tests.gangs.test_custom_resource_schemas import VALID
+
+WORDCOUNT = "examples/wordcount.yaml"
+
+
+def _rendered_objects() -> list[dict[str, Any]]:
+    objects: list[dict[str, Any]] = []
+    for path in sorted(GOLDEN.glob("*/expected.stdout")):
+        text = path.read_text(encoding="utf-8")
+        if not text.startswith("---"):
+            continue  # JSON, plan tables, summaries
+        try:
+            documents = list(yaml.safe_load_all(text))
+        except yaml.YAMLError:
+            continue  # Helm-escaped output
+        objects += [d for d in documents if isinstance(d, dict) and "kind" in d]
+    return objects
+
+
+OBJECTS = _rendered_objects()
+CUSTOM = [copy.deepcopy(obj) for obj in VALID.values()]
+
+_SECRET = {
+    "apiVersion": "v1",
+    "kind": "Secret",
+    "metadata": {"name": "s"},
+    "data": {"id_rsa": "aGVsbG8=", "other": "aGVsbA=="},
+}
+
+
+def _variants(obj: Any, limit: int = 60) -> Iterator[Any]:
+    """Deterministic broken (and some still valid) copies of an object: every field added, dropped or retyped."""
+    paths: list[tuple[Any, ...]] = []
+
+    def walk(node: Any, path: tuple[Any, ...]) -> None:
+        paths.append(path)
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, (*path, key))
+        elif isinstance(node, list) and node:
+            walk(node[0], (*path, 0))
+
+    walk(obj, ())
+    step = max(1, len(paths) // limit)
+    for path in paths[::step]:
+        parent = obj
+        for part in path:
+            parent = parent[part]
+        for change in ("add", "drop", "retype"):
+            broken = copy.deepcopy(obj)
+            node = broken
+            for part in path[:-1]:
+                node = node[part]
+            target = node[path[-1]] if path else broken
+            if change == "add":
+                if isinstance(target, dict):
+                    target["bogusField"] = 1
+                    yield broken
+            elif change == "drop":
+                if path and isinstance(node, dict):
+                    del node[path[-1]]
+                    yield broken
+            elif path:
+                node[path[-1]] = (
+                    7
+                    if isinstance(target, str)
+                    else "7"
+                    if isinstance(target, (int, float)) and not isinstance(target, bool)
+                    else "true"
+                    if isinstance(target, bool)
+                    else {"a": [1]}
+                    if isinstance(target, list)
+                    else ["x"]
+                )
+                yield broken
+
+
+def _agree(schemas: KubeSchemas, obj: dict[str, Any]) -> tuple[bool, bool] | None:
+    """(generated code's answer, jsonschema's answer), or None for a kind with no generated code."""
+    kind, api_version = obj.get("kind"), obj.get("apiVersion")
+    assert isinstance(kind, str) and isinstance(api_version, str)
+    fast = schemas._fast_validator(kind, api_version)
+    if fast is None:
+        return None
+    slow = schemas._validator(kind, api_version)
+    return fast(obj), not any(True for _ in slow.iter_errors(obj))
+
+
+def test_the_generated_validators_are_current() -> None:
+    present = {
+        path.name: path.read_text(encoding="utf-8")
+        for path in Path(_kubeschema.__file__).parent.glob("*.py")
+    }
+    assert present == gen_kube_validators.generate(), "run `make generate`"
+
+
+def test_every_kind_t2gen_renders_has_generated_code() -> None:
+    schemas = KubeSchemas(DEFAULT_KUBE_VERSION)
+    for api_version, kind in gen_kube_validators.KINDS:
+        assert schemas._fast_validator(kind, api_version) is not None, kind
+
+
+def test_generated_and_jsonschema_agree_on_goldens_and_broken_copies() -> None:
+    schemas = KubeSchemas(DEFAULT_KUBE_VERSION)
+    compared = rejected = 0
+    for obj in [*OBJECTS, *CUSTOM, _SECRET]:
+        for candidate in [obj, *_variants(obj)]:
+            if not isinstance(candidate.get("kind"), str) or not isinstance(
+                candidate.get("apiVersion"), str
+            ):
+                continue
+            answers = _agree(schemas, candidate)
+            if answers is None:
+                continue
+            fast, slow = answers
+            assert fast == slow, (candidate, fast, slow)
+            compared += 1
+            rejected += not slow
+    assert len(OBJECTS) > 100 and compared > 2500 and rejected > 1000, (
+        compared,
+        rejected,
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "valid"),
+    [("aGVsbG8=", True), ("aGVsbG8", False), ("a b", False), ("", True), ("QQ", False)],
+)
+def test_secret_data_is_base64_for_both(value: str, valid: bool) -> None:
+    secret = {**_SECRET, "data": {"key": value}}
+    assert _agree(KubeSchemas(DEFAULT_KUBE_VERSION), secret) == (valid, valid)
+
+
+def test_booleans_are_not_integers_and_unknown_keywords_are_not_compiled() -> None:
+    rewrite = gen_kube_validators.self_contained
+    schema = {"type": "object", "properties": {"n": {"enum": [0, 1]}}}
+    with pytest.raises(gen_kube_validators.Unsupported, match="enum"):
+        rewrite(schema, lambda ref: ("x", {}))
+    with pytest.raises(gen_kube_validators.Unsupported, match="unevaluatedProperties"):
+        rewrite({"unevaluatedProperties": False}, lambda ref: ("x", {}))
+    # 2020-12 applies keywords beside $ref; draft-07 would ignore them.
+    rewritten = rewrite(
+        {"$ref": "#/$defs/a", "maxLength": 2}, lambda ref: ("a", {"type": "string"})
+    )
+    assert rewritten["allOf"] == [{"$ref": "#/definitions/a"}, {"maxLength": 2}]
+
+
+def test_generated_code_is_used_only_for_what_it_was_made_from(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def fast(kind: str, api_version: str, version: str = DEFAULT_KUBE_VERSION) -> bool:
+        return KubeSchemas(version)._fast_validator(kind, api_version) is not None
+
+    assert fast("StatefulSet", "apps/v1")
+    assert fast("PodGroup", "scheduling.volcano.sh/v1beta1")
+    assert not fast("StatefulSet", "apps/v1", "1.36")  # another version: jsonschema
+    assert not fast("NetworkPolicy", "networking.k8s.io/v1")  # not t2gen's kind
+    monkeypatch.setenv("T2GEN_NO_KUBE_SCHEMA_CODE", "1")
+    assert not fast("StatefulSet", "apps/v1")
+    monkeypatch.delenv("T2GEN_NO_KUBE_SCHEMA_CODE")
+    monkeypatch.setattr(_kubeschema, "KUBERNETES_VALIDATE", "1.37.99")
+    assert not fast("StatefulSet", "apps/v1")  # another kubernetes-validate
+    table = dict(_kubeschema.VALIDATORS)
+    module, _ = table["scheduling.volcano.sh/v1beta1", "PodGroup"]
+    table["scheduling.volcano.sh/v1beta1", "PodGroup"] = (module, "0" * 64)
+    monkeypatch.setattr(_kubeschema, "VALIDATORS", table)
+    assert not fast("PodGroup", "scheduling.volcano.sh/v1beta1")  # schema edited
+
+
+def _t2gen(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run the console script; stderr ends with the schema libraries it imported."""
+    code = (
+        "import sys, atexit\n"
+        "atexit.register(lambda: print(sorted(m for m in ('jsonschema', 'referencing', "
+        "'kubernetes_validate', 'fastjsonschema', 'typer') if m in sys.modules), file=sys.stderr))\n"
+        f"sys.argv = ['t2gen', *{list(args)!r}]\nfrom t2gen.cli.launch import main\nmain()\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
+
+
+def test_a_valid_render_validate_imports_no_jsonschema() -> None:
+    expected = (GOLDEN / "wordcount" / "expected.stdout").read_text(encoding="utf-8")
+    result = _t2gen("render", "--validate", WORDCOUNT)
+    assert (result.returncode, result.stdout, result.stderr) == (0, expected, "[]\n")
+    check = _t2gen("check", "tests/golden/wordcount/expected.stdout")
+    assert (check.returncode, check.stderr) == (0, "[]\n")
+    assert check.stdout == "11 objects valid for Kubernetes 1.37 (strict)\n"
+
+
+def test_a_rejected_object_gets_todays_messages_from_jsonschema(tmp_path: Path) -> None:
+    manifest = tmp_path / "bad.yaml"
+    manifest.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: 1}\n",
+        encoding="utf-8",
+    )
+    result = _t2gen("check", str(manifest))
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.splitlines()[0] == (
+        f"{manifest}:1: ConfigMap/c: data.a: 1 is not of type ['string', 'null']"
+    )
+    assert "'jsonschema'" in result.stderr.splitlines()[-1]
+
+
+def test_render_validate_and_check_say_the_same_without_the_generated_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The golden and case suites hold few --validate lines: every example, and
+    # broken copies of rendered objects, both ways.
+    broken = [copy.deepcopy(obj) for obj in OBJECTS[:6]]
+    for number, obj in enumerate(broken):
+        obj["metadata"]["bogus"] = number
+        obj.setdefault("spec", {})["replicas"] = "7"
+    manifest = tmp_path / "list.json"
+    manifest.write_text(
+        json.dumps({"apiVersion": "v1", "kind": "List", "items": OBJECTS[:6] + broken}),
+        encoding="utf-8",
+    )
+    lines = [
+        ["render", "--validate", *(str(path) for path in EXAMPLES)],
+        ["check", str(manifest)],
+    ]
+    runner = CliRunner()
+    answers = []
+    for switch in ("", "1"):
+        monkeypatch.setenv("T2GEN_NO_KUBE_SCHEMA_CODE", switch)
+        for argv in lines:
+            result = runner.invoke(app, argv, catch_exceptions=False)
+            answers.append((result.exit_code, result.stdout, result.stderr))
+    assert answers[:2] == answers[2:]
+    assert answers[0][0] == 0 and answers[1][0] == 1
+    assert "metadata: unknown field 'bogus'" in answers[1][2]

@@ -1,0 +1,210 @@
+"""``t2gen import`` of what Twister2 users have: the shipped configuration, older keys, user positions.
+
+Run as a user would: the CLI from a temporary directory, on a copy of
+``tests/fixtures/twister2-0.8-shipped`` (Twister2 0.8's ``conf/common`` and
+``conf/kubernetes`` as shipped).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from t2gen.importer.keys import lookup
+from t2gen.kube.yamlio import load_all_yaml
+from tests.conftest import ROOT
+
+T2GEN = Path(sys.executable).parent / "t2gen"
+SHIPPED = ROOT / "tests/fixtures/twister2-0.8-shipped"
+
+
+def _run(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(T2GEN), *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
+
+
+def _conf(tmp_path: Path) -> Path:
+    conf = tmp_path / "conf"
+    shutil.copytree(SHIPPED, conf, ignore=shutil.ignore_patterns("README.md"))
+    return conf
+
+
+def test_shipped_conf_fails_at_the_commented_out_examples(tmp_path: Path) -> None:
+    _conf(tmp_path)
+    result = _run(tmp_path, "import", "conf")
+    assert result.returncode == 1
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert [line.split(": ")[0] for line in lines] == [
+        "conf/kubernetes/resource.yaml:41:3",
+        "conf/kubernetes/resource.yaml:52:3",
+    ]
+    name, workers = lines
+    assert "no job name: give it with --name NAME" in name
+    assert "(twister2.resource.job.name is commented out here, line 41)" in name
+    assert "no worker groups" in workers
+    assert "is commented out here, lines 52-58" in workers
+    # the snippet it offers is one line a user can paste
+    snippet = workers.split("`")[1]
+    (tmp_path / "snippet.yaml").write_text(snippet + "\n", encoding="utf-8")
+    pasted = _run(tmp_path, "import", "conf", "snippet.yaml", "--name", "t2-job")
+    assert pasted.returncode == 0, pasted.stderr
+
+
+def test_uncommented_example_and_a_name_render(tmp_path: Path) -> None:
+    conf = _conf(tmp_path)
+    resource = conf / "kubernetes/resource.yaml"
+    lines = resource.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert lines[51].startswith("# twister2.resource.worker.compute.resources:")
+    for index in range(51, 58):  # lines 52-58: the documented example
+        lines[index] = lines[index].removeprefix("#").removeprefix(" ")
+    resource.write_text("".join(lines), encoding="utf-8")
+    imported = _run(
+        tmp_path,
+        "import",
+        "conf",
+        "--name",
+        "t2-job",
+        "--jar",
+        "x.jar",
+        "--output-file",
+        "job.yaml",
+    )
+    assert imported.returncode == 0, imported.stderr
+    job = (tmp_path / "job.yaml").read_text(encoding="utf-8")
+    assert "count: 4" in job and "cpu: 0.2" in job and "memory: 1Gi" in job
+    rendered = _run(tmp_path, "render", "job.yaml")
+    assert rendered.returncode == 0, rendered.stderr
+    kinds = [obj["kind"] for obj in load_all_yaml(rendered.stdout)]
+    assert kinds.count("StatefulSet") == 2
+
+
+def test_errors_cite_the_users_file_not_the_job_file(tmp_path: Path) -> None:
+    """A rule that cites another field's line cites its Twister2 key's file and line."""
+    (tmp_path / "resource.yaml").write_text(
+        'twister2.job.id: "three"\n'
+        'twister2.resource.kubernetes.docker.image: "twister2/twister2-k8s:0.8.0"\n'
+        'twister2.network.channel.class: "edu.iu.dsc.tws.comms.tcp.TWSTCPChannel"\n'
+        "twister2.resource.worker.compute.resources:\n"
+        "  - {cpu: 1.0, ram: 1024, disk: 0.0, instances: 3}\n"
+        "  - {cpu: 1.0, ram: 1024, disk: 0.0, instances: 4}\n"
+        "kubernetes.worker.to.node.mapping: true\n"
+        'twister2.resource.kubernetes.worker.mapping.key: "kubernetes.io/hostname"\n'
+        'twister2.resource.kubernetes.worker.mapping.operator: "In"\n'
+        "twister2.resource.kubernetes.worker.mapping.values: ['e012', 'e013']\n"
+        'kubernetes.worker.mapping.uniform: "all-separate-nodes"\n',
+        encoding="utf-8",
+    )
+    result = _run(tmp_path, "import", "resource.yaml")
+    assert result.returncode == 1
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("resource.yaml:11:1: kubernetes.worker.mapping.uniform: ")
+    assert "In list at resource.yaml:10 allows only 2 nodes" in line
+    assert "line " not in line
+
+
+def test_older_keys_are_imported_or_listed(tmp_path: Path) -> None:
+    (tmp_path / "old.yaml").write_text(
+        'twister2.job.id: "old"\n'
+        'twister2.docker.image.for.kubernetes: "twister2/twister2-k8s:0.8.0"\n'
+        'twister2.network.channel.class: "edu.iu.dsc.tws.comms.tcp.TWSTCPChannel"\n'
+        "twister2.worker.instances: 2\n"
+        'twister2.kubernetes.uploading.method: "webserver"\n'
+        "kubernetes.racks.list: []\n"
+        "kubernetes.storage.reclaim.policy: Retain\n",
+        encoding="utf-8",
+    )
+    result = _run(tmp_path, "import", "old.yaml", "--jar", "x.jar")
+    assert result.returncode == 0, result.stderr
+    assert (
+        "uploadMethod: webserver             # from twister2.kubernetes.uploading.method (old.yaml:5)"
+        in result.stdout
+    )
+    assert (
+        "old.yaml:6:1: kubernetes.racks.list: read from the job package"
+        in result.stderr
+    )
+    assert (
+        "old.yaml:7:1: kubernetes.storage.reclaim.policy: not used on Kubernetes"
+        in (result.stderr)
+    )
+    assert "unknown" not in result.stderr
+
+
+# Every key of Twister2 0.8's KubernetesContext (cylondata/twister2 c6844d2,
+# twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/
+# KubernetesContext.java:21-97), and the older names the Twister2 docs use.
+KUBERNETES_CONTEXT_KEYS = (
+    "twister2.resource.kubernetes.docker.image",
+    "kubernetes.namespace",
+    "kubernetes.log.in.client",
+    "kubernetes.worker.base.port",
+    "twister2.resource.kubernetes.node.locations.from.config",
+    "kubernetes.node.port.service.requested",
+    "kubernetes.service.node.port",
+    "kubernetes.worker.transport.protocol",
+    "kubernetes.image.pull.policy",
+    "twister2.resource.kubernetes.persistent.storage.class",
+    "twister2.resource.kubernetes.storage.access.mode",
+    "kubernetes.bind.worker.to.cpu",
+    "kubernetes.worker.to.node.mapping",
+    "twister2.resource.kubernetes.worker.mapping.key",
+    "twister2.resource.kubernetes.worker.mapping.operator",
+    "twister2.resource.kubernetes.worker.mapping.values",
+    "kubernetes.worker.mapping.uniform",
+    "kubernetes.secret.name",
+    "twister2.kubernetes.uploader.web.server",
+    "twister2.kubernetes.uploader.web.server.directory",
+    "twister2.kubernetes.uploader.web.server.label",
+    "twister2.kubernetes.check.pwd.free.ssh",
+    "twister2.kubernetes.jvm.memory.fraction",
+)
+OLDER_KEYS = (
+    "twister2.kubernetes.uploading.method",  # docs yaml-templates/statefulset-for-workers.yaml:119
+    "kubernetes.storage.reclaim.policy",  # docs yaml-templates/persistent-volume.yaml:17
+    "kubernetes.racks.list",  # docs deployment/kubernetes/twister2-install-kubernetes.md:294
+    "kubernetes.datacenters.list",  # ibid.:290
+    "twister2.docker.image.for.kubernetes",
+    "kubernetes.worker.mapping.key",
+    "kubernetes.worker.mapping.operator",
+    "kubernetes.worker.mapping.values",
+    "kubernetes.persistent.storage.class",
+    "kubernetes.storage.access.mode",
+    "kubernetes.node.locations.from.config",
+    "kubernetes.workers.per.pod",
+)
+
+
+def test_every_kubernetes_context_key_is_known() -> None:
+    unknown = [k for k in KUBERNETES_CONTEXT_KEYS + OLDER_KEYS if lookup(k) is None]
+    assert unknown == []
+
+
+def test_warning_about_an_unset_key_is_at_its_commented_example(tmp_path: Path) -> None:
+    conf = _conf(tmp_path)
+    network = conf / "kubernetes/network.yaml"
+    text = network.read_text(encoding="utf-8")
+    network.write_text(
+        text.replace(
+            "\ntwister2.network.channel.class:", "\n# twister2.network.channel.class:"
+        ),
+        encoding="utf-8",
+    )
+    snippet = "twister2.resource.worker.compute.resources: [{cpu: 1.0, ram: 1024, disk: 0.0, instances: 2}]\n"
+    (tmp_path / "workers.yaml").write_text(snippet, encoding="utf-8")
+    result = _run(
+        tmp_path, "import", "conf", "workers.yaml", "--name", "t2-job", "--jar", "x.jar"
+    )
+    assert result.returncode == 0, result.stderr
+    assert (
+        "warning: conf/kubernetes/network.yaml:8:3: twister2.network.channel.class: not set"
+        in result.stderr
+    )

@@ -1,0 +1,297 @@
+"""The typed reader of node and pod lists (t2gen.plan.typedread) agrees with the plain reader.
+
+The plain reader (``json``/YAML into dicts, then ``parse_nodes``/``parse_pods``) is
+the contract; the typed one decodes only the fields the filters read. Every test
+reads the same bytes both ways and wants the same records, or the same error.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from t2gen.errors import T2genError
+from t2gen.plan import parse_nodes, parse_pods, typedread, workload_templates
+from t2gen.plan.typedread import (
+    node_label_keys,
+    plain_document,
+    read_nodes,
+    read_pods,
+)
+from tests.conftest import ROOT
+
+NODES = json.loads((ROOT / "examples" / "nodes.json").read_text(encoding="utf-8"))
+PODS = json.loads((ROOT / "examples" / "pods.json").read_text(encoding="utf-8"))
+
+
+def _outcome(read: Callable[[], object]) -> object:
+    """The records read, or the error's class and lines."""
+    try:
+        return read()
+    except T2genError as err:
+        return (type(err).__name__, err.lines())
+    except (RecursionError, ValueError) as err:  # what the plain reader raises, alike
+        return (type(err).__name__, str(err))
+
+
+def _both(tmp_path: Path, raw: bytes, kind: str) -> tuple[object, object]:
+    path = tmp_path / f"{kind}.json"
+    path.write_bytes(raw)
+    if kind == "nodes":
+        typed = _outcome(lambda: read_nodes(str(path)))
+        plain = _outcome(lambda: parse_nodes(plain_document(raw, str(path)), str(path)))
+    else:
+        typed = _outcome(lambda: read_pods(str(path)))
+        plain = _outcome(lambda: parse_pods(plain_document(raw, str(path)), str(path)))
+    return typed, plain
+
+
+def _realistic(node: dict[str, Any]) -> dict[str, Any]:
+    """A node with what kubectl also prints: managedFields, images, conditions."""
+    node = copy.deepcopy(node)
+    node["metadata"]["managedFields"] = [
+        {
+            "manager": "kubelet",
+            "fieldsV1": {"f:status": {"f:images": {}, "f:allocatable": {"f:cpu": {}}}},
+        }
+    ]
+    node["status"]["images"] = [
+        {"names": ["twister2/twister2-k8s:0.8.0"], "sizeBytes": 912345678}
+    ]
+    node["status"]["conditions"] = [{"type": "Ready", "status": "True"}]
+    return node
+
+
+def test_the_example_lists_read_alike(tmp_path: Path) -> None:
+    nodes = {**NODES, "items": [_realistic(n) for n in NODES["items"]]}
+    typed, plain = _both(tmp_path, json.dumps(nodes, indent=4).encode(), "nodes")
+    assert typed == plain and isinstance(typed, tuple) and len(typed) == 10
+    typed, plain = _both(tmp_path, json.dumps(PODS).encode(), "pods")
+    assert typed == plain and isinstance(typed, tuple) and typed
+
+
+def _node(change: Callable[[dict[str, Any]], object]) -> bytes:
+    doc = copy.deepcopy(NODES)
+    change(doc)
+    return json.dumps(doc).encode()
+
+
+def _set(path: str, value: object) -> Callable[[dict[str, Any]], None]:
+    """Set ``items[0]``'s field at a dotted path (creating maps on the way)."""
+
+    def change(doc: dict[str, Any]) -> None:
+        here = doc["items"][0]
+        *parents, last = path.split(".")
+        for key in parents:
+            here = here.setdefault(key, {})
+        here[last] = value
+
+    return change
+
+
+NODE_CASES: dict[str, bytes] = {
+    "metadata not a map": _node(_set("metadata", "node01")),
+    "no name": _node(_set("metadata.name", "")),
+    "name twice": _node(lambda d: d["items"].append(copy.deepcopy(d["items"][0]))),
+    "taint without effect": _node(_set("spec.taints", [{"key": "a"}])),
+    "taints a map": _node(_set("spec.taints", {"key": "a"})),
+    "no allocatable": _node(lambda d: d["items"][0]["status"].pop("allocatable")),
+    "allocatable null": _node(_set("status.allocatable", None)),
+    "bad quantity": _node(_set("status.allocatable.cpu", "lots")),
+    "negative quantity": _node(_set("status.allocatable.memory", "-1Gi")),
+    "bad capacity": _node(_set("status.capacity.memory", "1 GB")),
+    "5,000-digit quantity": _node(_set("status.allocatable.cpu", "9" * 5000)),
+    "label value a number": _node(_set("metadata.labels.cores", 16)),
+    "label value null": _node(_set("metadata.labels.cores", None)),
+    "labels a list": _node(_set("metadata.labels", ["a"])),
+    "kind null": _node(_set("kind", None)),
+    "a Pod among nodes": _node(_set("kind", "Pod")),
+    "items not a list": _node(lambda d: d.__setitem__("items", {"a": 1})),
+    "no items": _node(lambda d: d.__setitem__("items", [])),
+    "a Pod list": json.dumps(PODS).encode(),
+    "a single node": json.dumps(NODES["items"][2]).encode(),
+    "a list at the top": json.dumps(NODES["items"]).encode(),
+    "YAML": b"kind: List\nitems:\n- metadata: {name: a}\n  status: {allocatable: {cpu: 2}}\n",
+    "not JSON or YAML": b"{: [",
+    "empty": b"",
+    "a BOM": b"\xef\xbb\xbf" + json.dumps(NODES).encode(),
+    "not UTF-8 where nothing is read": _node(
+        _set("metadata.annotations", {"note": "caf\u00e9"})
+    ).replace(b"caf\\u00e9", b"caf\xe9"),
+    "UTF-8 where nothing is read": _node(
+        _set("metadata.annotations", {"note": "caf\u00e9"})
+    ).replace(b"caf\\u00e9", "caf\u00e9".encode()),
+    "deep nesting where nothing is read": _node(
+        _set("metadata.annotations", 0)
+    ).replace(
+        b'"annotations": 0', b'"annotations": ' + b"[" * 100_000 + b"]" * 100_000
+    ),
+    "deep nesting in labels": _node(_set("metadata.labels", 0)).replace(
+        b'"labels": 0', b'"labels": ' + b"[" * 100_000 + b"]" * 100_000
+    ),
+    "a 5,000-digit integer": _node(_set("status.allocatable.pods", 0)).replace(
+        b'"pods": 0', b'"pods": ' + b"7" * 5000
+    ),
+}
+
+
+@pytest.mark.parametrize("case", NODE_CASES, ids=list(NODE_CASES))
+def test_node_lists_read_alike(case: str, tmp_path: Path) -> None:
+    typed, plain = _both(tmp_path, NODE_CASES[case], "nodes")
+    assert typed == plain
+
+
+def _pod(change: Callable[[dict[str, Any]], object]) -> bytes:
+    doc = copy.deepcopy(PODS)
+    change(doc)
+    return json.dumps(doc).encode()
+
+
+POD_CASES: dict[str, bytes] = {
+    "bad request": _pod(
+        lambda d: d["items"][0]["spec"]["containers"][0]["resources"].update(
+            requests={"cpu": "x"}
+        )
+    ),
+    "a container not a map": _pod(
+        lambda d: d["items"][0]["spec"]["containers"].append("sidecar")
+    ),
+    "init containers, a sidecar, overhead": _pod(
+        lambda d: d["items"][0]["spec"].update(
+            initContainers=[
+                {"name": "a", "resources": {"requests": {"cpu": "2"}}},
+                {
+                    "name": "b",
+                    "restartPolicy": "Always",
+                    "resources": {"limits": {"cpu": "1", "memory": "1Gi"}},
+                },
+            ],
+            overhead={"cpu": "250m"},
+            resources={"requests": {"memory": "3Gi"}},
+        )
+    ),
+    "anti-affinity": _pod(
+        lambda d: d["items"][0]["spec"].update(
+            affinity={
+                "podAntiAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [
+                        {
+                            "labelSelector": {"matchLabels": {"app": "twister2"}},
+                            "topologyKey": "kubernetes.io/hostname",
+                        }
+                    ]
+                }
+            }
+        )
+    ),
+    "finished and unbound pods": _pod(
+        lambda d: (
+            d["items"][0]["status"].update(phase="Succeeded"),
+            d["items"][1]["spec"].pop("nodeName"),
+        )
+    ),
+    "no spec, no metadata": _pod(
+        lambda d: (d["items"][0].pop("spec"), d["items"][1].pop("metadata"))
+    ),
+    "a Node among pods": _pod(lambda d: d["items"][0].update(kind="Node")),
+    "a node list": json.dumps(NODES).encode(),
+    "no items": _pod(lambda d: d.__setitem__("items", [])),
+}
+
+
+@pytest.mark.parametrize("case", POD_CASES, ids=list(POD_CASES))
+def test_pod_lists_read_alike(case: str, tmp_path: Path) -> None:
+    typed, plain = _both(tmp_path, POD_CASES[case], "pods")
+    assert typed == plain
+
+
+def test_only_the_labels_the_job_selects_on_are_kept(tmp_path: Path) -> None:
+    objects = [
+        {
+            "kind": "StatefulSet",
+            "metadata": {"name": "w"},
+            "spec": {
+                "template": {
+                    "spec": {
+                        "nodeSelector": {"nvidia.com/gpu.present": "true"},
+                        "affinity": {
+                            "nodeAffinity": {
+                                "requiredDuringSchedulingIgnoredDuringExecution": {
+                                    "nodeSelectorTerms": [
+                                        {
+                                            "matchExpressions": [
+                                                {
+                                                    "key": "extra-hardware",
+                                                    "operator": "Exists",
+                                                }
+                                            ],
+                                            "matchFields": [
+                                                {
+                                                    "key": "metadata.name",
+                                                    "operator": "NotIn",
+                                                    "values": ["node05"],
+                                                }
+                                            ],
+                                        }
+                                    ]
+                                }
+                            }
+                        },
+                    }
+                }
+            },
+        }
+    ]
+    keys = node_label_keys(workload_templates(objects))
+    assert keys == ("extra-hardware", "nvidia.com/gpu.present")
+    path = tmp_path / "nodes.json"
+    path.write_text(json.dumps(NODES), encoding="utf-8")
+    everything = read_nodes(str(path))
+    kept = read_nodes(str(path), keys)
+    assert [n.name for n in kept] == [n.name for n in everything]
+    for full, few in zip(everything, kept, strict=True):
+        assert few.labels == {k: v for k, v in full.labels.items() if k in keys}
+        assert (few.allocatable, few.capacity, few.taints) == (
+            full.allocatable,
+            full.capacity,
+            full.taints,
+        )
+
+
+def test_the_switch_sends_every_list_to_the_plain_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "nodes.json"
+    path.write_text(json.dumps(NODES), encoding="utf-8")
+    calls: list[bytes] = []
+    real = typedread.plain_document
+
+    def spy(raw: bytes, source: str) -> object:
+        calls.append(raw)
+        return real(raw, source)
+
+    monkeypatch.setattr(typedread, "plain_document", spy)
+    read_nodes(str(path))
+    assert calls == []
+    monkeypatch.setenv("T2GEN_NO_TYPED_READER", "1")
+    assert read_nodes(str(path)) == parse_nodes(NODES, str(path))
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize("reader", [typedread.read_nodes, typedread.read_pods])
+def test_a_list_over_the_size_limit_is_refused_before_it_is_read(
+    reader: Callable[[str], object], tmp_path: Path
+) -> None:
+    """A sparse file one byte over MAX_LIST_BYTES: refused from its size, in no time or memory."""
+    path = tmp_path / "huge.json"
+    with path.open("wb") as handle:
+        handle.truncate(typedread.MAX_LIST_BYTES + 1)
+    with pytest.raises(T2genError) as raised:
+        reader(str(path))
+    assert "larger than 524288 KiB" in str(raised.value)
+    assert str(path) in str(raised.value)
