@@ -32,7 +32,7 @@ test: $(STAMP) $(HELM) ## Run the test suite (unit, golden, kubectl, kustomize, 
 	$(BIN)/python -X warn_default_encoding -m pytest
 
 golden: $(STAMP) ## Rewrite the golden files from the current output (review the diff!)
-	$(BIN)/python -m pytest tests/test_golden.py tests/test_cases.py --update-golden -q
+	$(BIN)/python -m pytest tests/suites/test_golden.py tests/suites/test_cases.py --update-golden -q
 
 docs: $(STAMP) ## Regenerate docs/ (from the schema and the context) and t2gen/cli/_help.py (from the CLI)
 	$(BIN)/python -m scripts.docs .
@@ -70,8 +70,8 @@ bench: $(STAMP) $(HELM) ## Time t2gen against python -c pass (and peers: kubectl
 	$(BIN)/python bench/ablation.py --append bench/results.md
 
 fuzz: $(STAMP) ## A long property-based run over the job schema, and -o DIR under kills and concurrency
-	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_properties.py tests/test_injection.py -q -s
-	T2GEN_SLOW=1 $(BIN)/python -m pytest tests/test_output_kills.py -q -s -m slow
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/properties/test_properties.py tests/properties/test_injection.py -q -s
+	T2GEN_SLOW=1 $(BIN)/python -m pytest tests/output/test_atomicdir_kills.py -q -s -m slow
 
 clean: ## Remove the venv, caches and build output
 	rm -rf $(VENV) .tools build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis bench/.work

@@ -1,7 +1,7 @@
 """Write t2gen/render/_precompiled/: the built-in templates compiled by Jinja2 (run by `make generate`).
 
 With ``--check``, write nothing and exit 1 if the committed modules differ from
-what the installed Jinja2 compiles (tests/test_precompiled.py runs the same check).
+what the installed Jinja2 compiles (tests/render/test_precompiled.py runs the same check).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ the plain way in less time. Each lives in the module of the stage it speeds
 up, asks :func:`enabled` here whether it may run, and is turned off by setting
 ``T2GEN_NO_<NAME>`` to any non-empty value (as pre-commit's
 ``PRE_COMMIT_NO_CONCURRENCY``). With every switch set t2gen takes only the
-plain paths; ``tests/test_golden.py`` and ``tests/test_cases.py`` run once
+plain paths; ``tests/suites/test_golden.py`` and ``tests/suites/test_cases.py`` run once
 each way and must give the same bytes, exit codes and files. What each fast
 path buys is measured in ``make bench`` and listed in ``docs/performance.md``.
 

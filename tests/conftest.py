@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
 KUBE_VERSIONS = ("1.25", "1.37")  # the oldest and newest Kubernetes t2gen supports
 GOLDEN = ROOT / "tests" / "golden"
-# The tree of input cases run by tests/test_cases.py: tests/cases/<name>/, plus the
+# The tree of input cases run by tests/suites/test_cases.py: tests/cases/<name>/, plus the
 # ten tests/golden/invalid-*/ of the same layout, which stay frozen where they are.
 INPUT_CASES = sorted(
     [

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "t2gen"
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "t2gen"
 MAX_LINES = 400
 
 

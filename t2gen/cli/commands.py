@@ -5,7 +5,7 @@ call these functions; :mod:`t2gen.cli.launch` calls them directly for the common
 exact command lines (``t2gen render JOB...``), skipping the 30-60 ms of
 importing Typer and building its command tree. Both paths run the same code
 from here on, so what they print, and their exit codes, can only differ in
-argument parsing (``tests/test_launch.py`` runs every input case and golden
+argument parsing (``tests/cli/test_launch.py`` runs every input case and golden
 both ways and compares the bytes).
 
 Each function returns the process's exit code: 0 ok, 1 invalid input or a

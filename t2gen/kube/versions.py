@@ -4,7 +4,7 @@ The range is written here, not read from kubernetes-validate, so that every
 command checks ``--kube-version`` the same way whether or not that optional
 package (the ``validate`` extra) is installed. It is the range of versions
 whose schemas kubernetes-validate 1.37 (the ``dev`` pin in pyproject.toml)
-bundles; ``tests/test_kubeschema.py`` fails when it drifts from
+bundles; ``tests/checks/test_openapi.py`` fails when it drifts from
 :func:`t2gen.checks.openapi.schema_versions`.
 """
 

@@ -241,7 +241,7 @@ def dump_yaml(obj: Any) -> str:
     times faster, because PyYAML's representer and resolver (Python code run
     for every node) are skipped. Anything else (floats, other types, a
     container used twice, which PyYAML writes as an anchor) goes through
-    :func:`yaml.dump` itself. ``tests/test_kubeyaml.py`` compares the two.
+    :func:`yaml.dump` itself. ``tests/kube/test_yamlio.py`` compares the two.
 
     Args:
         obj: dicts, lists, str, int, float, bool and None.

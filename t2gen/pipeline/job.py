@@ -104,7 +104,7 @@ def validate(
     """
     data = apply_defaults(doc.data)
     # The generated schema code says only "valid"; jsonschema runs for the
-    # files it refuses, to say why (the same verdict: tests/test_fastpath.py).
+    # files it refuses, to say why (the same verdict: tests/jobfile/yaml/test_fastpath.py).
     if is_valid_fast(doc.data):
         problems: list[Problem] = []
         checked = data

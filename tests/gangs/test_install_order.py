@@ -9,15 +9,14 @@ the stream, in the order `t2gen render` prints it, puts the object admission nee
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from t2gen.gangs import workload_api
 from t2gen.kube.versions import NEWEST_KUBE_VERSION
 from t2gen.pipeline.job import generate
+from tests.conftest import ROOT
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workload-api-gang.yaml"
+EXAMPLE = ROOT / "examples" / "workload-api-gang.yaml"
 
 _PODGROUP_WORKLOAD_EXISTS = (
     "kubernetes/kubernetes plugin/pkg/admission/podgroup/admission.go: the "

@@ -24,9 +24,9 @@ from t2gen.kube.order import install_order
 from t2gen.kube.versions import NEWEST_KUBE_VERSION, OLDEST_KUBE_VERSION
 from t2gen.pipeline.job import generate
 from t2gen.plan.templates import min_members, workload_templates
+from tests.conftest import ROOT
 from tests.helpers import job_text
 
-ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads(
     (ROOT / "schemas" / "twister2job.schema.json").read_text(encoding="utf-8")
 )

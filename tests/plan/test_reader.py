@@ -23,8 +23,8 @@ from t2gen.plan.typedread import (
     read_nodes,
     read_pods,
 )
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 NODES = json.loads((ROOT / "examples" / "nodes.json").read_text(encoding="utf-8"))
 PODS = json.loads((ROOT / "examples" / "pods.json").read_text(encoding="utf-8"))
 

@@ -27,7 +27,7 @@ from t2gen.checks.openapi import KubeSchemas
 from t2gen.cli.app import app
 from t2gen.kube.versions import DEFAULT_KUBE_VERSION
 from tests.conftest import EXAMPLES, GOLDEN, ROOT
-from tests.test_custom_resource_schemas import VALID
+from tests.gangs.test_custom_resource_schemas import VALID
 
 WORDCOUNT = "examples/wordcount.yaml"
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from t2gen.checks import check_objects
 from t2gen.cli.app import app
 from t2gen.kube.yamlio import load_all_yaml
-from tests.test_golden import _args, _rendered_cases
+from tests.suites.test_golden import _args, _rendered_cases
 
 runner = CliRunner()
 

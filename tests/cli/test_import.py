@@ -12,8 +12,7 @@ from t2gen.importer import import_config
 from t2gen.importer.ports import port_name
 from t2gen.jobfile.yaml import parse_job
 from t2gen.kube.yamlio import load_all_yaml
-
-from .conftest import ROOT
+from tests.conftest import ROOT
 
 T2GEN = Path(sys.executable).parent / "t2gen"
 CONF = str(ROOT / "examples/twister2-conf")

@@ -9,8 +9,7 @@ from typing import Any
 
 from t2gen.kube.yamlio import load_all_yaml
 from t2gen.render.context import build_context
-
-from .helpers import job_text, problems, valid_job
+from tests.helpers import job_text, problems, valid_job
 
 T2GEN = Path(sys.executable).parent / "t2gen"
 

@@ -310,8 +310,8 @@ def _golden_objects() -> list[list[dict[str, Any]]]:
 
 
 def _broken_renders() -> list[list[dict[str, Any]]]:
-    """The example with each breakage of tests/test_checks.py: every check fires."""
-    from tests.test_checks import BREAKAGES
+    """The example with each breakage of tests/checks/test_checks.py: every check fires."""
+    from tests.checks.test_checks import BREAKAGES
 
     good = [d.obj for d in generate([str(ROOT / "examples/heterogeneous.yaml")])]
     renders = []

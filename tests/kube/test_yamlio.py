@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from t2gen.kube import yamlio
 from t2gen.kube.yamlio import dump_flow, dump_yaml, load_all_yaml
-from tests.conftest import kubectl_objects
+from tests.conftest import GOLDEN, kubectl_objects
 
 # Strings that YAML 1.1 (kubectl) or YAML 1.2 would read as something else if
 # written plain, and strings that could reshape a document.
@@ -122,9 +122,8 @@ def test_events_write_what_the_representer_writes(value: Any) -> None:
 
 
 def test_events_write_every_golden_object_as_the_representer() -> None:
-    golden = Path(__file__).parent / "golden"
     objects = []
-    for expected in sorted(golden.glob("*/expected.stdout")):
+    for expected in sorted(GOLDEN.glob("*/expected.stdout")):
         text = expected.read_text(encoding="utf-8")
         if text.startswith("---\n# Source: "):  # a rendered stream (not plan or JSON)
             objects += [obj for obj in load_all_yaml(text) if isinstance(obj, dict)]

@@ -15,7 +15,7 @@ tree: ``tests/golden/invalid-*/`` has the same layout and is run here too, but
 stays where it is because every file under ``tests/golden/`` is a frozen,
 byte-for-byte contract (their expectations spell the path out instead of
 ``{file}``). Add a new case as ``tests/cases/<name>/config.yaml`` and run
-``pytest tests/test_cases.py --update-golden`` (``make golden``) to write its
+``pytest tests/suites/test_cases.py --update-golden`` (``make golden``) to write its
 expectations; review them before committing.
 """
 

@@ -17,8 +17,7 @@ from t2gen.jobfile.model import Job
 from t2gen.jobfile.yaml import parse_job
 from t2gen.pipeline.job import generate, validate, validate_files
 from t2gen.record import replace
-
-from .conftest import ROOT, build_file_tree
+from tests.conftest import ROOT, build_file_tree
 
 CONF_08 = ROOT / "tests/fixtures/twister2-0.8-conf"
 SEEDS = ROOT / "tests/fixtures/twister2-seeds"

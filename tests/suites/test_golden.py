@@ -5,7 +5,7 @@ line after ``t2gen``, any command: ``render``, ``import``, ``plan``, ...;
 ``{case}`` is the case directory, ``{out}`` a fresh output directory) and the expected ``expected.stdout``, ``expected.stderr``,
 ``expected.exit_code`` (when not 0) and, for ``-o``, an ``expected/`` tree.
 ``pytest --update-golden`` (``make golden``) rewrites them. The ``invalid-*``
-directories here are input cases: tests/test_cases.py runs them with the rest of
+directories here are input cases: tests/suites/test_cases.py runs them with the rest of
 the tree of input cases in ``tests/cases/``.
 """
 

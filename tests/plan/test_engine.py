@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,8 +26,8 @@ from t2gen.plan import (
     usage_by_node,
 )
 from t2gen.plan.podspec import exclusive_cores, is_guaranteed, pod_requests
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 NODES_FILE = ROOT / "examples" / "nodes.json"
 PODS_FILE = ROOT / "examples" / "pods.json"
 GIB = 1 << 30

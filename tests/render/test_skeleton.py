@@ -13,8 +13,8 @@ from t2gen.pipeline import job as pipeline
 from t2gen.render import skeleton
 from t2gen.render.context import build_context
 from t2gen.render.engine import make_environment
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(
     path
     for path in (ROOT / "examples").glob("*.yaml")

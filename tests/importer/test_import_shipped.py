@@ -14,8 +14,7 @@ from pathlib import Path
 
 from t2gen.importer.keys import lookup
 from t2gen.kube.yamlio import load_all_yaml
-
-from .conftest import ROOT
+from tests.conftest import ROOT
 
 T2GEN = Path(sys.executable).parent / "t2gen"
 SHIPPED = ROOT / "tests/fixtures/twister2-0.8-shipped"

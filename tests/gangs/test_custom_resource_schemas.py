@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 
-KUBE_SCHEMAS = Path(__file__).resolve().parent.parent / "schemas" / "kube"
+from tests.conftest import ROOT
+
+KUBE_SCHEMAS = ROOT / "schemas" / "kube"
 
 LABELS = {"app": "twister2", "t2-job": "wc"}
 

@@ -1,7 +1,7 @@
 """Tests of the job-file rule registry.
 
 The job files each rule refuses (and those it must accept) are input cases in
-``tests/cases/<name>/``, run by tests/test_cases.py through ``t2gen validate``
+``tests/cases/<name>/``, run by tests/suites/test_cases.py through ``t2gen validate``
 and ``t2gen render``.
 """
 
