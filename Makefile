@@ -70,7 +70,7 @@ bench: $(STAMP) $(HELM) ## Time t2gen against python -c pass (and peers: kubectl
 	$(BIN)/python bench/ablation.py --append bench/results.md
 
 fuzz: $(STAMP) ## A long property-based run over the job schema, and -o DIR under kills and concurrency
-	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/properties/test_properties.py tests/properties/test_injection.py -q -s
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/properties/test_properties.py tests/properties/test_injection.py tests/jobfile/yaml/test_fastpath.py -q -s
 	T2GEN_SLOW=1 $(BIN)/python -m pytest tests/output/test_atomicdir_kills.py -q -s -m slow
 
 clean: ## Remove the venv, caches and build output

@@ -211,3 +211,13 @@ settings.register_profile(
     ],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# Whole job files drawn from the job schema by hypothesis-jsonschema cost 0.05-1 s
+# each to generate (the schema is large, its patterns are searched as filters), so
+# the four tests that draw them take 15 examples each in `make test` and the
+# profile's full count in `make fuzz`.
+WHOLE_JOBS = settings(
+    max_examples=15
+    if os.environ.get("HYPOTHESIS_PROFILE", "default") == "default"
+    else settings.default.max_examples
+)

@@ -107,8 +107,19 @@ def test_import_writes_output_file_and_o_is_deprecated(tmp_path: Path) -> None:
 
 def test_shell_completion(tmp_path: Path) -> None:
     """Typer's completion protocol (``_T2GEN_COMPLETE``), as the script --show-completion prints uses it."""
-    script = _t2gen("--show-completion", "bash", cwd=tmp_path)
-    assert script.returncode == 0 and "_T2GEN_COMPLETE=complete_bash" in script.stdout
+    # Typer finds the shell among the process's parents (shellingham), as from a
+    # user's bash; `; exit` keeps bash from replacing itself with python.
+    script = subprocess.run(
+        ["bash", "-c", f'"{sys.executable}" -m t2gen --show-completion; exit $?'],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=tmp_path,
+        check=False,
+        timeout=120,
+    )
+    assert script.returncode == 0, script.stderr
+    assert "_T2GEN_COMPLETE=complete_bash" in script.stdout
     for words, expected in (
         ("t2gen ren", ["render"]),
         (f"t2gen render {JOB} -o ", ["yaml", "json", "helm"]),

@@ -29,7 +29,7 @@ from t2gen.jobfile.schema import load_schema
 from t2gen.kube.yamlio import dump_yaml
 from t2gen.output.stream import to_yaml_stream
 from t2gen.pipeline.job import generate
-from tests.conftest import kubectl_objects
+from tests.conftest import WHOLE_JOBS, kubectl_objects
 
 STATS: Counter[str] = Counter()
 RENDERED: list[tuple[Path, list[dict[str, Any]]]] = []
@@ -70,6 +70,7 @@ def report() -> Iterator[None]:
     )
 
 
+@WHOLE_JOBS
 @given(job=JOBS)
 def test_generated_job_files(
     job: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
@@ -113,6 +114,7 @@ def test_kubectl_reads_every_generated_render_as_intended(kubectl: Any) -> None:
     assert kubectl_objects(kubectl, *manifests) == expected
 
 
+@WHOLE_JOBS
 @given(job=from_schema(load_schema()), text=st.text(max_size=40))
 def test_yaml_text_never_crashes_the_loader(
     job: dict[str, Any], text: str, tmp_path_factory: pytest.TempPathFactory

@@ -28,7 +28,7 @@ from t2gen.jobfile.yaml.fastload import fast_load, fast_load_doc
 from t2gen.jobfile.yaml.loader import parse_config
 from t2gen.jobfile.yaml.source import YAML11_LINE_BREAKS as _YAML11_BREAKS
 from t2gen.kube.yamlio import dump_yaml
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, WHOLE_JOBS
 
 
 def _rich(text: str) -> Any:
@@ -93,6 +93,7 @@ def test_fast_reader_agrees_on_tricky_scalars(text: str) -> None:
         assert repr(fast) == repr(_rich(text))
 
 
+@WHOLE_JOBS
 @given(job=from_schema(load_schema()), style=st.sampled_from(["block", "json", "flow"]))
 def test_fast_reader_agrees_on_generated_job_files(
     job: dict[str, Any], style: str
@@ -137,6 +138,7 @@ JSON_VALUES = st.recursive(
 )
 
 
+@WHOLE_JOBS
 @given(job=from_schema(load_schema()), data=st.data())
 def test_generated_validator_agrees_with_jsonschema(
     job: dict[str, Any], data: st.DataObject
