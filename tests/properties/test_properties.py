@@ -70,6 +70,8 @@ def report() -> Iterator[None]:
     )
 
 
+# One xdist worker runs both: the second reads what the first rendered (make test runs -n auto).
+@pytest.mark.xdist_group("generated-renders")
 @WHOLE_JOBS
 @given(job=JOBS)
 def test_generated_job_files(
@@ -105,6 +107,7 @@ def test_generated_job_files(
     assert to_yaml_stream(generate([str(path)])) == stream
 
 
+@pytest.mark.xdist_group("generated-renders")
 def test_kubectl_reads_every_generated_render_as_intended(kubectl: Any) -> None:
     """What test_generated_job_files rendered, read back by one kubectl process."""
     if not RENDERED:

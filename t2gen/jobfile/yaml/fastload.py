@@ -55,6 +55,7 @@ from t2gen.jobfile.yaml.source import (
     check_line_breaks,
     entries_message,
     int_message,
+    locate_empty_values,
     nodes_message,
 )
 from t2gen.jobfile.yaml.yaml12 import (
@@ -148,6 +149,7 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
         return None
     if data is None:
         return None
+    locate_empty_values(data, positions, key_positions, text)
     return SourceDoc(
         path=path,
         data=data,

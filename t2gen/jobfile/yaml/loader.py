@@ -20,6 +20,7 @@ from t2gen.jobfile.yaml.source import (
     check_line_breaks,
     entries_message,
     line_col,
+    locate_empty_values,
     nodes_message,
 )
 from t2gen.jobfile.yaml.yaml12 import (
@@ -245,6 +246,7 @@ def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
     positions: dict[JsonPath, tuple[int, int]] = {(): (1, 1)}
     key_positions: dict[JsonPath, tuple[int, int]] = {}
     data = _plain(root, (), positions, key_positions, path)
+    locate_empty_values(data, positions, key_positions, text)
     return SourceDoc(
         path=path,
         data=data,

@@ -234,3 +234,57 @@ def decode_source(path: str, raw: bytes) -> str:
             col=col,
             message=f"not UTF-8 (byte 0x{text[err.start]:02x}); save the job file as UTF-8 text",
         ) from None
+
+
+_JsonPath = tuple[str | int, ...]  # as t2gen.jobfile.yaml.yaml12.JsonPath
+
+# The end of an implicit key on its line (YAML 1.2, 7.4.2: an implicit key is on
+# one line): a quoted key and its closing quote, or a plain key up to the first `:`
+# followed by a space, a flow indicator or the line's end; then the `:`.
+_KEY_THEN_COLON = (
+    r"""(?:"(?:[^"\\]|\\.)*"[ \t]*:|'(?:[^']|'')*'[ \t]*:"""
+    r"""|(?:[^:]|:(?![ \t\r,\]}]|$))*?[ \t]*:(?=[ \t\r,\]}]|$))"""
+)
+# An explicit null where the reader marks the value (YAML 1.2 core schema).
+_EXPLICIT_NULL = r"(?:~|null|Null|NULL)(?![^ \t\r,\]}#])"
+
+
+def locate_empty_values(
+    data: object,
+    positions: dict[_JsonPath, tuple[int, int]],
+    key_positions: dict[_JsonPath, tuple[int, int]],
+    text: str,
+) -> None:
+    """Locate each empty mapping value (``count:`` and nothing more) just after its ``:``.
+
+    Both readers call this, so that they locate alike, and an error about the
+    value is on its key's line. Left to themselves they differ: ruamel.yaml marks
+    an empty value in a block mapping at the end of the next token (its
+    ``parse_block_mapping_value`` peeks past the ``:`` for a comment), often the
+    next line's key, and in a flow mapping at the end of the ``:``; PyYAML at the
+    end of the ``:`` in a block mapping and at the next token in a flow one.
+    An explicit ``null`` or ``~`` keeps its own position. ``positions`` is
+    changed in place (1-based line, column).
+    """
+    lines = text.split("\n")
+    stack: list[tuple[_JsonPath, object]] = [((), data)]
+    while stack:
+        where, node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(((*where, index), item) for index, item in enumerate(node))
+            continue
+        if not isinstance(node, dict):
+            continue
+        for key, value in node.items():
+            child = (*where, key)
+            if value is not None:
+                stack.append((child, value))
+                continue
+            key_at, value_at = key_positions.get(child), positions.get(child)
+            if key_at is None or value_at is None or value_at[0] > len(lines):
+                continue
+            if re.match(_EXPLICIT_NULL, lines[value_at[0] - 1][value_at[1] - 1 :]):
+                continue
+            found = re.match(_KEY_THEN_COLON, lines[key_at[0] - 1][key_at[1] - 1 :])
+            if found:
+                positions[child] = (key_at[0], key_at[1] + found.end())

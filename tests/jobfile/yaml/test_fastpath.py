@@ -182,6 +182,29 @@ def test_generated_validator_is_up_to_date() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "where"),
+    [("a:\n", (1, 3)), ("a:   # c\nb: 1\n", (1, 3)), ('"a: b" :\n# c\nb: 1\n', (1, 9)),
+     ("a:b:\nc: 1\n", (1, 5)), ("a: {b: , c: 1}\n", (1, 7)), ("a: {b: \n  , c: 1}\n", (1, 7)),
+     ('a: {"b":, c: 1}\n', (1, 9)), ("a:\r\nb: 1\r\n", (1, 3)), ("a:\n  null\n", (2, 3))],
+)  # fmt: skip
+def test_an_empty_value_is_located_after_its_colon_by_both_readers(
+    text: str, where: tuple[int, int]
+) -> None:
+    """ruamel.yaml and PyYAML mark an empty value elsewhere (the next line's key, or the next token)."""
+    fast, full = fast_load_doc(text, path="j"), parse_config(text, path="j")
+    assert fast is not None
+    empty = [p for p in full.positions if p and _value_at(full.data, p) is None]
+    assert full.positions == fast.positions
+    assert [full.positions[p] for p in empty] == [where]
+
+
+def _value_at(data: Any, path: tuple[Any, ...]) -> Any:
+    for part in path:
+        data = data[part]
+    return data
+
+
+@pytest.mark.parametrize(
     "text",
     ["a: 1\ntrue: 2\n", "a: 1\nnull: 2\na: 3\n", "0x1F: 1\n", "1.5: x\n",
      "{a: 1, b: {c: 1, c: 2}, 7: 1}\n", "a: {x: 1, 1: 2}\nb: {y: 1, y: 2}\n",
