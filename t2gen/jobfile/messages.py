@@ -192,6 +192,8 @@ def _type_message(instance: Any, expected: str | list[str]) -> str:
     want = " or ".join(names.get(w, w) for w in wanted)
     got = _describe(instance)
     message = f"{short_value(instance)} is {got}; expected {want}"
+    if instance is None:  # `count:` with nothing after it, or `count: null`
+        message = f"no value (null); expected {want}"
     if (
         "boolean" in wanted
         and isinstance(instance, str)
