@@ -218,6 +218,30 @@ def container(
     return result
 
 
+# What a Twister2 container writes with a read-only root filesystem (DSC-SPIDAL/twister2 at
+# c6844d2496ab87ff18ae41aa7dd49237e74ffba0), each path a volume:
+# - $POD_MEMORY_VOLUME, the memory volume (always mounted): the job package, its unpacked
+#   directory and the flag file (docker/kubernetes/image/rootfs/twister2/get_job_package.sh
+#   lines 21, 26, 49, 51, 80, 89, 92); init.sh reads from it (init.sh lines 22-23).
+# - /twister2-volatile: the volatile storage root on Kubernetes
+#   (twister2/api/src/java/edu/iu/dsc/tws/api/config/FileSystemContext.java lines 56-61), where
+#   file logging goes by default (twister2/config/src/yaml/conf/common/logger.properties
+#   line 31 names Twister2FileLogHandler;
+#   LoggingContext.java lines 156-180: "volatile" -> <root>/logs, created with mkdirs or the
+#   worker fails, K8sWorkerUtils.java lines 105-114) and where data is spilled
+#   (conf/kubernetes/data.yaml lines 21-28, K8sVolatileVolume.java line 25). Without a
+#   volatileDisk the launcher mounts nothing there and it lands on the root filesystem, so
+#   a read-only root gets an emptyDir without a sizeLimit (the ephemeral-storage limit, if
+#   any, bounds it as it bounded the container's writable layer).
+# - /persistent: the claim, when the job has one (FileSystemContext.java lines 40-46;
+#   checkpoints, conf/kubernetes/checkpoint.yaml line 2). Without a claim only checkpointing
+#   writes there, which needs the claim anyway to survive a restart.
+# - /tmp: the JVM (java.io.tmpdir, hsperfdata); names.TMP_VOLUME_PATH.
+# OpenMPI's scripts also write to /.sshd, /tmp/sshd.log and the image's /twister2
+# (start_sshd.sh lines 18-39, init_openmpi.sh lines 17, 43, 46): the rules refuse a
+# read-only root with OpenMPI.
+
+
 def pod_volumes(
     job: Job,
     *,
@@ -240,7 +264,11 @@ def pod_volumes(
         ``(volumes, volumeMounts)``: always the memory volume (its ``sizeLimit``
         is ``spec.storage.memoryVolumeSize``, which the pod's first container
         also requests: :mod:`t2gen.render.context.memory`), then the others
-        asked for, with the names and paths of ``KubernetesConstants``.
+        asked for, with the names and paths of ``KubernetesConstants``; with
+        ``spec.security.readOnlyRootFilesystem`` also an emptyDir at
+        ``/twister2-volatile`` (without a ``sizeLimit`` when there is no
+        ``volatile`` disk) and one at ``/tmp``, the paths the runtime writes
+        to (the comment above lists them with their sources).
     """
     volumes: list[dict[str, Any]] = [
         {
@@ -254,11 +282,14 @@ def pod_volumes(
     mounts: list[dict[str, Any]] = [
         {"name": names.MEMORY_VOLUME, "mountPath": names.MEMORY_VOLUME_PATH}
     ]
-    if not volatile.is_zero():
+    read_only_root = job.spec.security.read_only_root_filesystem
+    if not volatile.is_zero() or read_only_root:
         volumes.append(
             {
                 "name": names.VOLATILE_VOLUME,
-                "emptyDir": {"sizeLimit": str(volatile.rounded_up())},
+                "emptyDir": {"sizeLimit": str(volatile.rounded_up())}
+                if not volatile.is_zero()
+                else {},
             }
         )
         mounts.append(
@@ -287,6 +318,9 @@ def pod_volumes(
         mounts.append(
             {"name": names.SSH_KEY_VOLUME, "mountPath": names.SSH_KEY_VOLUME_PATH}
         )
+    if read_only_root:
+        volumes.append({"name": names.TMP_VOLUME, "emptyDir": {}})
+        mounts.append({"name": names.TMP_VOLUME, "mountPath": names.TMP_VOLUME_PATH})
     extra, extra_mounts = extra_volumes(job, scope or PodSurface())
     return volumes + extra, mounts + extra_mounts
 
