@@ -19,7 +19,7 @@ class Security(Record):
         run_as_group: group ID (and ``fsGroup``) with ``restricted``.
         read_only_root_filesystem: every container's root filesystem read-only,
             with writable emptyDirs where the runtime writes
-            (:func:`t2gen.render.context.pod.pod_volumes`).
+            (:func:`t2gen.render.context.volumes.pod_volumes`).
         checkov_skips: annotate the StatefulSets with ``checkov.io/skip<N>``
             for the checkov checks a Twister2 job cannot pass
             (:mod:`t2gen.render.context.scanners`).

@@ -26,7 +26,7 @@ def security_contexts(
     dropped. ``none``: no context. With ``readOnlyRootFilesystem`` (the rules
     allow it with ``default`` and ``restricted``, not with OpenMPI) every
     container also gets ``readOnlyRootFilesystem: true``; the writable paths
-    are volumes (:func:`t2gen.render.context.pod.pod_volumes`). Sources:
+    are volumes (:func:`t2gen.render.context.volumes.pod_volumes`). Sources:
     https://kubernetes.io/docs/concepts/security/pod-security-standards/ and
     kubernetes/kubernetes ``staging/src/k8s.io/pod-security-admission/policy/``.
 
