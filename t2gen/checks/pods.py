@@ -348,6 +348,7 @@ POD_CHECKS: tuple[Check, ...] = (
     affinity.pod_affinity,
     bound_worker_guaranteed,
     security.pod_security_restricted,
+    security.read_only_root_writable,
 )
 """Checks run on a pod spec after its containers, in this order."""
 

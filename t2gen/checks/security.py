@@ -1,10 +1,11 @@
-"""Pod security: a pod that claims Pod Security Admission ``restricted`` meets it.
+"""Pod security: a pod that claims Pod Security Admission ``restricted`` meets it, and a read-only root leaves the runtime room to write.
 
 t2gen marks pods rendered with ``spec.security.profile: restricted`` with the
 annotation ``t2gen.dev/security-profile: restricted``; this check verifies the
 claim field by field, so an overlay or a custom template that weakens the pod
 is caught offline instead of by an admission error (the StatefulSet is
-accepted, but no pod is ever created).
+accepted, but no pod is ever created). Likewise a Twister2 container with a
+read-only root filesystem must keep its writable volumes.
 """
 
 from __future__ import annotations
@@ -14,9 +15,15 @@ from typing import Any
 
 from t2gen.checks.base import Finding, as_dict, as_list, check
 from t2gen.checks.stream import Stream
+from t2gen.twister2 import names
 from t2gen.twister2.names import SECURITY_PROFILE_ANNOTATION
 
-__all__ = ["RESTRICTED_VOLUME_TYPES", "pod_security_restricted"]
+__all__ = [
+    "READ_ONLY_ROOT_WRITTEN_PATHS",
+    "RESTRICTED_VOLUME_TYPES",
+    "pod_security_restricted",
+    "read_only_root_writable",
+]
 
 RESTRICTED_VOLUME_TYPES = frozenset(
     {
@@ -155,4 +162,68 @@ def pod_security_restricted(
                 yield (
                     f"{path}.{where}.ports[{index}].hostPort",
                     "host ports are forbidden under restricted",
+                )
+
+
+READ_ONLY_ROOT_WRITTEN_PATHS = (
+    names.MEMORY_VOLUME_PATH,
+    names.VOLATILE_VOLUME_PATH,
+    names.TMP_VOLUME_PATH,
+)
+"""Where every Twister2 container writes outside a claim (:mod:`t2gen.render.context.volumes` has the sources)."""
+
+_READ_ONLY_SOURCES = frozenset({"configMap", "secret", "downwardAPI", "projected"})
+"""Volume types Kubernetes always mounts read-only."""
+
+
+@check("read-only-root-writable", "pod")
+def read_only_root_writable(
+    path: str, pod: dict[str, Any], owner: dict[str, Any], stream: Stream
+) -> Iterator[Finding]:
+    """A Twister2 container with a read-only root filesystem can write where the runtime writes.
+
+    In a Twister2 pod (labelled ``t2-wp`` or ``t2-mp``), every container with
+    ``readOnlyRootFilesystem: true`` mounts a writable volume at
+    ``/twister2-memory-dir`` (the job package is downloaded and unpacked there),
+    ``/twister2-volatile`` (logs and spilled data) and ``/tmp`` (the JVM);
+    otherwise the package download, the log directory or the JVM fails and the
+    job never starts. Catches an overlay that drops t2gen's volumes.
+
+    Sources: DSC-SPIDAL/twister2 (c6844d2) ``docker/kubernetes/image/rootfs/twister2/get_job_package.sh``
+    lines 21-92, ``twister2/api/src/java/edu/iu/dsc/tws/api/config/FileSystemContext.java``
+    lines 56-61, ``twister2/common/src/java/edu/iu/dsc/tws/common/logging/LoggingContext.java``
+    lines 156-180; Kubernetes, "Volumes" (configMap, secret, downwardAPI and
+    projected volumes are mounted read-only).
+    """
+    labels = as_dict(
+        as_dict(as_dict(owner.get("spec")).get("template")).get("metadata")
+    )
+    pod_labels = as_dict(labels.get("labels"))
+    if not (
+        names.WORKER_POD_LABEL in pod_labels or names.JOB_MASTER_POD_LABEL in pod_labels
+    ):
+        return
+    volumes = {as_dict(v).get("name"): as_dict(v) for v in as_list(pod.get("volumes"))}
+    for index, container in enumerate(as_list(pod.get("containers"))):
+        container = as_dict(container)
+        context = as_dict(container.get("securityContext"))
+        if context.get("readOnlyRootFilesystem") is not True:
+            continue
+        mounts = {
+            as_dict(m).get("mountPath"): as_dict(m)
+            for m in as_list(container.get("volumeMounts"))
+        }
+        for written in READ_ONLY_ROOT_WRITTEN_PATHS:
+            mount = mounts.get(written)
+            source = volumes.get(mount.get("name")) if mount else None
+            if (
+                mount is None
+                or mount.get("readOnly") is True
+                or source is None
+                or _READ_ONLY_SOURCES & source.keys()
+            ):
+                yield (
+                    f"{path}.containers[{index}].volumeMounts",
+                    f"a read-only root filesystem needs a writable volume at {written}, where the "
+                    "Twister2 runtime writes; mount an emptyDir there (t2gen renders one)",
                 )

@@ -74,6 +74,13 @@ PERSISTENT_VOLUME_PATH = "/persistent"
 SSH_KEY_VOLUME = "kube-openmpi-ssh-key"
 SSH_KEY_VOLUME_PATH = "/ssh-key/openmpi"
 SSH_KEY_MODE = 0o400
+TMP_VOLUME = "twister2-tmp"
+"""t2gen's emptyDir at :data:`TMP_VOLUME_PATH` with ``spec.security.readOnlyRootFilesystem``."""
+TMP_VOLUME_PATH = "/tmp"
+"""The JVM's ``java.io.tmpdir`` and ``hsperfdata_<user>`` directory, and native libraries
+unpacked at start-up: the one path outside the volumes above that a Twister2 container
+writes to (the image's scripts write only to ``$POD_MEMORY_VOLUME``: DSC-SPIDAL/twister2
+c6844d2, ``docker/kubernetes/image/rootfs/twister2/get_job_package.sh`` lines 21-92)."""
 
 # Classes the container scripts run (CLASS_TO_RUN).
 CLASS_WORKER = "edu.iu.dsc.tws.rsched.schedulers.k8s.worker.K8sWorkerStarter"

@@ -366,6 +366,13 @@ BREAKAGES: dict[str, tuple[Callable[[Objects], None], str]] = {
         ),
         "capabilities.drop: restricted needs capabilities.drop to hold ALL",
     ),
+    "read-only-root-without-tmp": (
+        lambda o: [
+            c.update({"securityContext": {"readOnlyRootFilesystem": True}})
+            for c in pod(o)["containers"]
+        ],
+        "volumeMounts: a read-only root filesystem needs a writable volume at /tmp,",
+    ),
     "restricted-host-path": (
         lambda o: (
             mark_restricted(o),

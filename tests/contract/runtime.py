@@ -37,6 +37,13 @@ PERSISTENT_VOLUME = "persistent-volume"  # K8S/KubernetesConstants.java:25
 PERSISTENT_MOUNT = "/persistent"  # K8S/KubernetesConstants.java:26
 SECRET_VOLUME = "kube-openmpi-ssh-key"  # K8S/KubernetesConstants.java:27
 SECRET_MOUNT = "/ssh-key/openmpi"  # K8S/KubernetesConstants.java:28, BASE/:70-71
+TMP_DIR = "/tmp"  # the JVM's java.io.tmpdir and hsperfdata (not a Twister2 constant)
+WRITTEN_PATHS = (MEMORY_MOUNT, VOLATILE_MOUNT, TMP_DIR)
+"""Where a non-MPI Twister2 container writes besides a claim at PERSISTENT_MOUNT: the job
+package and its unpacked directory (IMG/get_job_package.sh:21,26,49,51,80,89,92), the
+volatile root, logs and spilled data (twister2/api/src/java/edu/iu/dsc/tws/api/config/
+FileSystemContext.java:56-61, twister2/common/src/java/edu/iu/dsc/tws/common/logging/
+LoggingContext.java:156-180, K8S/worker/K8sWorkerUtils.java:105-114), and the JVM's /tmp."""
 CONTAINER_PREFIX = "twister2-container-"  # K8S/KubernetesConstants.java:23
 JOB_MASTER_CONTAINER = (
     "twister2-job-master-0"  # K8S/master/JobMasterRequestObject.java:158

@@ -137,6 +137,53 @@ def test_volumes_and_mount_paths(name: str) -> None:
     assert not problems, "\n".join(problems)
 
 
+def _read_only_cases() -> list[str]:
+    return [
+        name
+        for name in rendered()
+        if any(
+            (container.get("securityContext") or {}).get("readOnlyRootFilesystem")
+            for statefulset in case(name).of_kind("StatefulSet")
+            for container in containers_of(statefulset["spec"]["template"]["spec"])
+        )
+    ]
+
+
+@pytest.mark.parametrize("name", cases_for("read-only-root", _read_only_cases()))
+def test_read_only_root_leaves_every_written_path_writable(name: str) -> None:
+    """A container with a read-only root filesystem has a writable volume at each path the runtime writes.
+
+    :data:`t2.WRITTEN_PATHS` (the memory volume, the volatile root with its logs,
+    ``/tmp``) and ``/persistent`` when the pod has the claim; none of them a
+    read-only mount, an emptyDir for the ones t2gen owns.
+    """
+    problems = []
+    for statefulset in case(name).of_kind("StatefulSet"):
+        pod = statefulset["metadata"]["name"]
+        spec = statefulset["spec"]["template"]["spec"]
+        volumes = volumes_of(spec)
+        for container in containers_of(spec):
+            if not (container.get("securityContext") or {}).get(
+                "readOnlyRootFilesystem"
+            ):
+                continue
+            by_path = {m["mountPath"]: m for m in container.get("volumeMounts") or []}
+            wanted = list(t2.WRITTEN_PATHS)
+            if t2.PERSISTENT_VOLUME in volumes:
+                wanted.append(t2.PERSISTENT_MOUNT)
+            for path in wanted:
+                mount = by_path.get(path)
+                if mount is None or mount.get("readOnly"):
+                    problems.append(
+                        f"{pod}/{container['name']}: {path} is not writable"
+                    )
+                elif path != t2.PERSISTENT_MOUNT and "emptyDir" not in volumes.get(
+                    mount["name"], {}
+                ):
+                    problems.append(f"{pod}/{container['name']}: {path} is no emptyDir")
+    assert not problems, "\n".join(problems)
+
+
 # ------------------------------------------------------------ labels and watches
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from t2gen.render.context import build_context
 from tests.helpers import job_text, valid_job
 
@@ -126,3 +128,96 @@ def test_restricted_profile_sets_what_pod_security_admission_checks() -> None:
     assert "securityContext" not in _worker_pod(
         "workers:\n  - count: 1\nsecurity: {profile: none}\n"
     )
+
+
+def test_restricted_ids_default_above_what_trivy_and_checkov_flag() -> None:
+    pod = _worker_pod("workers:\n  - count: 1\nsecurity: {profile: restricted}\n")
+    context = pod["securityContext"]
+    # trivy KSV020/KSV021: > 10000; checkov CKV_K8S_40: >= 10000
+    assert context["runAsUser"] == context["runAsGroup"] == context["fsGroup"] == 65532
+
+
+@pytest.mark.parametrize("gang", ["", "volcano", "coscheduling", "kueue", "kubernetes"])
+def test_read_only_root_covers_every_container_with_writable_runtime_paths(
+    gang: str,
+) -> None:
+    queue = ", queue: team-a" if gang == "kueue" else ""
+    scheduling = f"scheduling: {{gang: {gang}{queue}}}\n" if gang else ""
+    context = _context(
+        "workers:\n  - count: 2\n    perPod: 2\n  - count: 1\n    volatileDisk: 1Gi\n"
+        "security: {readOnlyRootFilesystem: true}\n" + scheduling
+    )
+    pods = [g["podTemplate"]["spec"] for g in context["workerGroups"]]
+    pods.append(context["jobMaster"]["podTemplate"]["spec"])
+    for pod in pods:
+        volumes = {v["name"]: v for v in pod["volumes"]}
+        assert volumes["twister2-tmp"] == {"name": "twister2-tmp", "emptyDir": {}}
+        assert "emptyDir" in volumes["twister2-volatile-dir"]
+        for container in pod["containers"]:
+            assert container["securityContext"]["readOnlyRootFilesystem"] is True
+            assert {m["mountPath"] for m in container["volumeMounts"]} >= {
+                "/twister2-memory-dir",
+                "/twister2-volatile",
+                "/tmp",
+            }
+    # the scratch disk keeps its size; without one, the emptyDir is unbounded (as the writable layer was)
+    assert pods[1]["volumes"][1]["emptyDir"] == {"sizeLimit": "1Gi"}
+    assert pods[0]["volumes"][1]["emptyDir"] == {}
+
+
+def test_no_read_only_root_means_no_extra_volumes() -> None:
+    pod = _worker_pod("workers:\n  - count: 1\nsecurity: {profile: restricted}\n")
+    assert [v["name"] for v in pod["volumes"]] == ["twister2-memory-dir"]
+    assert "readOnlyRootFilesystem" not in pod["containers"][0]["securityContext"]
+
+
+def test_checkov_skips_name_only_checks_a_twister2_job_cannot_pass() -> None:
+    def skips(spec: str, group: int | None = 0) -> dict[str, str]:
+        context = _context(spec)
+        holder = (
+            context["workerGroups"][group]
+            if group is not None
+            else context["jobMaster"]
+        )
+        return {
+            key: value
+            for key, value in holder["metadata"].get("annotations", {}).items()
+            if key.startswith("checkov.io/")
+        }
+
+    assert skips("workers:\n  - count: 1\n") == {}
+    plain = skips("workers:\n  - count: 1\nsecurity: {checkovSkips: true}\n")
+    assert [v.split("=")[0] for v in plain.values()] == [
+        "CKV_K8S_8",
+        "CKV_K8S_9",
+        "CKV_K8S_38",
+    ]
+    assert all(v.count("=") == 1 for v in plain.values())  # checkov splits at "="
+    mpi = "workers:\n  - count: 2\n    perPod: 2\nmpi: {enabled: true}\nsecurity: {checkovSkips: true}\n"
+    assert [v.split("=")[0] for v in skips(mpi).values()] == [
+        "CKV_K8S_8",
+        "CKV_K8S_9",
+        "CKV_K8S_20",
+        "CKV_K8S_22",
+        "CKV_K8S_23",
+        "CKV_K8S_37",
+        "CKV_K8S_38",
+        "CKV_K8S_40",
+    ]
+    assert "CKV_K8S_20" not in str(skips(mpi, None))  # the job master escalates nothing
+    # a user's own checkov.io/skip1 (on every object of the job) keeps its number
+    context = build_context(
+        valid_job(
+            job_text(
+                "workers:\n  - count: 1\nsecurity: {checkovSkips: true}\n",
+                metadata="annotations: {checkov.io/skip1: CKV_K8S_43=pinned by tag}\n",
+            )
+        )
+    )
+    annotations = context["workerGroups"][0]["metadata"]["annotations"]
+    assert annotations["checkov.io/skip1"] == "CKV_K8S_43=pinned by tag"
+    assert [annotations[f"checkov.io/skip{n}"].split("=")[0] for n in (2, 3, 4)] == [
+        "CKV_K8S_8",
+        "CKV_K8S_9",
+        "CKV_K8S_38",
+    ]

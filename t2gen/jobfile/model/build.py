@@ -280,6 +280,8 @@ def build_job(
                 profile=spec["security"]["profile"],
                 run_as_user=spec["security"]["runAsUser"],
                 run_as_group=spec["security"]["runAsGroup"],
+                read_only_root_filesystem=spec["security"]["readOnlyRootFilesystem"],
+                checkov_skips=spec["security"]["checkovSkips"],
             ),
             termination_grace_period_seconds=spec["terminationGracePeriodSeconds"],
             surface=_surface(spec),

@@ -17,11 +17,19 @@ class Security(Record):
         profile: the profile name (``spec.security.profile``).
         run_as_user: user ID with ``restricted``.
         run_as_group: group ID (and ``fsGroup``) with ``restricted``.
+        read_only_root_filesystem: every container's root filesystem read-only,
+            with writable emptyDirs where the runtime writes
+            (:func:`t2gen.render.context.volumes.pod_volumes`).
+        checkov_skips: annotate the StatefulSets with ``checkov.io/skip<N>``
+            for the checkov checks a Twister2 job cannot pass
+            (:mod:`t2gen.render.context.scanners`).
     """
 
     profile: str
     run_as_user: int
     run_as_group: int
+    read_only_root_filesystem: bool = False
+    checkov_skips: bool = False
 
 
 class Rbac(Record):

@@ -5,8 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from t2gen.errors import Problem
-from t2gen.jobfile.rules._base import as_dict, as_list, groups, problem, rule
+from t2gen.errors import Problem, Warning_
+from t2gen.jobfile.rules._base import (
+    as_dict,
+    as_int,
+    as_list,
+    groups,
+    problem,
+    rule,
+    warning,
+)
 from t2gen.jobfile.yaml import JsonPath, SourceDoc
 
 
@@ -105,3 +113,91 @@ def check_restricted_mpi(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
             "runs as root with the SETUID, SETGID and SYS_CHROOT capabilities, which restricted forbids "
             "(runAsNonRoot, drop ALL); use profile: default, or turn off spec.mpi.enabled",
         )
+
+
+@rule(
+    "read-only-root",
+    fields=(
+        "spec.security.readOnlyRootFilesystem",
+        "spec.security.profile",
+        "spec.mpi.enabled",
+    ),
+)
+def check_read_only_root(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """``readOnlyRootFilesystem`` goes with the ``default`` or ``restricted`` profile, and not with OpenMPI.
+
+    ``readOnlyRootFilesystem`` is a field of the container's
+    ``securityContext``, which the profile ``none`` leaves out entirely. An
+    OpenMPI worker writes into its image: ``start_sshd.sh`` creates sshd's host
+    keys, the user's keys and ``sshd_config`` under ``/.sshd`` (directories the
+    image makes and owns, so an emptyDir cannot stand in for them) and its log
+    in ``/tmp``, and ``init_openmpi.sh`` writes ``hostip.txt`` and
+    ``node-info-list.txt`` into ``/twister2``, the image's working directory
+    that holds the runtime's ``lib`` and ``bin``. The non-MPI scripts and the
+    JVM write only to paths t2gen then mounts writable: the memory volume,
+    ``/twister2-volatile``, the claim at ``/persistent``, and ``/tmp``.
+
+    Sources: DSC-SPIDAL/twister2 (c6844d2), ``docker/kubernetes/image/rootfs/start_sshd.sh``
+    lines 18-39, ``docker/kubernetes/image/rootfs/twister2/init_openmpi.sh`` lines
+    17, 43 and 46, ``docker/kubernetes/baseimage/Dockerfile`` lines 77-89,
+    ``docker/kubernetes/image/Dockerfile`` lines 12-21; Kubernetes,
+    ``SecurityContext.readOnlyRootFilesystem``
+    (https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#security-context-1).
+    """
+    spec = as_dict(data.get("spec"))
+    security = as_dict(spec.get("security"))
+    if security.get("readOnlyRootFilesystem") is not True:
+        return
+    where = ("spec", "security", "readOnlyRootFilesystem")
+    if security.get("profile") == "none":
+        yield problem(
+            doc,
+            where,
+            "readOnlyRootFilesystem is a field of the container securityContext, which profile: none "
+            "leaves out; use profile: default or restricted, or remove readOnlyRootFilesystem",
+        )
+    if as_dict(spec.get("mpi")).get("enabled") is True:
+        yield problem(
+            doc,
+            where,
+            "an OpenMPI job cannot run with a read-only root filesystem: start_sshd.sh writes sshd's "
+            "keys and configuration under /.sshd and init_openmpi.sh writes into /twister2, both in the "
+            "image; remove readOnlyRootFilesystem, or turn off spec.mpi.enabled",
+        )
+
+
+HIGH_ID = 10000
+"""User and group IDs up to this one may be the host's: trivy wants more (KSV020, KSV021), checkov at least this (CKV_K8S_40)."""
+
+
+@rule("security-low-id", fields=("spec.security.runAsUser", "spec.security.runAsGroup"))
+def check_low_id(data: dict[str, Any], doc: SourceDoc) -> Iterator[Warning_]:
+    """With the ``restricted`` profile, ``runAsUser`` and ``runAsGroup`` are above 10000 (a warning).
+
+    A container that escapes as a user or group ID that the node also uses
+    acts as that host account; IDs above 10000 stay clear of the host's user
+    table. trivy reports a container whose user or group ID is at most 10000
+    (KSV020, KSV021: ``runAsUser <= 10000``, ``runAsGroup <= 10000``, with the
+    pod's values inherited), and checkov one whose user ID is below 10000
+    (CKV_K8S_40). The default, 65532, passes both.
+
+    Sources: aquasecurity/trivy-checks ``checks/kubernetes/runs_with_UID_le_10000.rego``
+    and ``runs_with_GID_le_10000.rego`` (lines 43-46), ``lib/kubernetes/security_context.rego``
+    (lines 15-33); bridgecrewio/checkov ``checkov/kubernetes/checks/resource/k8s/RootContainersHighUID.py``;
+    https://kubesec.io/basics/containers-securitycontext-runasuser/.
+    """
+    security = as_dict(as_dict(data.get("spec")).get("security"))
+    if security.get("profile") != "restricted":
+        return
+    for key, kind, check in (
+        ("runAsUser", "user", "KSV020"),
+        ("runAsGroup", "group", "KSV021"),
+    ):
+        value = as_int(security.get(key))
+        if value is not None and value <= HIGH_ID:
+            yield warning(
+                doc,
+                ("spec", "security", key),
+                f"{key} {value} may be a {kind} of the node (trivy {check} wants an ID above "
+                f"{HIGH_ID}); use an ID above {HIGH_ID}, such as the default 65532",
+            )

@@ -35,6 +35,14 @@ _OWN = {
 }
 
 
+def _own(data: dict[str, Any]) -> dict[str, str]:
+    """t2gen's own volumes of this job: :data:`_OWN`, and ``/tmp`` with a read-only root filesystem."""
+    security = as_dict(as_dict(data.get("spec")).get("security"))
+    if security.get("readOnlyRootFilesystem") is True:
+        return {**_OWN, names.TMP_VOLUME: names.TMP_VOLUME_PATH}
+    return _OWN
+
+
 def _scopes(data: dict[str, Any]) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
     """Yield (path, mapping) of ``spec``, every worker group and the job master."""
     spec = as_dict(data.get("spec"))
@@ -101,6 +109,7 @@ def check_volume_source(data: dict[str, Any], doc: SourceDoc) -> Iterator[Proble
         "spec.volumes[].mountPath",
         "spec.workers[].volumes[]",
         "spec.jobMaster.volumes[]",
+        "spec.security.readOnlyRootFilesystem",
     ),
 )
 def check_volume_reserved(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
@@ -110,7 +119,8 @@ def check_volume_reserved(data: dict[str, Any], doc: SourceDoc) -> Iterator[Prob
     job package is unpacked there), ``twister2-volatile-dir`` at
     ``/twister2-volatile``, ``persistent-volume`` at ``/persistent``,
     ``kube-openmpi-ssh-key`` at ``/ssh-key/openmpi`` and, for ``shmSize``,
-    ``dshm`` at ``/dev/shm``. A volume of the same name is refused by the API
+    ``dshm`` at ``/dev/shm``, and with ``security.readOnlyRootFilesystem``
+    ``twister2-tmp`` at ``/tmp``. A volume of the same name is refused by the API
     server (duplicate name); one mounted at, above or below one of these paths
     hides the runtime's files or is hidden by them. A ``..`` in a mount path is
     refused by Kubernetes ("must not contain '..'").
@@ -120,11 +130,12 @@ def check_volume_reserved(data: dict[str, Any], doc: SourceDoc) -> Iterator[Prob
     ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/``);
     Kubernetes ``pkg/apis/core/validation/validation.go`` (``ValidateVolumeMounts``).
     """
+    own = _own(data)
     for path, holder in _scopes(data):
         for index, volume in _volumes(holder):
             where = (*path, "volumes", index)
             name = volume.get("name")
-            if isinstance(name, str) and name in _OWN:
+            if isinstance(name, str) and name in own:
                 hint = (
                     "use shmSize for /dev/shm"
                     if name == "dshm"
@@ -133,7 +144,7 @@ def check_volume_reserved(data: dict[str, Any], doc: SourceDoc) -> Iterator[Prob
                 yield problem(
                     doc,
                     (*where, "name"),
-                    f"{name} is the name of t2gen's own volume at {_OWN[name]}; {hint}",
+                    f"{name} is the name of t2gen's own volume at {own[name]}; {hint}",
                 )
             mount = volume.get("mountPath")
             if not isinstance(mount, str):
@@ -145,11 +156,13 @@ def check_volume_reserved(data: dict[str, Any], doc: SourceDoc) -> Iterator[Prob
                     f"{mount} contains '..', which Kubernetes refuses; write the path without it",
                 )
                 continue
-            for own_name, own_path in _OWN.items():
+            for own_name, own_path in own.items():
                 if _overlaps(mount, own_path):
                     hint = (
                         "set shmSize instead"
                         if own_path == "/dev/shm"
+                        else "with readOnlyRootFilesystem it is the containers' writable /tmp: mount yours elsewhere (e.g. /data)"
+                        if own_name == names.TMP_VOLUME
                         else "mount it elsewhere (e.g. /data)"
                     )
                     yield problem(

@@ -10,6 +10,7 @@ from t2gen.render.context.memory import job_master_memory
 from t2gen.render.context.meta import object_metadata
 from t2gen.render.context.placement import node_affinity, tolerations
 from t2gen.render.context.resources import resources
+from t2gen.render.context.scanners import with_checkov_skips
 from t2gen.render.context.scheduling import pod_scheduling, task_affinity
 from t2gen.render.context.security import security_contexts
 from t2gen.render.context.services import JOB_MASTER_PORT_NAME, job_master_service
@@ -98,11 +99,15 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
         runtime_class_name=runtime_class_name(job, master.surface),
     )
     return {
-        "metadata": object_metadata(
+        "metadata": with_checkov_skips(
             job,
-            names.job_master_statefulset_name(job.name),
-            "job-master",
-            **{names.JOB_MASTER_STATEFULSET_LABEL: job.name},
+            object_metadata(
+                job,
+                names.job_master_statefulset_name(job.name),
+                "job-master",
+                **{names.JOB_MASTER_STATEFULSET_LABEL: job.name},
+            ),
+            role="job-master",
         ),
         "serviceName": names.job_master_service_name(job.name),
         "selector": names.job_master_selector(job.name),

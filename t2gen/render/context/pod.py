@@ -6,7 +6,8 @@ t2gen renders, after the real launcher (cylondata/twister2,
 ``constructPodTemplate``, ``constructContainer``, ``getCommonEnvVars``;
 ``master/JobMasterRequestObject.java`` for the job master). Its parts live
 beside it: :mod:`.resources` (requests and limits), :mod:`.security` (security
-contexts) and :mod:`.placement` (node affinity, tolerations, uniform mapping);
+contexts), :mod:`.placement` (node affinity, tolerations, uniform mapping) and
+:mod:`.volumes` (volumes and mounts);
 their functions are importable from here too. The templates only lay out what
 :func:`pod_template` returns.
 """
@@ -17,8 +18,7 @@ import re
 from typing import Any
 
 from t2gen.jobfile.model import EnvVar, Job
-from t2gen.jobfile.model.surface import PodSurface, thaw
-from t2gen.kube.quantity import Quantity
+from t2gen.jobfile.model.surface import thaw
 from t2gen.render.context.meta import pod_metadata
 from t2gen.render.context.placement import (
     affinity,
@@ -30,8 +30,7 @@ from t2gen.render.context.rbac import service_account_name
 from t2gen.render.context.resources import resources
 from t2gen.render.context.scheduling import PodScheduling
 from t2gen.render.context.security import security_contexts
-from t2gen.render.context.storage import has_claim
-from t2gen.render.context.surface import extra_volumes
+from t2gen.render.context.volumes import pod_volumes, worker_volumes
 from t2gen.twister2 import names
 
 __all__ = [
@@ -216,92 +215,6 @@ def container(
         result["securityContext"] = security_context
     result["volumeMounts"] = volume_mounts
     return result
-
-
-def pod_volumes(
-    job: Job,
-    *,
-    volatile: Quantity,
-    claim: bool,
-    ssh_key: bool,
-    scope: PodSurface | None = None,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Volumes of a pod and the mounts of each of its containers.
-
-    Args:
-        job: the job.
-        volatile: the pod's scratch space in bytes; zero for none.
-        claim: mount the job's PersistentVolumeClaim ``<job>`` at ``/persistent``.
-        ssh_key: mount the OpenMPI SSH key Secret (mode 0400).
-        scope: the worker group's or job master's pod surface; its volumes and
-            ``spec.volumes`` (:func:`.surface.extra_volumes`) come after t2gen's own.
-
-    Returns:
-        ``(volumes, volumeMounts)``: always the memory volume (its ``sizeLimit``
-        is ``spec.storage.memoryVolumeSize``, which the pod's first container
-        also requests: :mod:`t2gen.render.context.memory`), then the others
-        asked for, with the names and paths of ``KubernetesConstants``.
-    """
-    volumes: list[dict[str, Any]] = [
-        {
-            "name": names.MEMORY_VOLUME,
-            "emptyDir": {
-                "medium": "Memory",
-                "sizeLimit": str(job.spec.storage.memory_volume_size.rounded_up()),
-            },
-        }
-    ]
-    mounts: list[dict[str, Any]] = [
-        {"name": names.MEMORY_VOLUME, "mountPath": names.MEMORY_VOLUME_PATH}
-    ]
-    if not volatile.is_zero():
-        volumes.append(
-            {
-                "name": names.VOLATILE_VOLUME,
-                "emptyDir": {"sizeLimit": str(volatile.rounded_up())},
-            }
-        )
-        mounts.append(
-            {"name": names.VOLATILE_VOLUME, "mountPath": names.VOLATILE_VOLUME_PATH}
-        )
-    if claim:
-        volumes.append(
-            {
-                "name": names.PERSISTENT_VOLUME,
-                "persistentVolumeClaim": {"claimName": job.name},
-            }
-        )
-        mounts.append(
-            {"name": names.PERSISTENT_VOLUME, "mountPath": names.PERSISTENT_VOLUME_PATH}
-        )
-    if ssh_key:
-        volumes.append(
-            {
-                "name": names.SSH_KEY_VOLUME,
-                "secret": {
-                    "secretName": job.spec.mpi.ssh_secret_name,
-                    "defaultMode": names.SSH_KEY_MODE,
-                },
-            }
-        )
-        mounts.append(
-            {"name": names.SSH_KEY_VOLUME, "mountPath": names.SSH_KEY_VOLUME_PATH}
-        )
-    extra, extra_mounts = extra_volumes(job, scope or PodSurface())
-    return volumes + extra, mounts + extra_mounts
-
-
-def worker_volumes(
-    job: Job, volatile: Quantity, scope: PodSurface | None = None
-) -> tuple[list[Any], list[Any]]:
-    """Volumes and mounts of a worker pod (claim when the job has one, SSH key with OpenMPI, the group's own)."""
-    return pod_volumes(
-        job,
-        volatile=volatile,
-        claim=has_claim(job.spec),
-        ssh_key=job.spec.mpi.enabled,
-        scope=scope,
-    )
 
 
 def pod_template(

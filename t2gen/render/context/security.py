@@ -23,7 +23,10 @@ def security_contexts(
     ``allowPrivilegeEscalation: false``. ``restricted`` meets Pod Security
     Admission's ``restricted`` level: ``runAsNonRoot`` with a user and group ID,
     seccomp ``RuntimeDefault``, no privilege escalation, and every capability
-    dropped. ``none``: no context. Sources:
+    dropped. ``none``: no context. With ``readOnlyRootFilesystem`` (the rules
+    allow it with ``default`` and ``restricted``, not with OpenMPI) every
+    container also gets ``readOnlyRootFilesystem: true``; the writable paths
+    are volumes (:func:`t2gen.render.context.volumes.pod_volumes`). Sources:
     https://kubernetes.io/docs/concepts/security/pod-security-standards/ and
     kubernetes/kubernetes ``staging/src/k8s.io/pod-security-admission/policy/``.
 
@@ -37,21 +40,25 @@ def security_contexts(
     """
     security = job.spec.security
     seccomp = {"type": "RuntimeDefault"}
+    container_context: dict[str, Any]
     if security.profile == "restricted":
-        return (
-            {
-                "runAsNonRoot": True,
-                "runAsUser": security.run_as_user,
-                "runAsGroup": security.run_as_group,
-                "fsGroup": security.run_as_group,
-                "seccompProfile": seccomp,
-            },
-            {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
-        )
-    if security.profile == "default":
-        container_context: dict[str, Any] = (
-            {} if sshd else {"allowPrivilegeEscalation": False}
-        )
+        pod_context: dict[str, Any] = {
+            "runAsNonRoot": True,
+            "runAsUser": security.run_as_user,
+            "runAsGroup": security.run_as_group,
+            "fsGroup": security.run_as_group,
+            "seccompProfile": seccomp,
+        }
+        container_context = {
+            "allowPrivilegeEscalation": False,
+            "capabilities": {"drop": ["ALL"]},
+        }
+    elif security.profile == "default":
+        pod_context = {"seccompProfile": seccomp}
+        container_context = {} if sshd else {"allowPrivilegeEscalation": False}
         container_context["capabilities"] = {"drop": ["NET_RAW"]}
-        return {"seccompProfile": seccomp}, container_context
-    return None, None
+    else:
+        return None, None
+    if security.read_only_root_filesystem:
+        container_context["readOnlyRootFilesystem"] = True
+    return pod_context, container_context

@@ -11,6 +11,7 @@ from t2gen.render.context.meta import object_metadata
 from t2gen.render.context.placement import affinity as placement_affinity
 from t2gen.render.context.placement import tolerations
 from t2gen.render.context.resources import resources
+from t2gen.render.context.scanners import with_checkov_skips
 from t2gen.render.context.scheduling import pod_scheduling, task_affinity
 from t2gen.render.context.security import security_contexts
 from t2gen.render.context.surface import env_from, runtime_class_name
@@ -130,11 +131,15 @@ def worker_group(
     )
     return {
         "index": group.index,
-        "metadata": object_metadata(
+        "metadata": with_checkov_skips(
             job,
-            layout.statefulset,
-            "worker",
-            **{names.WORKER_STATEFULSET_LABEL: job.name},
+            object_metadata(
+                job,
+                layout.statefulset,
+                "worker",
+                **{names.WORKER_STATEFULSET_LABEL: job.name},
+            ),
+            role="worker",
         ),
         "replicas": layout.pods,
         "serviceName": names.worker_service_name(job.name),
