@@ -9,8 +9,9 @@ table to ``bench/results.md``; ``docs/performance.md`` quotes it.
 
 The commands: a cold ``t2gen render`` of the example (the start, the job-file
 reading and checking, the templates); ``render --validate`` (the Kubernetes
-schema code); and a batch of job files, in one process (``--jobs 1``: the
-per-job paths) and by default (the batch over processes).
+schema code); a batch of job files, in one process (``--jobs 1``: the
+per-job paths) and by default (the batch over processes); and ``t2gen plan`` on
+5,000 realistic nodes and 2,500 pods (the typed reader).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from plan_bench import node, node_name, pod, write_list
 from report import appended_to
 
 from bench import job_text
@@ -79,6 +81,9 @@ def main() -> None:
                 job_text(f"job{index}", 4 + index % 8 * 2), encoding="utf-8"
             )
             batch.append(str(path))
+        nodes, pods = Path(temporary, "nodes.json"), Path(temporary, "pods.json")
+        write_list(nodes, node, 5000)
+        write_list(pods, lambda i: pod(i, node_name(i % 5000)), 2500)
         render = [T2GEN, "render", EXAMPLE]
         one = [T2GEN, "render", "--jobs", "1", *batch[:100]]
         commands = {
@@ -98,6 +103,21 @@ def main() -> None:
             "PRECOMPILED": [("cold render", render, args.runs)],
             "KUBE_SCHEMA_CODE": [
                 ("cold render --validate", [*render, "--validate"], args.runs)
+            ],
+            "TYPED_READER": [
+                (
+                    "plan, 5,000 nodes and 2,500 pods",
+                    [
+                        T2GEN,
+                        "plan",
+                        EXAMPLE,
+                        "--nodes",
+                        str(nodes),
+                        "--pods",
+                        str(pods),
+                    ],
+                    args.batch_runs,
+                )
             ],
             "PROCESSES": [
                 ("500 jobs, default --jobs", [T2GEN, "render", *batch], args.batch_runs)

@@ -77,10 +77,20 @@ _JOB_MASTER_WRITES: dict[tuple[str, str], frozenset[str]] = {
 
 
 def _accounts_running(stream: Stream, namespace: str, label: str) -> set[str]:
-    """ServiceAccounts of the stream's pod templates in ``namespace`` that carry ``label``."""
+    """ServiceAccounts of the stream's pod templates in ``namespace`` that carry ``label``.
+
+    Once per stream, namespace and label: every Role of a batch of jobs asks the same.
+    """
+    return stream.memo(
+        ("accounts-running", namespace, label),
+        lambda: _find_accounts_running(stream, namespace, label),
+    )
+
+
+def _find_accounts_running(stream: Stream, namespace: str, label: str) -> set[str]:
     accounts: set[str] = set()
-    for workload, labels in stream.templates:
-        if namespace_of(workload) != namespace or label not in labels:
+    for workload, labels in stream.templates_in(namespace):
+        if label not in labels:
             continue
         spec = as_dict(
             as_dict(as_dict(workload.get("spec")).get("template")).get("spec")
@@ -95,12 +105,9 @@ def _bound_accounts(role: dict[str, Any], stream: Stream) -> set[str]:
     namespace = namespace_of(role)
     name = as_dict(role.get("metadata")).get("name")
     accounts: set[str] = set()
-    for binding in stream.objects:
-        if binding.get("kind") != "RoleBinding" or namespace_of(binding) != namespace:
-            continue
-        ref = as_dict(binding.get("roleRef"))
-        if ref.get("kind") != "Role" or ref.get("name") != name:
-            continue
+    if not isinstance(name, str):
+        return accounts
+    for binding in stream.role_bindings(namespace, "Role", name):
         for subject in as_list(binding.get("subjects")):
             subject = as_dict(subject)
             account = subject.get("name")

@@ -30,11 +30,10 @@ def _template(workload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
 
 def _members(obj: dict[str, Any], gang: Gang, stream: Stream) -> list[dict[str, Any]]:
     """The workloads of the group's namespace whose pod templates join the group ``obj``."""
-    namespace = namespace_of(obj)
     return [
         workload
-        for workload, _ in stream.templates
-        if namespace_of(workload) == namespace and gang.joins(obj, *_template(workload))
+        for workload, _ in stream.templates_in(namespace_of(obj))
+        if gang.joins(obj, *_template(workload))
     ]
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from typing import Any, Literal, TypeVar
 
 from t2gen.checks.base import Check, as_dict, as_list
 
 __all__ = ["WORKLOAD_KINDS", "Part", "Stream", "matches", "namespace_of"]
+
+T = TypeVar("T")
 
 Part = Literal["all", "object", "stream"]
 """Which checks a run of :func:`t2gen.checks.object_problems` makes: ``all`` of
@@ -85,12 +87,20 @@ class Stream:
         self._services: dict[tuple[str, Any], list[dict[str, Any]]] = {}
         self._templates: list[tuple[dict[str, Any], dict[str, Any]]] = []
         self._by_label: dict[tuple[str, Any, Any], list[int]] = {}
+        self._by_namespace: dict[str, list[int]] = {}
+        self._bindings: dict[tuple[str, Any, Any], list[dict[str, Any]]] = {}
+        self._memo: dict[Hashable, Any] = {}
         for obj in objects if self._indexed else ():
             namespace = namespace_of(obj)
             kind, name = obj.get("kind"), as_dict(obj.get("metadata")).get("name")
             self._names.setdefault((namespace, kind), set()).add(name)
             if kind == "Service":
                 self._services.setdefault((namespace, name), []).append(obj)
+            if kind == "RoleBinding":
+                ref = as_dict(obj.get("roleRef"))
+                role = (namespace, ref.get("kind"), ref.get("name"))
+                if all(isinstance(part, str) for part in role):
+                    self._bindings.setdefault(role, []).append(obj)
             if kind in WORKLOAD_KINDS:
                 template = as_dict(as_dict(obj.get("spec")).get("template"))
                 labels = as_dict(as_dict(template.get("metadata")).get("labels"))
@@ -99,6 +109,9 @@ class Stream:
                         self._by_label.setdefault((namespace, key, value), []).append(
                             len(self._templates)
                         )
+                self._by_namespace.setdefault(namespace, []).append(
+                    len(self._templates)
+                )
                 self._templates.append((obj, labels))
 
     def runs(self, check: Check) -> bool:
@@ -123,6 +136,29 @@ class Stream:
         self._read()
         return self._templates
 
+    def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()``, once per ``key`` for this stream: for what many objects' checks share."""
+        self._read()
+        if key not in self._memo:
+            self._memo[key] = compute()
+        result: T = self._memo[key]
+        return result
+
+    def templates_in(
+        self, namespace: str
+    ) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+        """Pod templates ``(workload, pod labels)`` in ``namespace``, in stream order."""
+        self._read()
+        for index in self._by_namespace.get(namespace, ()):
+            yield self._templates[index]
+
+    def role_bindings(
+        self, namespace: str, kind: str, name: str
+    ) -> list[dict[str, Any]]:
+        """The RoleBindings in ``namespace`` whose ``roleRef`` is ``kind``/``name``, in stream order."""
+        self._read()
+        return self._bindings.get((namespace, kind, name), [])
+
     def names(self, namespace: str, kind: Any) -> set[Any]:
         """Names of the objects of ``kind`` in ``namespace``."""
         self._read()
@@ -143,11 +179,7 @@ class Stream:
             found = set(self._by_label.get((namespace, key, value), ()))
             indices = found if indices is None else indices & found
         if indices is None:  # no label required: every template of the namespace
-            indices = {
-                n
-                for n, (obj, _) in enumerate(self._templates)
-                if namespace_of(obj) == namespace
-            }
+            indices = set(self._by_namespace.get(namespace, ()))
         for index in sorted(indices):
             yield self._templates[index]
 
