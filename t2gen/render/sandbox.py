@@ -347,7 +347,8 @@ written):
   grows past it), or an integer of more than {MAX_INT_BITS:,} bits (`2 ** (10**9)`);
 * do more than {WORK_BUDGET:,} units of work for one job (each loop iteration, call,
   filter and include is one unit plus the size of the values it reads and makes,
-  a string counting one unit per 8 characters; the largest jobs t2gen renders use about
-  a third of it with the built-in templates);
+  a string counting one unit per 8 characters; with overlays the built-in templates
+  are metered too, and the largest jobs t2gen renders use about a third of it with
+  them; without overlays nothing is metered, as the job file's own bounds bound the work);
 * write more than {MAX_OUTPUT_CHARS:,} characters for one job.
 """
