@@ -67,6 +67,11 @@ def check_invisible_characters(
     and unassigned code points (``spec.image`` admits no space at all: the
     schema refuses it).
     """
+    source = doc.text
+    if isinstance(source, str) and source.isascii() and "\\" not in source:
+        # ASCII text with no escape: every key and value is ASCII (the schema's
+        # defaults are too), so none holds such a character; no walk needed.
+        return
     for path, text, is_key in _strings(data, ()):
         found = invisible_character(text)
         if found is not None:
