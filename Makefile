@@ -29,7 +29,11 @@ demo: $(STAMP) ## Render the example job to stdout (only YAML: `make demo | kube
 	@$(BIN)/t2gen render examples/wordcount.yaml
 
 test: $(STAMP) $(HELM) ## Run the test suite on every CPU (unit, golden, kubectl, kustomize, helm and Kubernetes-schema checks)
-	$(BIN)/python -X warn_default_encoding -m pytest -n auto --dist loadgroup
+	@# The tests start t2gen as a process hundreds of times: compile its bytecode once, as
+	@# pip does for an installed wheel (an editable install has none, and where
+	@# PYTHONDONTWRITEBYTECODE is set every process would compile every module again).
+	$(BIN)/python -m compileall -q t2gen
+	$(BIN)/python -X warn_default_encoding -m pytest -n auto
 
 golden: $(STAMP) ## Rewrite the golden files from the current output (review the diff!)
 	$(BIN)/python -m pytest tests/suites/test_golden.py tests/suites/test_cases.py --update-golden -q

@@ -226,38 +226,3 @@ def test_broken_requirement_fails(
     test(base)  # the golden meets the requirement...
     with pytest.raises(AssertionError):
         test(_mutated(base, change))  # ...and the changed copy does not
-
-
-# --- each change fixes a requirement t2gen breaks today: the xfail would flip ---
-
-
-def no_cpu_limits(objects: Objects) -> None:
-    for obj in objects:
-        if obj["kind"] == "StatefulSet":
-            for container in obj["spec"]["template"]["spec"]["containers"]:
-                container["resources"].get("limits", {}).pop("cpu", None)
-
-
-def no_memory_volume_size(objects: Objects) -> None:
-    for obj in objects:
-        if obj["kind"] == "StatefulSet":
-            for volume in obj["spec"]["template"]["spec"]["volumes"]:
-                volume.get("emptyDir", {}).pop("sizeLimit", None)
-
-
-# Fixed by the runtime branch (issue 22): no CPU limit on unbound workers, and the
-# memory volume counted in the first container; nothing of this kind is broken now.
-FIXES: list[tuple[str, Callable[[Objects], None], Callable[[str], None]]] = []
-
-
-@pytest.mark.parametrize(
-    ("base", "change", "test"),
-    FIXES,
-    ids=[f"{change.__name__}-{test.__name__}" for _, change, test in FIXES],
-)
-def test_fixed_requirement_passes(
-    base: str, change: Callable[[Objects], None], test: Callable[[str], None]
-) -> None:
-    with pytest.raises(AssertionError):
-        test(base)  # broken today (its golden is a strict xfail)...
-    test(_mutated(base, change))  # ...and the fixed copy passes

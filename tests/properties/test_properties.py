@@ -32,7 +32,6 @@ from t2gen.pipeline.job import generate
 from tests.conftest import WHOLE_JOBS, kubectl_objects
 
 STATS: Counter[str] = Counter()
-RENDERED: list[tuple[Path, list[dict[str, Any]]]] = []
 
 
 def _plausible_schema() -> dict[str, Any]:
@@ -70,12 +69,10 @@ def report() -> Iterator[None]:
     )
 
 
-# One xdist worker runs both: the second reads what the first rendered (make test runs -n auto).
-@pytest.mark.xdist_group("generated-renders")
 @WHOLE_JOBS
 @given(job=JOBS)
 def test_generated_job_files(
-    job: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
+    job: dict[str, Any], tmp_path_factory: pytest.TempPathFactory, kubectl: Any
 ) -> None:
     STATS["generated"] += 1
     directory = tmp_path_factory.mktemp("job")
@@ -103,18 +100,10 @@ def test_generated_job_files(
     stream = to_yaml_stream(documents)
     manifest = directory / "out.yaml"
     manifest.write_text(stream, encoding="utf-8")
-    RENDERED.append((manifest, objects))  # read by kubectl in the next test, at once
+    # Read back by a real kubectl in the same test, so that no test depends on
+    # another's state (make test spreads the tests over processes).
+    assert kubectl_objects(kubectl, manifest) == objects
     assert to_yaml_stream(generate([str(path)])) == stream
-
-
-@pytest.mark.xdist_group("generated-renders")
-def test_kubectl_reads_every_generated_render_as_intended(kubectl: Any) -> None:
-    """What test_generated_job_files rendered, read back by one kubectl process."""
-    if not RENDERED:
-        pytest.skip("run with test_generated_job_files")
-    manifests = [manifest for manifest, _ in RENDERED]
-    expected = [obj for _, objects in RENDERED for obj in objects]
-    assert kubectl_objects(kubectl, *manifests) == expected
 
 
 @WHOLE_JOBS
