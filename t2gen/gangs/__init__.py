@@ -12,8 +12,10 @@ renderer (:mod:`t2gen.render.context.scheduling`), the output checks
 (:mod:`t2gen.checks.scheduling`), ``plan`` (:mod:`t2gen.plan.templates`) and
 the install order (:data:`GROUP_KINDS`, for :func:`t2gen.kube.order.sort_documents`).
 
-To add a mechanism: write its module here (copy the closest one), add one line
-to :data:`REGISTRY`, add its name to the ``spec.scheduling.gang`` enum of
+To add a mechanism: write its module here (copy the closest one; the helpers of
+:mod:`t2gen.gangs.base`, :func:`~t2gen.gangs.base.owns_kind`,
+:func:`~t2gen.gangs.base.group_named_by` and the like, make the usual
+Protocol functions one line each), add one line to :data:`REGISTRY`, add its name to the ``spec.scheduling.gang`` enum of
 ``schemas/twister2job.schema.json`` (and, for a custom resource, its schema to
 ``schemas/kube/``), then ``make generate``. ``tests/gangs/`` checks the
 contract for every registered mechanism.

@@ -39,8 +39,13 @@ __all__ = [
     "PodTemplates",
     "WorkloadCheck",
     "as_dict",
+    "group_named_by",
     "group_size",
+    "name_and_minimum",
+    "owns_kind",
+    "plan_minimum_of",
     "rendered_task_groups",
+    "spec_min_member",
     "task_order",
 ]
 
@@ -239,3 +244,95 @@ def rendered_task_groups(
 ) -> tuple[tuple[str, ...], ...]:
     """Task groups of the job file (``jobMaster``, group names) as rendered task names (``jm``, ...)."""
     return tuple(tuple(names.task_name(task) for task in group) for group in groups)
+
+
+def owns_kind(api_version: str, kind: str) -> Callable[[Mapping[str, Any]], bool]:
+    """A mechanism's :meth:`Gang.owns` for group objects of one ``kind`` in the API group of ``api_version``.
+
+    Args:
+        api_version: ``<group>/<version>`` the mechanism renders, e.g.
+            ``scheduling.x-k8s.io/v1alpha1``; any version of the group is owned.
+        kind: the group object's kind, e.g. ``PodGroup``.
+    """
+    api_group = api_version.rpartition("/")[0]
+
+    def owns(obj: Mapping[str, Any]) -> bool:
+        group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+        return group == api_group and obj.get("kind") == kind
+
+    owns.__doc__ = f"A ``{api_group}`` {kind} (any version)."
+    return owns
+
+
+def spec_min_member(group: Mapping[str, Any]) -> tuple[str, Any]:
+    """``spec.minMember``."""
+    return "spec.minMember", as_dict(group.get("spec")).get("minMember")
+
+
+def group_named_by(
+    where: str, key: str, group_noun: str
+) -> tuple[
+    Callable[[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]], bool],
+    Callable[[Mapping[str, Any], Mapping[str, Any]], str | None],
+]:
+    """A mechanism's :meth:`Gang.joins` and :meth:`Gang.plan_group` when a pod's label or annotation names its group.
+
+    Args:
+        where: ``labels`` or ``annotations``: the pod ``metadata`` field holding ``key``.
+        key: the label or annotation whose value is the group's name, e.g.
+            ``scheduling.x-k8s.io/pod-group``.
+        group_noun: what the group is called in the docstrings, e.g. ``PodGroup``.
+
+    Returns:
+        ``(joins, plan_group)``: whether the pod's ``key`` is the group object's
+        ``metadata.name``, and the group ``key`` names (None when unset or empty).
+    """
+    noun = where.removesuffix("s")
+
+    def joins(
+        group: Mapping[str, Any], metadata: Mapping[str, Any], spec: Mapping[str, Any]
+    ) -> bool:
+        name = as_dict(group.get("metadata")).get("name")
+        return bool(as_dict(metadata.get(where)).get(key) == name)
+
+    def plan_group(metadata: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
+        value = as_dict(metadata.get(where)).get(key)
+        return str(value) if value else None
+
+    joins.__doc__ = f"The pod's ``{key}`` {noun} names the group."
+    plan_group.__doc__ = f"The {group_noun} the ``{key}`` {noun} names."
+    return joins, plan_group
+
+
+def name_and_minimum(
+    group: Mapping[str, Any],
+    group_minimum: Callable[[Mapping[str, Any]], tuple[str, Any]],
+) -> tuple[str, int] | None:
+    """A group object's ``metadata.name`` and the pods it needs at once, or None when either is malformed.
+
+    Args:
+        group: a group object the mechanism owns.
+        group_minimum: the mechanism's :meth:`Gang.group_minimum`.
+    """
+    name = as_dict(group.get("metadata")).get("name")
+    minimum = group_minimum(group)[1]
+    if isinstance(name, str) and isinstance(minimum, int):
+        return name, minimum
+    return None
+
+
+def plan_minimum_of(
+    group_minimum: Callable[[Mapping[str, Any]], tuple[str, Any]], doc: str
+) -> Callable[[Mapping[str, Any]], tuple[str, int] | None]:
+    """A mechanism's :meth:`Gang.plan_minimum` when its pods name the group object itself (:func:`name_and_minimum`).
+
+    Args:
+        group_minimum: the mechanism's :meth:`Gang.group_minimum`.
+        doc: the docstring, e.g. "The PodGroup's name and ``spec.minMember``."
+    """
+
+    def plan_minimum(group: Mapping[str, Any]) -> tuple[str, int] | None:
+        return name_and_minimum(group, group_minimum)
+
+    plan_minimum.__doc__ = doc
+    return plan_minimum

@@ -22,8 +22,11 @@ from t2gen.gangs.base import (
     GroupObject,
     PodMembership,
     WorkloadCheck,
-    as_dict,
+    group_named_by,
     group_size,
+    owns_kind,
+    plan_minimum_of,
+    spec_min_member,
 )
 
 if TYPE_CHECKING:
@@ -80,35 +83,9 @@ def pod_membership(job: Job, task: str, kube_version: tuple[int, int]) -> PodMem
     return PodMembership({POD_GROUP_LABEL: job.name}, {}, {})
 
 
-def owns(obj: Mapping[str, Any]) -> bool:
-    """A ``scheduling.x-k8s.io`` PodGroup (any version)."""
-    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
-    return group == API_VERSION.rpartition("/")[0] and obj.get("kind") == "PodGroup"
-
-
-def group_minimum(group: Mapping[str, Any]) -> tuple[str, Any]:
-    """``spec.minMember``."""
-    return "spec.minMember", as_dict(group.get("spec")).get("minMember")
-
-
-def joins(
-    group: Mapping[str, Any], metadata: Mapping[str, Any], spec: Mapping[str, Any]
-) -> bool:
-    """The pod's ``scheduling.x-k8s.io/pod-group`` label names the group."""
-    name = as_dict(group.get("metadata")).get("name")
-    return bool(as_dict(metadata.get("labels")).get(POD_GROUP_LABEL) == name)
-
-
-def plan_group(metadata: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
-    """The PodGroup the ``scheduling.x-k8s.io/pod-group`` label names."""
-    value = as_dict(metadata.get("labels")).get(POD_GROUP_LABEL)
-    return str(value) if value else None
-
-
-def plan_minimum(group: Mapping[str, Any]) -> tuple[str, int] | None:
-    """The PodGroup's name and ``spec.minMember``."""
-    name = as_dict(group.get("metadata")).get("name")
-    minimum = group_minimum(group)[1]
-    if isinstance(name, str) and isinstance(minimum, int):
-        return name, minimum
-    return None
+owns = owns_kind(API_VERSION, "PodGroup")
+group_minimum = spec_min_member
+joins, plan_group = group_named_by("labels", POD_GROUP_LABEL, "PodGroup")
+plan_minimum = plan_minimum_of(
+    group_minimum, "The PodGroup's name and ``spec.minMember``."
+)

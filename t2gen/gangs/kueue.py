@@ -26,6 +26,7 @@ from t2gen.gangs.base import (
     PodTemplates,
     WorkloadCheck,
     as_dict,
+    group_named_by,
 )
 
 if TYPE_CHECKING:
@@ -92,18 +93,7 @@ def group_minimum(group: Mapping[str, Any]) -> tuple[str, Any]:
     return "", None
 
 
-def joins(
-    group: Mapping[str, Any], metadata: Mapping[str, Any], spec: Mapping[str, Any]
-) -> bool:
-    """The pod's ``kueue.x-k8s.io/pod-group-name`` label names the group."""
-    name = as_dict(group.get("metadata")).get("name")
-    return bool(as_dict(metadata.get("labels")).get(POD_GROUP_LABEL) == name)
-
-
-def plan_group(metadata: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
-    """The pod group the ``kueue.x-k8s.io/pod-group-name`` label names."""
-    value = as_dict(metadata.get("labels")).get(POD_GROUP_LABEL)
-    return str(value) if value else None
+joins, plan_group = group_named_by("labels", POD_GROUP_LABEL, "pod group")
 
 
 def plan_minimum(group: Mapping[str, Any]) -> tuple[str, int] | None:

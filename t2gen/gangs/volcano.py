@@ -28,8 +28,12 @@ from t2gen.gangs.base import (
     PodMembership,
     WorkloadCheck,
     as_dict,
+    group_named_by,
     group_size,
+    owns_kind,
+    plan_minimum_of,
     rendered_task_groups,
+    spec_min_member,
     task_order,
 )
 
@@ -146,38 +150,12 @@ def pod_membership(job: Job, task: str, kube_version: tuple[int, int]) -> PodMem
     )
 
 
-def owns(obj: Mapping[str, Any]) -> bool:
-    """A ``scheduling.volcano.sh`` PodGroup (any version)."""
-    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
-    return group == API_VERSION.rpartition("/")[0] and obj.get("kind") == "PodGroup"
-
-
-def group_minimum(group: Mapping[str, Any]) -> tuple[str, Any]:
-    """``spec.minMember``."""
-    return "spec.minMember", as_dict(group.get("spec")).get("minMember")
-
-
-def joins(
-    group: Mapping[str, Any], metadata: Mapping[str, Any], spec: Mapping[str, Any]
-) -> bool:
-    """The pod's ``scheduling.k8s.io/group-name`` annotation names the group."""
-    name = as_dict(group.get("metadata")).get("name")
-    return bool(as_dict(metadata.get("annotations")).get(GROUP_ANNOTATION) == name)
-
-
-def plan_group(metadata: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
-    """The PodGroup the ``scheduling.k8s.io/group-name`` annotation names."""
-    value = as_dict(metadata.get("annotations")).get(GROUP_ANNOTATION)
-    return str(value) if value else None
-
-
-def plan_minimum(group: Mapping[str, Any]) -> tuple[str, int] | None:
-    """The PodGroup's name and ``spec.minMember``."""
-    name = as_dict(group.get("metadata")).get("name")
-    minimum = group_minimum(group)[1]
-    if isinstance(name, str) and isinstance(minimum, int):
-        return name, minimum
-    return None
+owns = owns_kind(API_VERSION, "PodGroup")
+group_minimum = spec_min_member
+joins, plan_group = group_named_by("annotations", GROUP_ANNOTATION, "PodGroup")
+plan_minimum = plan_minimum_of(
+    group_minimum, "The PodGroup's name and ``spec.minMember``."
+)
 
 
 def _task_topology_tasks(

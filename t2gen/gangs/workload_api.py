@@ -31,6 +31,7 @@ from t2gen.gangs.base import (
     WorkloadCheck,
     as_dict,
     group_size,
+    name_and_minimum,
 )
 from t2gen.kube.versions import format_version
 from t2gen.record import Record
@@ -250,12 +251,10 @@ def plan_group(metadata: Mapping[str, Any], spec: Mapping[str, Any]) -> str | No
 
 def plan_minimum(group: Mapping[str, Any]) -> tuple[str, int] | None:
     """A PodGroup's name, or (1.35) ``<workload>/<first pod group>``, with its ``minCount``."""
-    name = as_dict(group.get("metadata")).get("name")
-    minimum = group_minimum(group)[1]
-    if not isinstance(name, str) or not isinstance(minimum, int):
-        return None
-    if group.get("kind") == "PodGroup":
-        return name, minimum
+    found = name_and_minimum(group, group_minimum)
+    if found is None or group.get("kind") == "PodGroup":
+        return found
+    name, minimum = found
     groups = as_dict(group.get("spec")).get("podGroups")
     first = as_dict(groups[0]) if isinstance(groups, list) and groups else {}
     return f"{name}/{first.get('name', '')}".rstrip("/"), minimum
