@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING, TypedDict
 
 from t2gen.checks import object_problems
 from t2gen.checks.duplicates import duplicate_findings
@@ -41,7 +41,11 @@ from t2gen.render.context import build_context
 from t2gen.render.engine import RenderedDocument, TemplateSet, render
 from t2gen.resources import templates_dir
 
+if TYPE_CHECKING:  # typing.Unpack is 3.11+; mypy reads typing_extensions' stub
+    from typing_extensions import Unpack
+
 __all__ = [
+    "RenderSettings",
     "builtin_template_set",
     "generate",
     "generate_ssh_secret",
@@ -50,6 +54,21 @@ __all__ = [
     "validate",
     "validate_files",
 ]
+
+
+class RenderSettings(TypedDict, total=False):
+    """The keyword arguments of :func:`render_jobs`, which :func:`generate` passes on unchanged.
+
+    They are documented in :func:`generate`; every one may be left out.
+    """
+
+    namespace: str | None
+    template_set: TemplateSet | None
+    stdin: IO[bytes] | None
+    job_object: str | None
+    template_dirs: Sequence[str]
+    warnings: list[Warning_] | None
+    kube_version: str | None
 
 
 def builtin_template_set() -> TemplateSet:
@@ -280,15 +299,7 @@ def render_jobs(
 
 
 def generate(
-    paths: Sequence[str],
-    *,
-    namespace: str | None = None,
-    template_set: TemplateSet | None = None,
-    stdin: IO[bytes] | None = None,
-    job_object: str | None = None,
-    template_dirs: Sequence[str] = (),
-    warnings: list[Warning_] | None = None,
-    kube_version: str | None = None,
+    paths: Sequence[str], **settings: Unpack[RenderSettings]
 ) -> list[RenderedDocument]:
     """Validate job files and render every object they need, in install order.
 
@@ -299,6 +310,8 @@ def generate(
 
     Args:
         paths: job files; ``-`` reads standard input.
+        settings: keyword arguments only (:class:`RenderSettings`), passed on to
+            :func:`render_jobs`; each may be left out:
         namespace: overrides every job's ``metadata.namespace``.
         template_set: templates to render (default: the built-in ``k8s`` set with
             ``template_dirs`` laid over it).
@@ -325,16 +338,7 @@ def generate(
         ValidationError: the rendered objects fail a semantic check, or two
             jobs render the same object.
     """
-    documents = render_jobs(
-        paths,
-        namespace=namespace,
-        template_set=template_set,
-        stdin=stdin,
-        job_object=job_object,
-        template_dirs=template_dirs,
-        warnings=warnings,
-        kube_version=kube_version,
-    )
+    documents = render_jobs(paths, **settings)
     duplicates = duplicate_findings(documents)
     if duplicates:  # checking the rest would only repeat it
         raise ValidationError(findings=duplicates)
