@@ -36,6 +36,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.fixture(autouse=True)
+def _switches_from_the_test_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clear any ``T2GEN_NO_*`` switch of the developer's shell: a test sets its own.
+
+    The golden and case suites run both ways anyway (:func:`fast_paths`), and the
+    tests of a fast path itself need it on.
+    """
+    from t2gen.fastpaths import FAST_PATHS, switch_variable
+
+    for name in FAST_PATHS:
+        monkeypatch.delenv(switch_variable(name), raising=False)
+
+
 @pytest.fixture(params=["fast", "plain"])
 def fast_paths(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Run a test twice: with t2gen's fast paths, then with every ``T2GEN_NO_*`` switch set.

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 import typer
 
 from t2gen.cli._report import write_stdout
+
+_LITERAL = r"``(.+?)``"
 
 __all__ = ["EPILOG", "explain"]
 
@@ -50,6 +53,7 @@ def explain(
         )
         raise typer.BadParameter(f"no rule {rule_id!r}; {close}", param_hint="'RULE'")
     fields = ", ".join(f"`{field}`" for field in found.fields)
+    doc = re.sub(_LITERAL, r"`\1`", found.doc)  # reST ``x`` reads as `x` in a terminal
     write_stdout(
-        f"{found.id}: {found.doc}\n\nFields: {fields}\nSee also: docs/rules.md#{found.id}\n"
+        f"{found.id}: {doc}\n\nFields: {fields}\nSee also: docs/rules.md#{found.id}\n"
     )
