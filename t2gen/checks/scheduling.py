@@ -29,11 +29,23 @@ def _template(workload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
 
 
 def _members(obj: dict[str, Any], gang: Gang, stream: Stream) -> list[dict[str, Any]]:
-    """The workloads of the group's namespace whose pod templates join the group ``obj``."""
+    """The workloads of the group's namespace whose pod templates join the group ``obj``.
+
+    Every group of a namespace asks about the same templates: their metadata and
+    spec are taken out once per stream (a batch of gang jobs has a group per job).
+    """
+    namespace = namespace_of(obj)
+    templates = stream.memo(
+        ("pod-templates", namespace),
+        lambda: [
+            (workload, *_template(workload))
+            for workload, _ in stream.templates_in(namespace)
+        ],
+    )
     return [
         workload
-        for workload, _ in stream.templates_in(namespace_of(obj))
-        if gang.joins(obj, *_template(workload))
+        for workload, metadata, spec in templates
+        if gang.joins(obj, metadata, spec)
     ]
 
 
