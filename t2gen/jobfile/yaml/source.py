@@ -266,21 +266,28 @@ def locate_empty_values(
     An explicit ``null`` or ``~`` keeps its own position. ``positions`` is
     changed in place (1-based line, column).
     """
-    lines = text.split("\n")
+    lines: list[str] = []  # split only once an empty value is found
     stack: list[tuple[_JsonPath, object]] = [((), data)]
     while stack:
         where, node = stack.pop()
         if isinstance(node, list):
-            stack.extend(((*where, index), item) for index, item in enumerate(node))
+            stack.extend(
+                ((*where, index), item)
+                for index, item in enumerate(node)
+                if isinstance(item, (dict, list))
+            )
             continue
         if not isinstance(node, dict):
             continue
         for key, value in node.items():
             child = (*where, key)
-            if value is not None:
+            if isinstance(value, (dict, list)):
                 stack.append((child, value))
                 continue
+            if value is not None:
+                continue
             key_at, value_at = key_positions.get(child), positions.get(child)
+            lines = lines or text.split("\n")
             if key_at is None or value_at is None or value_at[0] > len(lines):
                 continue
             if re.match(_EXPLICIT_NULL, lines[value_at[0] - 1][value_at[1] - 1 :]):
