@@ -516,3 +516,42 @@ def test_the_label_keys_the_checks_read_are_the_ones_t2gen_writes() -> None:
         names.WORKER_GROUP_LABEL: "0",
     }
     assert names.common_labels("job", "worker")[JOB_LABEL] == "job"
+
+
+def _two_namespaces(tmp_path: Path, example: str) -> Objects:
+    """``example`` rendered twice in one stream: jobs ``a`` and ``b`` in namespaces ``a`` and ``b``."""
+    text = (ROOT / "examples" / example).read_text(encoding="utf-8")
+    name = re.search(r"^  name: (\S+)$", text, re.M)
+    assert name is not None
+    paths = []
+    for job in ("a", "b"):
+        path = tmp_path / f"{job}.yaml"
+        path.write_text(
+            text.replace(
+                f"  name: {name[1]}\n", f"  name: {job}\n  namespace: {job}\n", 1
+            ),
+            encoding="utf-8",
+        )
+        paths.append(str(path))
+    return [document.obj for document in generate(paths)]
+
+
+def test_gang_members_are_found_in_each_groups_own_namespace(tmp_path: Path) -> None:
+    """Stream look-ups shared by the groups of a batch are kept per namespace."""
+    objects = _two_namespaces(tmp_path, "volcano-gang.yaml")
+    assert object_problems(objects) == []
+    find(objects, "StatefulSet", "b-0")["spec"]["replicas"] = (
+        1  # fewer pods than minMember
+    )
+    assert [p.path for p in object_problems(objects)] == ["PodGroup/b"]
+
+
+def test_role_rights_are_judged_in_each_roles_own_namespace(tmp_path: Path) -> None:
+    """Each namespace's ServiceAccounts, not the first one's, decide whose rights a Role holds."""
+    objects = _two_namespaces(tmp_path, "wordcount.yaml")
+    assert object_problems(objects) == []
+    find(objects, "Role", "b-worker")["rules"].append(
+        {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}
+    )
+    found = object_problems(objects)
+    assert [p.path for p in found] == ["Role/b-worker"], found
