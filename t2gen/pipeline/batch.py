@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
     from queue import SimpleQueue
 
+    from t2gen.pipeline.job import RenderSettings
     from t2gen.render.engine import RenderedDocument
 
 __all__ = ["MIN_JOBS", "Emit", "generate_batch", "plan_processes", "usable_cpus"]
@@ -126,14 +127,15 @@ def _chunks(paths: Sequence[str], count: int) -> list[Sequence[str]]:
     return [paths[bounds[index] : bounds[index + 1]] for index in range(count)]
 
 
-def _render_part(paths: Sequence[str], settings: dict[str, Any]) -> _Part | None:
+def _render_part(paths: Sequence[str], settings: RenderSettings) -> _Part | None:
     """Render and check one chunk; None when anything is wrong (or raises)."""
     from t2gen.checks import object_problems
     from t2gen.pipeline.job import render_jobs
 
     warnings: list[Warning_] = []
+    own: RenderSettings = {**settings, "warnings": warnings}
     try:
-        documents = render_jobs(paths, warnings=warnings, **settings)
+        documents = render_jobs(paths, **own)
         if object_problems([document.obj for document in documents], part="object"):
             return None
     except Exception:  # the one-process run reports it, exactly
@@ -148,7 +150,7 @@ def _emit(documents: Sequence[RenderedDocument], emit: Emit | None) -> list[str]
 def _work(
     send: Connection,
     paths: Sequence[str],
-    settings: dict[str, Any],
+    settings: RenderSettings,
     emit: Emit | None,
     inherited: Sequence[Connection],
 ) -> None:
@@ -208,7 +210,7 @@ def _read(receive: Connection, inbox: SimpleQueue[Any]) -> None:
 def _parallel(
     paths: Sequence[str],
     count: int,
-    settings: dict[str, Any],
+    settings: RenderSettings,
     emit: Emit | None,
 ) -> tuple[list[RenderedDocument], str | None, list[Warning_]] | None:
     """The batch over ``count`` processes; None when anything is wrong."""
@@ -320,7 +322,7 @@ def generate_batch(
     """
     from t2gen.pipeline.job import generate
 
-    settings: dict[str, Any] = {
+    settings: RenderSettings = {
         "namespace": namespace,
         "template_dirs": template_dirs,
         "kube_version": kube_version,
@@ -333,4 +335,5 @@ def generate_batch(
             if warnings is not None:
                 warnings += found
             return documents, text
-    return generate(paths, job_object=job_object, warnings=warnings, **settings), None
+    one: RenderSettings = {**settings, "job_object": job_object, "warnings": warnings}
+    return generate(paths, **one), None
