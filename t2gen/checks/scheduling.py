@@ -10,13 +10,13 @@ group's labels), registered here as checks like any other.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from typing import Any
 
 from t2gen.checks.base import JOB_LABEL, Check, Finding, as_dict, check
 from t2gen.checks.stream import Stream, namespace_of
 from t2gen.gangs import REGISTRY, Gang, group_owner
-from t2gen.gangs.base import GroupCheck, WorkloadCheck
+from t2gen.gangs.base import GroupCheck, WorkloadCheck, joins
 
 __all__ = ["GROUP_CHECKS", "WORKLOAD_CHECKS"]
 
@@ -29,24 +29,29 @@ def _template(workload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
 
 
 def _members(obj: dict[str, Any], gang: Gang, stream: Stream) -> list[dict[str, Any]]:
-    """The workloads of the group's namespace whose pod templates join the group ``obj``.
+    """The workloads of the group's namespace whose pod templates join the group ``obj``, in stream order.
 
-    Every group of a namespace asks about the same templates: their metadata and
-    spec are taken out once per stream (a batch of gang jobs has a group per job).
+    Every group of a namespace asks about the same templates: they are indexed
+    by the group references they carry (:meth:`t2gen.gangs.base.Gang.template_references`)
+    once per stream and mechanism, so that a batch of gang jobs, a group per job,
+    looks each group's members up instead of testing every template against it.
     """
+    reference = gang.group_reference(obj)
+    if reference is None:
+        return []
     namespace = namespace_of(obj)
-    templates = stream.memo(
-        ("pod-templates", namespace),
-        lambda: [
-            (workload, *_template(workload))
-            for workload, _ in stream.templates_in(namespace)
-        ],
+
+    def index() -> dict[Hashable, list[dict[str, Any]]]:
+        members: dict[Hashable, list[dict[str, Any]]] = {}
+        for workload, _ in stream.templates_in(namespace):
+            for key in gang.template_references(*_template(workload)):
+                members.setdefault(key, []).append(workload)
+        return members
+
+    found: dict[Hashable, list[dict[str, Any]]] = stream.memo(
+        ("gang-members", gang.NAME, namespace), index
     )
-    return [
-        workload
-        for workload, metadata, spec in templates
-        if gang.joins(obj, metadata, spec)
-    ]
+    return found.get(reference, [])
 
 
 def _replicas(workload: dict[str, Any]) -> int:
@@ -107,7 +112,7 @@ def group_members(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
     job = as_dict(as_dict(obj.get("metadata")).get("labels")).get(JOB_LABEL)
     if isinstance(job, str):
         for workload, _ in stream.labelled(namespace_of(obj), {JOB_LABEL: job}):
-            if not gang.joins(obj, *_template(workload)):
+            if not joins(gang, obj, *_template(workload)):
                 yield (
                     "metadata.name",
                     f"{_name(workload)} of job {job!r} does not join the group; its pods would be "

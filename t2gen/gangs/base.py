@@ -18,7 +18,7 @@ for the job file's rules, ``(json_path, message)`` for the output checks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from t2gen.record import Record
@@ -41,6 +41,7 @@ __all__ = [
     "as_dict",
     "group_named_by",
     "group_size",
+    "joins",
     "name_and_minimum",
     "owns_kind",
     "plan_minimum_of",
@@ -203,13 +204,22 @@ class Gang(Protocol):
         """``(json_path, value)`` of the pods a group object it owns needs at once."""
         ...
 
-    def joins(
-        self,
-        group: Mapping[str, Any],
-        metadata: Mapping[str, Any],
-        spec: Mapping[str, Any],
-    ) -> bool:
-        """Whether a pod template (its ``metadata`` and ``spec``) points at ``group``."""
+    def group_reference(self, group: Mapping[str, Any]) -> Hashable | None:
+        """What a pod template carries to join ``group``, a group object it owns.
+
+        None when the group object has no usable name: no pod joins it.
+        """
+        ...
+
+    def template_references(
+        self, metadata: Mapping[str, Any], spec: Mapping[str, Any]
+    ) -> tuple[Hashable, ...]:
+        """The :meth:`group_reference` of every group a pod template (its ``metadata`` and ``spec``) joins.
+
+        A template joins a group when the group's reference is among these
+        (:func:`joins`); the output checks look the members of every group of a
+        stream up by them, once per stream.
+        """
         ...
 
     def plan_group(
@@ -272,10 +282,11 @@ def spec_min_member(group: Mapping[str, Any]) -> tuple[str, Any]:
 def group_named_by(
     where: str, key: str, group_noun: str
 ) -> tuple[
-    Callable[[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]], bool],
+    Callable[[Mapping[str, Any]], str | None],
+    Callable[[Mapping[str, Any], Mapping[str, Any]], tuple[str, ...]],
     Callable[[Mapping[str, Any], Mapping[str, Any]], str | None],
 ]:
-    """A mechanism's :meth:`Gang.joins` and :meth:`Gang.plan_group` when a pod's label or annotation names its group.
+    """A mechanism's :meth:`Gang.group_reference`, :meth:`Gang.template_references` and :meth:`Gang.plan_group` when a pod's label or annotation names its group.
 
     Args:
         where: ``labels`` or ``annotations``: the pod ``metadata`` field holding ``key``.
@@ -284,24 +295,48 @@ def group_named_by(
         group_noun: what the group is called in the docstrings, e.g. ``PodGroup``.
 
     Returns:
-        ``(joins, plan_group)``: whether the pod's ``key`` is the group object's
-        ``metadata.name``, and the group ``key`` names (None when unset or empty).
+        ``(group_reference, template_references, plan_group)``: the group
+        object's ``metadata.name`` (None unless a non-empty string), the pod's
+        ``key`` (none unless a non-empty string), and the group ``key`` names
+        (None when unset or empty).
     """
     noun = where.removesuffix("s")
 
-    def joins(
-        group: Mapping[str, Any], metadata: Mapping[str, Any], spec: Mapping[str, Any]
-    ) -> bool:
+    def group_reference(group: Mapping[str, Any]) -> str | None:
         name = as_dict(group.get("metadata")).get("name")
-        return bool(as_dict(metadata.get(where)).get(key) == name)
+        return name if isinstance(name, str) and name else None
+
+    def template_references(
+        metadata: Mapping[str, Any], spec: Mapping[str, Any]
+    ) -> tuple[str, ...]:
+        value = as_dict(metadata.get(where)).get(key)
+        return (value,) if isinstance(value, str) and value else ()
 
     def plan_group(metadata: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
         value = as_dict(metadata.get(where)).get(key)
         return str(value) if value else None
 
-    joins.__doc__ = f"The pod's ``{key}`` {noun} names the group."
+    group_reference.__doc__ = (
+        f"The {group_noun}'s ``metadata.name``: its pods' ``{key}`` {noun}."
+    )
+    template_references.__doc__ = (
+        f"The ``{key}`` {noun} of the pod, naming its {group_noun}."
+    )
     plan_group.__doc__ = f"The {group_noun} the ``{key}`` {noun} names."
-    return joins, plan_group
+    return group_reference, template_references, plan_group
+
+
+def joins(
+    gang: Gang,
+    group: Mapping[str, Any],
+    metadata: Mapping[str, Any],
+    spec: Mapping[str, Any],
+) -> bool:
+    """Whether a pod template (its ``metadata`` and ``spec``) joins ``group``, a group object ``gang`` owns."""
+    reference = gang.group_reference(group)
+    return reference is not None and reference in gang.template_references(
+        metadata, spec
+    )
 
 
 def name_and_minimum(

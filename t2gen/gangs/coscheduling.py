@@ -46,11 +46,12 @@ __all__ = [
     "WORKLOAD_CHECKS",
     "group_minimum",
     "group_objects",
-    "joins",
+    "group_reference",
     "owns",
     "plan_group",
     "plan_minimum",
     "pod_membership",
+    "template_references",
 ]
 
 NAME: str = "coscheduling"
@@ -85,7 +86,9 @@ def pod_membership(job: Job, task: str, kube_version: tuple[int, int]) -> PodMem
 
 owns = owns_kind(API_VERSION, "PodGroup")
 group_minimum = spec_min_member
-joins, plan_group = group_named_by("labels", POD_GROUP_LABEL, "PodGroup")
+group_reference, template_references, plan_group = group_named_by(
+    "labels", POD_GROUP_LABEL, "PodGroup"
+)
 plan_minimum = plan_minimum_of(
     group_minimum, "The PodGroup's name and ``spec.minMember``."
 )

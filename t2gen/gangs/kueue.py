@@ -47,11 +47,12 @@ __all__ = [
     "WORKLOAD_CHECKS",
     "group_minimum",
     "group_objects",
-    "joins",
+    "group_reference",
     "owns",
     "plan_group",
     "plan_minimum",
     "pod_membership",
+    "template_references",
 ]
 
 NAME: str = "kueue"
@@ -93,7 +94,9 @@ def group_minimum(group: Mapping[str, Any]) -> tuple[str, Any]:
     return "", None
 
 
-joins, plan_group = group_named_by("labels", POD_GROUP_LABEL, "pod group")
+group_reference, template_references, plan_group = group_named_by(
+    "labels", POD_GROUP_LABEL, "pod group"
+)
 
 
 def plan_minimum(group: Mapping[str, Any]) -> tuple[str, int] | None:

@@ -60,12 +60,13 @@ __all__ = [
     "format_task_groups",
     "group_minimum",
     "group_objects",
-    "joins",
+    "group_reference",
     "owns",
     "parse_task_groups",
     "plan_group",
     "plan_minimum",
     "pod_membership",
+    "template_references",
 ]
 
 NAME: str = "volcano"
@@ -152,7 +153,9 @@ def pod_membership(job: Job, task: str, kube_version: tuple[int, int]) -> PodMem
 
 owns = owns_kind(API_VERSION, "PodGroup")
 group_minimum = spec_min_member
-joins, plan_group = group_named_by("annotations", GROUP_ANNOTATION, "PodGroup")
+group_reference, template_references, plan_group = group_named_by(
+    "annotations", GROUP_ANNOTATION, "PodGroup"
+)
 plan_minimum = plan_minimum_of(
     group_minimum, "The PodGroup's name and ``spec.minMember``."
 )

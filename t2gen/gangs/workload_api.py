@@ -56,11 +56,12 @@ __all__ = [
     "WorkloadApi",
     "group_minimum",
     "group_objects",
-    "joins",
+    "group_reference",
     "owns",
     "plan_group",
     "plan_minimum",
     "pod_membership",
+    "template_references",
     "workload_api",
 ]
 
@@ -226,16 +227,26 @@ def group_minimum(group: Mapping[str, Any]) -> tuple[str, Any]:
     ).get("minCount")
 
 
-def joins(
-    group: Mapping[str, Any], metadata: Mapping[str, Any], spec: Mapping[str, Any]
-) -> bool:
-    """``spec.schedulingGroup.podGroupName`` names the PodGroup, or (1.35) ``spec.workloadRef.name`` the Workload."""
+def group_reference(group: Mapping[str, Any]) -> tuple[str, str] | None:
+    """``("PodGroup", name)`` of a PodGroup, or (1.35) ``("Workload", name)`` of a Workload; None without a name."""
     name = as_dict(group.get("metadata")).get("name")
-    if group.get("kind") == "PodGroup":
-        pointer = as_dict(spec.get("schedulingGroup")).get("podGroupName")
-    else:
-        pointer = as_dict(spec.get("workloadRef")).get("name")
-    return bool(pointer == name)
+    if not isinstance(name, str) or not name:
+        return None
+    return ("PodGroup" if group.get("kind") == "PodGroup" else "Workload", name)
+
+
+def template_references(
+    metadata: Mapping[str, Any], spec: Mapping[str, Any]
+) -> tuple[tuple[str, str], ...]:
+    """The PodGroup ``spec.schedulingGroup.podGroupName`` names, and (1.35) the Workload ``spec.workloadRef.name`` names."""
+    references = []
+    pod_group = as_dict(spec.get("schedulingGroup")).get("podGroupName")
+    if isinstance(pod_group, str) and pod_group:
+        references.append(("PodGroup", pod_group))
+    workload = as_dict(spec.get("workloadRef")).get("name")
+    if isinstance(workload, str) and workload:
+        references.append(("Workload", workload))
+    return tuple(references)
 
 
 def plan_group(metadata: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
