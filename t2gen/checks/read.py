@@ -73,7 +73,7 @@ def read_located_manifests(
     """
     import yaml
 
-    from t2gen.jobfile.yaml.source import line_col, read_source
+    from t2gen.jobfile.yaml.source import decode_source, line_col, read_source
     from t2gen.kube.yamlio import load_all_yaml_located
 
     objects: list[Manifest] = []
@@ -88,13 +88,10 @@ def read_located_manifests(
                 advice="t2gen check reads at most that much of one stream: "
                 "split it into several files",
             )
-            text = raw.decode("utf-8-sig")
+            text = decode_source(path, raw, what="manifest file")
             documents = load_all_yaml_located(text)
-        except ConfigError as err:
+        except ConfigError as err:  # unreadable, too large, or not UTF-8 (located)
             problems += err.problems
-            continue
-        except UnicodeDecodeError as err:
-            problems.append(Problem(path, 0, 0, f"not UTF-8 text ({err.reason})"))
             continue
         except yaml.reader.ReaderError as err:  # a character YAML forbids
             line, col = line_col(text, err.position)

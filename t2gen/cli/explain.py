@@ -13,6 +13,12 @@ _LITERAL = r"``(.+?)``"
 
 __all__ = ["EPILOG", "explain"]
 
+
+def _markdown_literals(text: str) -> str:
+    """Write reST literals, ``x``, as Markdown's `x`, which reads better in a terminal."""
+    return re.sub(_LITERAL, r"`\1`", text)
+
+
 EPILOG = "Example:\n\n  t2gen explain workers-divisible\n\n  t2gen explain --list"
 
 
@@ -38,14 +44,23 @@ def explain(
 
     if list_rules:
         write_stdout(
-            "".join(f"{key}  {rule.title}\n" for key, rule in REGISTRY.items())
+            "".join(
+                f"{key}  {_markdown_literals(rule.title)}\n"
+                for key, rule in REGISTRY.items()
+            )
         )
         return
+    if not rule_id:
+        raise typer.BadParameter(
+            "give a rule ID, as an error names it (`t2gen explain workers-divisible`), "
+            "or --list for all of them",
+            param_hint="'RULE'",
+        )
     found = REGISTRY.get(rule_id)
     if found is None:
         from t2gen.jobfile.messages import suggest
 
-        hint = suggest(rule_id, list(REGISTRY), noun="rule") if rule_id else ""
+        hint = suggest(rule_id, list(REGISTRY), noun="rule")
         close = (
             hint
             if hint.startswith("did you mean")
@@ -53,7 +68,7 @@ def explain(
         )
         raise typer.BadParameter(f"no rule {rule_id!r}; {close}", param_hint="'RULE'")
     fields = ", ".join(f"`{field}`" for field in found.fields)
-    doc = re.sub(_LITERAL, r"`\1`", found.doc)  # reST ``x`` reads as `x` in a terminal
+    doc = _markdown_literals(found.doc)
     write_stdout(
         f"{found.id}: {doc}\n\nFields: {fields}\nSee also: docs/rules.md#{found.id}\n"
     )

@@ -172,7 +172,7 @@ def load_config_files(
                 what="Twister2 configuration file",
                 advice="Twister2's configuration files are a few KiB each",
             )
-            text = decode_source(path, raw)
+            text = decode_source(path, raw, what="Twister2 configuration file")
             commented.update(commented_keys(path, text))
             doc = _parse(path, text)
         except (ConfigError, SchemaError) as err:

@@ -55,6 +55,9 @@ __all__ = [
     "validate_files",
 ]
 
+_JOB_OBJECT_BOUND = "base64-encoded, the job object must fit the ConfigMap (1 MiB)"
+_KEY_BOUND = "an SSH private key is a few KiB"
+
 
 class RenderSettings(TypedDict, total=False):
     """The keyword arguments of :func:`render_jobs`, which :func:`generate` passes on unchanged.
@@ -283,7 +286,8 @@ def render_jobs(
         from t2gen.twister2.jobobject import check_job_object, require_one_job
 
         require_one_job(job_object, job_count=len(loaded))
-        job_object_bytes = check_job_object(job_object, read_source(job_object))
+        raw = read_source(job_object, what="job object file", advice=_JOB_OBJECT_BOUND)
+        job_object_bytes = check_job_object(job_object, raw)
     documents: list[RenderedDocument] = []
     problems: list[Problem] = []
     for job, doc in loaded:
@@ -382,9 +386,8 @@ def generate_ssh_secret(
     )
 
     if from_key is not None:
-        files = key_files_from_private_key(
-            read_source(from_key), path=from_key, comment=name
-        )
+        raw = read_source(from_key, what="private key file", advice=_KEY_BOUND)
+        files = key_files_from_private_key(raw, path=from_key, comment=name)
     else:
         files = generate_key_files(key_type or KEY_TYPES[0], comment=name)
     templates = TemplateSet(name="secret", builtin=str(Path(templates_dir(), "secret")))

@@ -181,6 +181,56 @@ def test_two_files_of_one_job_name_both(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["render", "JOB", "--job-object", "DIR"],
+            "DIR: is a directory, not a job object file",
+        ),
+        (
+            ["render", "JOB", "--job-object", "BIG"],
+            "BIG: larger than 1024 KiB; base64-encoded, the job object must fit the ConfigMap (1 MiB)",
+        ),
+        (
+            ["secret", "ssh", "--name", "k", "--from-key", "DIR"],
+            "DIR: is a directory, not a private key file",
+        ),
+        (
+            ["secret", "ssh", "--name", "k", "--from-key", "BIG"],
+            "BIG: larger than 1024 KiB; an SSH private key is a few KiB",
+        ),
+        (
+            ["check", "LATIN1"],
+            "LATIN1:3:21: not UTF-8 (byte 0xe9); save the manifest file as UTF-8 text",
+        ),
+        (
+            ["import", "LATIN1"],
+            "LATIN1:3:21: not UTF-8 (byte 0xe9); save the Twister2 configuration file as UTF-8 text",
+        ),
+    ],
+)
+def test_files_other_than_job_files_are_named_for_what_they_are(
+    tmp_path: Path, argv: list[str], message: str
+) -> None:
+    """A job object, a private key, manifests and a Twister2 configuration are not job files."""
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "big").write_bytes(b"x" * (1024 * 1024 + 1))
+    (tmp_path / "latin1.yaml").write_bytes(b"a: 1\nb: 2\nmetadata: {name: caf\xe9}\n")
+    names = {
+        "JOB": str(ROOT / "examples/wordcount.yaml"),
+        "DIR": str(tmp_path / "dir"),
+        "BIG": str(tmp_path / "big"),
+        "LATIN1": str(tmp_path / "latin1.yaml"),
+    }
+    result = runner.invoke(app, [names.get(arg, arg) for arg in argv])
+    assert result.exit_code == 1 and result.stdout == ""
+    expected = message
+    for placeholder in ("DIR", "BIG", "LATIN1"):
+        expected = expected.replace(placeholder, names[placeholder])
+    assert result.stderr == expected + "\n"
+
+
+@pytest.mark.parametrize(
     ("argv", "fragment"),
     [
         (["render"], "Missing argument"),

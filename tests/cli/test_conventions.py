@@ -188,6 +188,10 @@ def test_explain_prints_the_rules_documentation(tmp_path: Path) -> None:
     assert "See also: docs/rules.md#mpi-per-pod" in result.stdout
     listed = _t2gen("explain", "--list", cwd=tmp_path).stdout.splitlines()
     assert [line.split()[0] for line in listed] == list(REGISTRY)
+    assert not [line for line in listed if "``" in line]  # titles as `x`, as the docs
+    missing = _t2gen("explain", cwd=tmp_path)
+    assert missing.returncode == 2
+    assert "give a rule ID" in missing.stderr and "--list" in missing.stderr
     wrong = _t2gen("explain", "mpi-per-po", cwd=tmp_path)
     assert wrong.returncode == 2
     assert "no rule 'mpi-per-po'; did you mean 'mpi-per-pod'?" in wrong.stderr

@@ -209,12 +209,13 @@ def read_source(
     return raw
 
 
-def decode_source(path: str, raw: bytes) -> str:
+def decode_source(path: str, raw: bytes, *, what: str = "job file") -> str:
     """Decode UTF-8 (a BOM is dropped), reporting the line and column of a bad byte.
 
     Args:
         path: the file as the user named it, for the error.
         raw: the file's bytes.
+        what: what the file is, for the error (``save the job file as UTF-8``).
 
     Returns:
         The text.
@@ -232,7 +233,7 @@ def decode_source(path: str, raw: bytes) -> str:
             path=path,
             line=line,
             col=col,
-            message=f"not UTF-8 (byte 0x{text[err.start]:02x}); save the job file as UTF-8 text",
+            message=f"not UTF-8 (byte 0x{text[err.start]:02x}); save the {what} as UTF-8 text",
         ) from None
 
 
