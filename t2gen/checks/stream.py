@@ -49,7 +49,8 @@ def matches(selector: dict[str, Any], labels: dict[str, Any]) -> bool:
         key: Any = expression.get("key")
         operator = expression.get("operator")
         values = as_list(expression.get("values"))
-        present = key in labels
+        # A key YAML made a list names no label (and cannot be hashed).
+        present = isinstance(key, Hashable) and key in labels
         if operator == "In" and not (present and labels[key] in values):
             return False
         if operator == "NotIn" and present and labels[key] in values:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from t2gen.checks.stream import Stream
+from t2gen.checks.stream import Stream, matches
 
 
 class _Counted(list[int]):
@@ -55,3 +55,12 @@ def test_labelled_keeps_stream_order_and_every_match() -> None:
     assert [w for w, _ in stream.labelled("", {})] == objects
     assert list(stream.labelled("other", {})) == []
     assert list(stream.labelled("", {"t2-job": "job1", "t2-worker-group": "0"})) == []
+
+
+def test_an_expression_with_a_list_for_key_selects_nothing() -> None:
+    """A malformed ``matchExpressions`` key (a list, from ``t2gen check``) is no label, not a crash."""
+    labels = {"app": "x"}
+    for operator in ("In", "NotIn", "Exists", "DoesNotExist"):
+        expression = {"key": ["app"], "operator": operator, "values": ["x"]}
+        selects = matches({"matchExpressions": [expression]}, labels)
+        assert selects is (operator in ("NotIn", "DoesNotExist"))
