@@ -172,16 +172,27 @@ class Stream:
     def labelled(
         self, namespace: str, required: dict[str, str]
     ) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-        """Pod templates ``(workload, pod labels)`` in ``namespace`` whose labels include ``required``."""
+        """Pod templates ``(workload, pod labels)`` in ``namespace`` whose labels include ``required``.
+
+        Only the templates carrying the rarest of the required pairs are read:
+        a pair every job shares (``t2-worker-group: "0"``) next to one naming
+        the job must not make each look-up read every template of a batch.
+        """
         self._read()
-        indices: set[int] | None = None
-        for key, value in required.items():
-            found = set(self._by_label.get((namespace, key, value), ()))
-            indices = found if indices is None else indices & found
-        if indices is None:  # no label required: every template of the namespace
-            indices = set(self._by_namespace.get(namespace, ()))
-        for index in sorted(indices):
-            yield self._templates[index]
+        if not required:
+            candidates: Sequence[int] = self._by_namespace.get(namespace, ())
+        else:
+            candidates = min(
+                (
+                    self._by_label.get((namespace, key, value), ())
+                    for key, value in required.items()
+                ),
+                key=len,
+            )
+        for index in candidates:  # in stream order, as every index list is
+            workload, labels = self._templates[index]
+            if all(labels.get(key) == value for key, value in required.items()):
+                yield workload, labels
 
     def selected(
         self, namespace: str, selector: dict[str, Any]
