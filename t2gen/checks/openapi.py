@@ -337,12 +337,6 @@ class KubeSchemas:
                 where = f"{origins[index]}: {where}"
             errors, known = self.errors(obj)
             what = f"{obj.get('apiVersion')} {obj.get('kind')}"
-            if what == _JOB_FILE:
-                findings.append(
-                    f"{where}: a t2gen job file, not a Kubernetes object: `t2gen validate` "
-                    "checks it, `t2gen render <file> | t2gen check -` checks its manifests"
-                )
-                continue
             if not known and _is_kubernetes_group(
                 str(obj.get("apiVersion")).rpartition("/")[0]
             ):
@@ -367,10 +361,6 @@ class KubeSchemas:
         """Whether a Kubernetes-group object was checked with t2gen's schema: this version does not serve it."""
         key = (str(obj.get("kind")), str(obj.get("apiVersion")))
         return key in self._own and _is_kubernetes_group(key[1].rpartition("/")[0])
-
-
-_JOB_FILE = "t2gen/v1 Twister2Job"
-"""A job file's ``apiVersion`` and ``kind`` (``schemas/twister2job.schema.json``): no API server serves it."""
 
 
 def _describe(error: Any) -> _Finding:

@@ -286,14 +286,3 @@ def test_a_kubernetes_kind_the_version_does_not_serve_is_an_error() -> None:
     # The same PodGroup at a version that serves it is checked against its schema.
     findings, _ = KubeSchemas("1.37").check([pod_group])
     assert findings == ["PodGroup/x: spec: 'schedulingPolicy' is a required property"]
-
-
-def test_a_job_file_given_to_check_says_which_command_reads_it() -> None:
-    """`t2gen check job.yaml` names `validate`, not a --kube-version that would serve t2gen/v1."""
-    job = {"apiVersion": "t2gen/v1", "kind": "Twister2Job", "metadata": {"name": "j"}}
-    findings, warnings = KubeSchemas("1.37").check([job])
-    assert findings == [
-        "Twister2Job/j: a t2gen job file, not a Kubernetes object: `t2gen validate` "
-        "checks it, `t2gen render <file> | t2gen check -` checks its manifests"
-    ]
-    assert warnings == []
