@@ -154,13 +154,24 @@ def read_located_manifests(
             elif document.get("kind") == "List" and isinstance(
                 document.get("items"), list
             ):
-                objects += [
-                    Manifest(item, path, item_line)
-                    for item, item_line in zip(
-                        document["items"], located.item_lines, strict=True
-                    )
-                    if isinstance(item, dict)
-                ]
+                for number, (item, item_line) in enumerate(
+                    zip(document["items"], located.item_lines, strict=True), 1
+                ):
+                    if not isinstance(item, dict):
+                        continue
+                    if wrong := _identity_problem(item):
+                        field, message = wrong
+                        problems.append(
+                            Problem(
+                                path,
+                                item_line,
+                                1,
+                                f"document {index + 1}, item {number}: {message}",
+                                field,
+                            )
+                        )
+                    else:
+                        objects.append(Manifest(item, path, item_line))
             elif wrong := _identity_problem(document):
                 field, message = wrong
                 problems.append(

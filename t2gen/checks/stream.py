@@ -49,7 +49,8 @@ def matches(selector: dict[str, Any], labels: dict[str, Any]) -> bool:
         key: Any = expression.get("key")
         operator = expression.get("operator")
         values = as_list(expression.get("values"))
-        present = key in labels
+        # A key YAML made a list names no label (and cannot be hashed).
+        present = isinstance(key, Hashable) and key in labels
         if operator == "In" and not (present and labels[key] in values):
             return False
         if operator == "NotIn" and present and labels[key] in values:
@@ -87,6 +88,7 @@ class Stream:
         self._services: dict[tuple[str, Any], list[dict[str, Any]]] = {}
         self._templates: list[tuple[dict[str, Any], dict[str, Any]]] = []
         self._by_label: dict[tuple[str, Any, Any], list[int]] = {}
+        self._by_key: dict[tuple[str, Any], list[int]] = {}
         self._by_namespace: dict[str, list[int]] = {}
         self._bindings: dict[tuple[str, Any, Any], list[dict[str, Any]]] = {}
         self._memo: dict[Hashable, Any] = {}
@@ -105,6 +107,9 @@ class Stream:
                 template = as_dict(as_dict(obj.get("spec")).get("template"))
                 labels = as_dict(as_dict(template.get("metadata")).get("labels"))
                 for key, value in labels.items():
+                    self._by_key.setdefault((namespace, key), []).append(
+                        len(self._templates)
+                    )
                     if isinstance(value, str):
                         self._by_label.setdefault((namespace, key, value), []).append(
                             len(self._templates)
@@ -197,11 +202,47 @@ class Stream:
     def selected(
         self, namespace: str, selector: dict[str, Any]
     ) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-        """Pod templates ``(workload, pod labels)`` in ``namespace`` that a label selector selects."""
+        """Pod templates ``(workload, pod labels)`` in ``namespace`` that a label selector selects.
+
+        Only the templates that could match are read: those of the selector's
+        rarest positive requirement (a ``matchLabels`` pair, an ``In`` with
+        string values, an ``Exists``), or every template of the namespace when
+        it has none. A stream of selectors that each select one template by an
+        ``In`` is then linear, however many templates share its other labels.
+        """
         self._read()
         match_labels = as_dict(selector.get("matchLabels"))
         if not all(isinstance(value, str) for value in match_labels.values()):
             return  # a non-string label value selects nothing
-        for workload, labels in self.labelled(namespace, match_labels):
+        for index in self._candidates(namespace, match_labels, selector):
+            workload, labels = self._templates[index]
             if matches(selector, labels):
                 yield workload, labels
+
+    def _candidates(
+        self, namespace: str, match_labels: dict[str, Any], selector: dict[str, Any]
+    ) -> Sequence[int]:
+        """Indices, in stream order, of the templates of the selector's rarest positive requirement."""
+        choices: list[list[Sequence[int]]] = [
+            [self._by_label.get((namespace, key, value), ())]
+            for key, value in match_labels.items()
+        ]
+        for item in as_list(selector.get("matchExpressions")):
+            expression = as_dict(item)
+            key, operator = expression.get("key"), expression.get("operator")
+            values = as_list(expression.get("values"))
+            if not isinstance(key, str):
+                continue
+            if operator == "Exists":
+                choices.append([self._by_key.get((namespace, key), ())])
+            elif operator == "In" and all(isinstance(v, str) for v in values):
+                # Only a string label value equals a string; those are indexed.
+                choices.append(
+                    [self._by_label.get((namespace, key, v), ()) for v in values]
+                )
+        if not choices:
+            return self._by_namespace.get(namespace, ())
+        rarest = min(choices, key=lambda lists: sum(map(len, lists)))
+        if len(rarest) == 1:
+            return rarest[0]
+        return sorted({index for indices in rarest for index in indices})
