@@ -196,7 +196,9 @@ def _identity_problem(document: dict[str, Any]) -> tuple[str, str] | None:
     Every API object has string ``apiVersion`` and ``kind`` and, when given, a
     string ``metadata.name`` (Kubernetes API conventions,
     https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#resources);
-    the checks group objects by them.
+    the checks group objects by them. A t2gen job file (``apiVersion:
+    t2gen/v1``, ``kind: Twister2Job``) is no object either: no API server serves
+    it, and ``t2gen validate`` reads it.
     """
     for field in ("apiVersion", "kind"):
         if field not in document:
@@ -206,6 +208,11 @@ def _identity_problem(document: dict[str, Any]) -> tuple[str, str] | None:
                 field,
                 f"{field} must be a string, not {type(document.get(field)).__name__}",
             )
+    if (document["apiVersion"], document["kind"]) == ("t2gen/v1", "Twister2Job"):
+        return "kind", (
+            "a t2gen job file, not a Kubernetes object: `t2gen validate` checks it, "
+            "and `t2gen render <file> | t2gen check -` the manifests it renders"
+        )
     metadata = document.get("metadata", {})
     if not isinstance(metadata, dict):
         return "metadata", f"metadata must be a mapping, not {type(metadata).__name__}"

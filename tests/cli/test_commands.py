@@ -406,6 +406,17 @@ def test_check_names_the_line_of_a_document_that_is_not_an_object(
     ]
 
 
+def test_check_of_a_job_file_names_the_command_that_reads_it() -> None:
+    """`t2gen check job.yaml` (for `validate`) says so, not that some version serves t2gen/v1."""
+    result = runner.invoke(app, ["check", str(ROOT / "examples/wordcount.yaml")])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr == (
+        f"{ROOT / 'examples/wordcount.yaml'}:6:1: kind: document 1: a t2gen job file, not a "
+        "Kubernetes object: `t2gen validate` checks it, and `t2gen render <file> | "
+        "t2gen check -` the manifests it renders\n"
+    )
+
+
 def _resolve(node: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
     """A schema node with its ``$ref`` (to ``#/$defs/...``) merged in."""
     ref = node.get("$ref")

@@ -32,6 +32,7 @@ from t2gen.errors import Problem, Warning_
 # Importing each module registers its rules; docs/rules.md lists them in this order.
 from t2gen.jobfile.rules import (  # noqa: F401
     env,
+    image,
     job_master,
     labels,
     mpi,

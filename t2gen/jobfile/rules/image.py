@@ -1,0 +1,45 @@
+"""The container image: a reference the kubelet can parse, or the pods never start."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from t2gen.errors import Problem
+from t2gen.jobfile.rules._base import as_dict, problem, rule
+from t2gen.jobfile.yaml import SourceDoc
+from t2gen.kube.imageref import image_reference_error
+
+
+@rule("image-reference", fields=("spec.image",))
+def check_image_reference(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """``spec.image`` is a reference the kubelet parses: a lower-case repository, a valid tag and digest.
+
+    The API server stores any string as a container's ``image``; the kubelet
+    parses it only when it starts the container, with the OCI distribution
+    grammar's ``ParseNormalizedNamed`` (kubernetes/kubernetes
+    ``pkg/kubelet/images/image_manager.go``, ``applyDefaultImageTag``, and
+    ``pkg/util/parsers/parsers.go``; github.com/distribution/reference
+    ``normalize.go``, ``regexp.go``). A reference it refuses leaves every pod
+    of the job waiting with reason ``InvalidImageName``, so a job file that
+    renders and applies cleanly never runs. The commonest cause is an
+    upper-case repository (``Twister2-k8s``): registries name repositories in
+    lower case only; the tag may hold upper case (``0.8.0-SNAPSHOT``).
+
+    A first path component with upper case letters and no ``.`` or ``:`` is
+    taken for a registry host (``Registry/team/image``), as the kubelet does.
+    Images with characters outside ASCII are left to ``image-mixed-scripts``
+    and ``invisible-characters``, and whitespace to the schema (whose refusal
+    keeps the value from every rule).
+    """
+    image = as_dict(data.get("spec")).get("image")
+    if not isinstance(image, str) or not image.isascii():
+        return
+    reason = image_reference_error(image)
+    if reason is not None:
+        yield problem(
+            doc,
+            ("spec", "image"),
+            f"{image!r} is not an image reference the kubelet accepts (its pods would "
+            f"wait as InvalidImageName): {reason}",
+        )
