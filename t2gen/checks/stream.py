@@ -7,7 +7,15 @@ from typing import Any, Literal, TypeVar
 
 from t2gen.checks.base import Check, as_dict, as_list
 
-__all__ = ["WORKLOAD_KINDS", "Part", "Stream", "matches", "namespace_of"]
+__all__ = [
+    "MAX_NAMED",
+    "WORKLOAD_KINDS",
+    "Part",
+    "Stream",
+    "frozen",
+    "matches",
+    "namespace_of",
+]
 
 T = TypeVar("T")
 
@@ -21,6 +29,32 @@ WORKLOAD_KINDS = frozenset(
     {"StatefulSet", "Deployment", "DaemonSet", "ReplicaSet", "Job"}
 )
 """Kinds with a pod template at ``spec.template`` (Kubernetes ``apps/v1`` and ``batch/v1``)."""
+
+
+MAX_NAMED = 10
+"""Most other objects that one kind of finding of one object names one by one; the rest are counted.
+
+A finding that relates two objects (selectors that overlap, a term that also
+selects another job's pods) would otherwise be made once per pair: a stream
+of 1,000 StatefulSets with one selector made a million findings (5.6 s and
+485 MB; 4,000 of them 94 s and 7.3 GB). With the bound each object has at
+most ``MAX_NAMED + 1`` such findings, and a stream's findings grow with its
+objects."""
+
+
+def frozen(value: Any) -> Hashable:
+    """``value`` (parsed JSON or YAML) as a hashable key: equal for equal values, in their order.
+
+    Per-stream look-ups (:meth:`Stream.memo`) key on a selector's value, so
+    that the many objects of a stream sharing one selector share one look-up.
+    """
+    if isinstance(value, dict):
+        return ("map", tuple((frozen(k), frozen(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return ("seq", tuple(frozen(item) for item in value))
+    if isinstance(value, (set, frozenset)):
+        return ("set", frozenset(frozen(item) for item in value))
+    return value if isinstance(value, Hashable) else ("repr", repr(value))
 
 
 def namespace_of(obj: dict[str, Any]) -> str:

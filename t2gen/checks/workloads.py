@@ -8,7 +8,7 @@ from typing import Any
 from t2gen.checks.base import Check, Finding, as_dict, check
 from t2gen.checks.metadata import label_findings
 from t2gen.checks.pods import pod_findings
-from t2gen.checks.stream import Stream, matches, namespace_of
+from t2gen.checks.stream import MAX_NAMED, Stream, frozen, matches, namespace_of
 
 __all__ = ["STATEFULSET_CHECKS", "WORKLOAD_CHECKS"]
 
@@ -70,17 +70,41 @@ def statefulset_selectors_disjoint(
     launcher gave every worker StatefulSet of a job one selector; t2gen adds the
     worker-group label (docs/reference.md, "Where t2gen differs from the Twister2
     launcher"). Source: https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#pod-selector
+
+    Each StatefulSet names at most ten others it overlaps and counts the rest.
     """
     selector = as_dict(as_dict(obj.get("spec")).get("selector"))
     if not (selector.get("matchLabels") or selector.get("matchExpressions")):
         return
-    for other, _labels in stream.selected(namespace_of(obj), selector):
-        if other is not obj and other.get("kind") == "StatefulSet":
-            other_name = as_dict(other.get("metadata")).get("name")
-            yield (
-                "spec.selector",
-                f"also selects the pods of StatefulSet {other_name}; selectors must not overlap",
-            )
+    namespace = namespace_of(obj)
+
+    def select() -> tuple[list[dict[str, Any]], set[int]]:
+        found = [
+            workload
+            for workload, _ in stream.selected(namespace, selector)
+            if workload.get("kind") == "StatefulSet"
+        ]
+        return found, {id(workload) for workload in found}
+
+    # Once per namespace and selector: the StatefulSets of a stream that share
+    # a selector share the look-up; each names at most MAX_NAMED others.
+    selected, ids = stream.memo(
+        ("statefulsets-selected", namespace, frozen(selector)), select
+    )
+    others = len(selected) - (id(obj) in ids)
+    named = [other for other in selected[: MAX_NAMED + 1] if other is not obj]
+    for other in named[:MAX_NAMED]:
+        other_name = as_dict(other.get("metadata")).get("name")
+        yield (
+            "spec.selector",
+            f"also selects the pods of StatefulSet {other_name}; selectors must not overlap",
+        )
+    if others > MAX_NAMED:
+        yield (
+            "spec.selector",
+            f"also selects the pods of {others - MAX_NAMED:,} more StatefulSets; "
+            "selectors must not overlap",
+        )
 
 
 @check("statefulset-pod-management-policy")

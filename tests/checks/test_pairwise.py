@@ -1,0 +1,146 @@
+"""Findings that relate two objects are bounded per object, and shared selectors are looked up once.
+
+A stream where every object overlaps every other (a hostile ``t2gen check``
+input) must give findings and work in proportion to its objects, not to their
+pairs: each object names at most ``MAX_NAMED`` others and counts the rest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from t2gen.checks import object_problems
+from t2gen.checks.stream import MAX_NAMED, Stream
+
+COUNT = MAX_NAMED + 5
+
+
+def _statefulset(
+    name: str,
+    selector: dict[str, Any],
+    labels: dict[str, str],
+    job: str | None = None,
+) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"name": name}
+    if job is not None:
+        metadata["labels"] = {"t2-job": job}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": metadata,
+        "spec": {
+            "serviceName": "s",
+            "selector": selector,
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "c", "image": "i"}]},
+            },
+        },
+    }
+
+
+def _count_calls(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:
+    """Count the calls of ``Stream.<name>``."""
+    calls: list[int] = []
+    original = getattr(Stream, name)
+
+    def counted(self: Stream, *args: Any) -> Any:
+        calls.append(1)
+        return original(self, *args)
+
+    monkeypatch.setattr(Stream, name, counted)
+    return calls
+
+
+def test_overlapping_selectors_name_ten_others_and_count_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """15 StatefulSets with one selector: 11 findings each (was 14), one look-up (was 15)."""
+    objects = [
+        _statefulset(f"s{i}", {"matchLabels": {"app": "x"}}, {"app": "x"})
+        for i in range(COUNT)
+    ]
+    calls = _count_calls(monkeypatch, "selected")
+    found = [
+        p for p in object_problems(objects) if "selectors must not overlap" in p.message
+    ]
+    assert len(calls) == 1
+    first = [p.message for p in found if p.path == "StatefulSet/s0"]
+    assert first == [
+        *(
+            f"also selects the pods of StatefulSet s{i}; selectors must not overlap"
+            for i in range(1, 11)
+        ),
+        "also selects the pods of 4 more StatefulSets; selectors must not overlap",
+    ]
+    last = [p.message for p in found if p.path == f"StatefulSet/s{COUNT - 1}"]
+    assert last[0].endswith(" s0; selectors must not overlap")
+    assert (
+        last[-1]
+        == "also selects the pods of 4 more StatefulSets; selectors must not overlap"
+    )
+    assert len(found) == COUNT * (MAX_NAMED + 1)
+
+
+def _anti(selector: dict[str, Any]) -> dict[str, Any]:
+    term = {"labelSelector": selector, "topologyKey": "kubernetes.io/hostname"}
+    return {
+        "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
+    }
+
+
+def test_a_jobs_shared_affinity_term_is_judged_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """15 workloads of a job carrying one term: its workers are read once, not once per workload."""
+    objects = []
+    for i in range(COUNT):
+        obj = _statefulset(
+            f"w{i}",
+            {"matchLabels": {"id": f"w{i}"}},
+            {"t2-wp": "j", "t2-job": "j", "id": f"w{i}"},
+            job="j",
+        )
+        obj["spec"]["template"]["spec"]["affinity"] = _anti(
+            {"matchLabels": {"t2-wp": "j"}}
+        )
+        objects.append(obj)
+    calls = _count_calls(monkeypatch, "labelled")
+    assert object_problems(objects) == []
+    assert len(calls) == 1
+
+
+def test_a_term_selecting_many_other_pods_names_ten(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A term that also selects 15 pods of another job names 10 of them and counts 5."""
+    worker = _statefulset(
+        "w",
+        {"matchLabels": {"id": "w"}},
+        {"t2-wp": "j", "t2-job": "j", "id": "w"},
+        job="j",
+    )
+    worker["spec"]["template"]["spec"]["affinity"] = _anti(
+        {"matchLabels": {"app": "x"}}
+    )
+    worker["spec"]["template"]["metadata"]["labels"]["app"] = "x"
+    strangers = [
+        _statefulset(
+            f"o{i}", {"matchLabels": {"id": f"o{i}"}}, {"app": "x", "id": f"o{i}"}
+        )
+        for i in range(COUNT)
+    ]
+    found = [
+        p.message
+        for p in object_problems([worker, *strangers])
+        if p.path == "StatefulSet/w"
+    ]
+    assert found == [
+        *(
+            f"also selects the pods of StatefulSet o{i}, which are not workers of job j"
+            for i in range(MAX_NAMED)
+        ),
+        "also selects the pods of 5 more workloads, which are not workers of job j",
+    ]
