@@ -12,7 +12,7 @@ module of the package, shipped like ``t2gen/jobfile/_jobschema.py``. Other
 versions, and other kinds, are checked by jsonschema alone.
 
 The generated code only answers "valid or not": an object it rejects is
-checked again by jsonschema (``t2gen/kube/openapi.py``), which writes the
+checked again by jsonschema (``t2gen/checks/openapi.py``), which writes the
 messages, so the code can only make a run faster, never change what it
 prints. It is built to be at least as strict as jsonschema: a schema with a
 keyword or value it does not handle exactly as JSON Schema 2020-12 does gets

@@ -54,7 +54,7 @@ FAST_PATHS: dict[str, str] = {
     "KUBE_SCHEMA_CODE": (
         "t2gen/checks/openapi.py: objects of the kinds t2gen renders are checked "
         "against the default Kubernetes version by validators generated into "
-        "t2gen/kube/_kubeschema/ (made by `make generate`) instead of jsonschema. "
+        "t2gen/checks/_kubeschema/ (made by `make generate`) instead of jsonschema. "
         "Must preserve: an object passes only if jsonschema finds no error; one it "
         "rejects is checked again by jsonschema, which writes the messages."
     ),

@@ -183,6 +183,12 @@ def render(
             ]
         )
         output_dir = deprecated_dir
+    if force and output_dir is None:
+        raise typer.BadParameter(
+            "--force lets --output-dir replace a directory holding files t2gen did not "
+            "write; standard output replaces nothing: drop --force, or add --output-dir DIR",
+            param_hint="'--force'",
+        )
     if output_dir is not None and output_format is not OutputFormat.yaml:
         raise typer.BadParameter(
             "--output-dir writes YAML files for kustomize; -o/--format applies to standard output only",

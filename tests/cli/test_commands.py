@@ -237,6 +237,7 @@ def test_files_other_than_job_files_are_named_for_what_they_are(
         (["render", "--bogus", "x"], "No such option"),
         (["render", "x", "--namespace", "Bad_NS"], "is not a namespace name"),
         (["render", "x", "--format", "xml"], "Invalid value"),
+        (["render", "x", "--force"], "--force lets --output-dir replace a directory"),
         (["frobnicate"], "No such command"),
     ],
 )
