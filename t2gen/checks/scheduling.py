@@ -14,9 +14,9 @@ from collections.abc import Hashable, Iterator
 from typing import Any
 
 from t2gen.checks.base import JOB_LABEL, Check, Finding, as_dict, check
-from t2gen.checks.stream import Stream, namespace_of
+from t2gen.checks.stream import MAX_NAMED, Stream, namespace_of
 from t2gen.gangs import REGISTRY, Gang, group_owner
-from t2gen.gangs.base import GroupCheck, WorkloadCheck, joins
+from t2gen.gangs.base import GroupCheck, WorkloadCheck
 
 __all__ = ["GROUP_CHECKS", "WORKLOAD_CHECKS"]
 
@@ -104,20 +104,15 @@ def group_members(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
     whose ``schedulerName`` is not its own (volcano-sh/volcano
     ``pkg/scheduler/cache/util.go``), and only the scheduler running the
     Coscheduling plugin honours its PodGroup, so their pods need a
-    ``schedulerName`` other than ``default-scheduler``.
+    ``schedulerName`` other than ``default-scheduler``. A group names at most
+    ten workloads that do not join it and counts the rest.
     """
     gang = group_owner(obj)
     if gang is None:
         return
     job = as_dict(as_dict(obj.get("metadata")).get("labels")).get(JOB_LABEL)
     if isinstance(job, str):
-        for workload, _ in stream.labelled(namespace_of(obj), {JOB_LABEL: job}):
-            if not joins(gang, obj, *_template(workload)):
-                yield (
-                    "metadata.name",
-                    f"{_name(workload)} of job {job!r} does not join the group; its pods would be "
-                    "scheduled alone",
-                )
+        yield from _not_joining(obj, gang, job, stream)
     expected = gang.DEFAULT_SCHEDULER
     if expected is not None:
         for workload in _members(obj, gang, stream):
@@ -128,6 +123,47 @@ def group_members(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
                     f"{_name(workload)} joins the group but runs on the default scheduler, which ignores it; "
                     f"set spec.template.spec.schedulerName (e.g. {expected})",
                 )
+
+
+def _not_joining(
+    group: dict[str, Any], gang: Gang, job: str, stream: Stream
+) -> Iterator[Finding]:
+    """The workloads of ``job`` that do not join ``group``: the first :data:`MAX_NAMED` by name, then a count.
+
+    The job's workloads are looked up once per stream, and a group reads only
+    them up to the tenth that does not join and its own members: a stream of
+    many groups of one job (each making every workload of the job a finding)
+    is linear, not groups x workloads.
+    """
+    namespace = namespace_of(group)
+    workloads: list[dict[str, Any]] = stream.memo(
+        ("job-workloads", namespace, job),
+        lambda: [w for w, _ in stream.labelled(namespace, {JOB_LABEL: job})],
+    )
+    members = _members(group, gang, stream)
+    joined = {id(workload) for workload in members}
+    of_job = sum(
+        1
+        for w in members
+        if as_dict(_template(w)[0].get("labels")).get(JOB_LABEL) == job
+    )
+    named = 0
+    for workload in workloads:
+        if named == MAX_NAMED:
+            break
+        if id(workload) not in joined:
+            named += 1
+            yield (
+                "metadata.name",
+                f"{_name(workload)} of job {job!r} does not join the group; its pods would be "
+                "scheduled alone",
+            )
+    if (more := len(workloads) - of_job - named) > 0:
+        yield (
+            "metadata.name",
+            f"{more:,} more workloads of job {job!r} do not join the group; their pods would be "
+            "scheduled alone",
+        )
 
 
 def _group_check(gang: Gang, item: GroupCheck) -> Check:

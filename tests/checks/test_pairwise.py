@@ -144,3 +144,55 @@ def test_a_term_selecting_many_other_pods_names_ten(
         ),
         "also selects the pods of 5 more workloads, which are not workers of job j",
     ]
+
+
+def _podgroup(name: str, job: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "labels": {"t2-job": job}},
+        "spec": {"minMember": 1},
+    }
+
+
+def test_groups_of_a_job_name_ten_workloads_that_do_not_join(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """15 groups of one job, 15 workloads of it, 3 joining g0: each group names 10 and counts the rest.
+
+    The job's workloads are looked up once for all its groups (the old check
+    looked them up, and tested each, once per group: groups x workloads).
+    """
+    workloads = []
+    for i in range(COUNT):
+        obj = _statefulset(
+            f"w{i}", {"matchLabels": {"id": f"w{i}"}}, {"t2-job": "j", "id": f"w{i}"}
+        )
+        template = obj["spec"]["template"]
+        template["spec"]["schedulerName"] = "volcano"
+        if i % 5 == 0:
+            template["metadata"]["annotations"] = {"scheduling.k8s.io/group-name": "g0"}
+        workloads.append(obj)
+    groups = [_podgroup(f"g{i}", "j") for i in range(COUNT)]
+    calls = _count_calls(monkeypatch, "labelled")
+    found = [
+        p
+        for p in object_problems([*groups, *workloads])
+        if "join the group" in p.message
+    ]
+    assert len(calls) == 1
+
+    def messages(group: str) -> list[str]:
+        return [p.message for p in found if p.path == f"PodGroup/{group}"]
+
+    alone = "does not join the group; its pods would be scheduled alone"
+    not_joining = [i for i in range(COUNT) if i % 5]  # 12 of them
+    assert messages("g0") == [
+        *(f"StatefulSet/w{i} of job 'j' {alone}" for i in not_joining[:MAX_NAMED]),
+        "2 more workloads of job 'j' do not join the group; their pods would be scheduled alone",
+    ]
+    assert messages("g1") == [
+        *(f"StatefulSet/w{i} of job 'j' {alone}" for i in range(MAX_NAMED)),
+        "5 more workloads of job 'j' do not join the group; their pods would be scheduled alone",
+    ]
+    assert len(found) == COUNT * (MAX_NAMED + 1)
