@@ -38,7 +38,7 @@ from t2gen.jobfile.yaml.source import read_source
 from t2gen.kube.order import sort_documents
 from t2gen.kube.versions import KubeVersionError, require_kube_version
 from t2gen.render.context import build_context
-from t2gen.render.engine import RenderedDocument, TemplateSet, render
+from t2gen.render.engine import RenderedDocument, TemplateSet, overlay_problem, render
 from t2gen.resources import templates_dir
 
 if TYPE_CHECKING:  # typing.Unpack is 3.11+; mypy reads typing_extensions' stub
@@ -87,12 +87,12 @@ def make_template_set(overlays: Sequence[str] = ()) -> TemplateSet:
             ``# Source:`` lines of the objects their templates produce.
 
     Raises:
-        T2genError: a directory does not exist.
+        T2genError: a directory does not exist or holds no template.
     """
     layers = []
     for directory in overlays:
-        if not Path(directory or ".").is_dir():
-            raise T2genError(f"{directory}: no such template directory")
+        if (wrong := overlay_problem(directory or ".")) is not None:
+            raise T2genError(f"{directory}: {wrong}")
         label = directory.rstrip("/") or ("/" if directory else ".")
         layers.append((label, directory or "."))
     builtin = builtin_template_set()

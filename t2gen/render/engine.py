@@ -144,6 +144,23 @@ class TemplateSet(Record):
         )
 
 
+def overlay_problem(directory: str) -> str | None:
+    """What makes ``directory`` no template overlay (``--templates``), or None.
+
+    A directory without a ``*.j2`` file changes nothing, which is never what
+    was meant: most often its templates are named ``x.yaml``, and silently
+    ignored they would drop the objects the user added.
+    """
+    if not Path(directory).is_dir():
+        return "no such template directory"
+    if not _template_files(directory):
+        return (
+            "holds no template: only files ending in .j2 are read (e.g. "
+            "networkpolicy.yaml.j2; `t2gen templates list` shows the built-in ones)"
+        )
+    return None
+
+
 def _template_files(directory: str | os.PathLike[str]) -> list[str]:
     """The names in ``directory`` ending in ``.j2`` (as ``Path.glob("*.j2")``), sorted; none if unreadable."""
     try:

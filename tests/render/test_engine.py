@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from t2gen.errors import TemplateError
+from t2gen.errors import T2genError, TemplateError
 from t2gen.pipeline.job import builtin_template_set
 from t2gen.render.context import build_context
 from t2gen.render.engine import TemplateSet, render
@@ -27,8 +27,24 @@ def test_an_empty_overlay_name_is_the_current_directory(
     from t2gen.pipeline.job import make_template_set
 
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "extra.yaml.j2").write_text("", encoding="utf-8")
     templates = make_template_set([""])
     assert templates.search_path()[0] == "." and templates.overlays[0][0] == "."
+
+
+def test_an_overlay_without_templates_is_refused(tmp_path: Path) -> None:
+    """A NetworkPolicy written to ``networkpolicy.yaml`` (no ``.j2``) is not silently dropped."""
+    from t2gen.pipeline.job import make_template_set
+
+    (tmp_path / "networkpolicy.yaml").write_text(
+        "kind: NetworkPolicy\n", encoding="utf-8"
+    )
+    with pytest.raises(
+        T2genError, match=r": holds no template: only files ending in \.j2"
+    ):
+        make_template_set([str(tmp_path)])
+    with pytest.raises(T2genError, match=r": no such template directory$"):
+        make_template_set([str(tmp_path / "missing")])
 
 
 def test_builtin_set_lists_templates_without_partials() -> None:
