@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from typing import Any
 
 from t2gen.checks.base import WORKER_POD_LABEL, Check, Finding, as_dict, as_list, check
@@ -10,6 +10,11 @@ from t2gen.checks.stream import Stream, namespace_of
 from t2gen.twister2.names import JOB_MASTER_POD_LABEL
 
 __all__ = ["ROLE_BINDING_CHECKS", "ROLE_CHECKS"]
+
+
+def _named(name: Any, names: set[Any]) -> bool:
+    """Whether ``name`` is one of ``names``; a name YAML made a list never is."""
+    return isinstance(name, Hashable) and name in names
 
 
 @check("rolebinding-role-ref", reads="stream")
@@ -22,7 +27,7 @@ def rolebinding_role_ref(obj: dict[str, Any], stream: Stream) -> Iterator[Findin
     """
     role_ref = as_dict(obj.get("roleRef"))
     roles = stream.names(namespace_of(obj), role_ref.get("kind"))
-    if roles and role_ref.get("name") not in roles:
+    if roles and not _named(role_ref.get("name"), roles):
         yield (
             "roleRef.name",
             f"no {role_ref.get('kind')} named {role_ref.get('name')!r} in the output",
@@ -44,7 +49,7 @@ def rolebinding_subjects(obj: dict[str, Any], stream: Stream) -> Iterator[Findin
         if (
             subject.get("kind") == "ServiceAccount"
             and accounts
-            and subject.get("name") not in accounts
+            and not _named(subject.get("name"), accounts)
         ):
             yield (
                 f"subjects[{index}].name",
@@ -101,12 +106,23 @@ def _find_accounts_running(stream: Stream, namespace: str, label: str) -> set[st
 
 
 def _bound_accounts(role: dict[str, Any], stream: Stream) -> set[str]:
-    """The ServiceAccounts of ``role``'s namespace that the stream's RoleBindings bind it to."""
+    """The ServiceAccounts of ``role``'s namespace that the stream's RoleBindings bind it to.
+
+    Once per stream, namespace and Role name: Roles of one name (a stream that
+    repeats one) would otherwise each read all of that name's bindings.
+    """
     namespace = namespace_of(role)
     name = as_dict(role.get("metadata")).get("name")
-    accounts: set[str] = set()
     if not isinstance(name, str):
-        return accounts
+        return set()
+    return stream.memo(
+        ("bound-accounts", namespace, name),
+        lambda: _find_bound_accounts(stream, namespace, name),
+    )
+
+
+def _find_bound_accounts(stream: Stream, namespace: str, name: str) -> set[str]:
+    accounts: set[str] = set()
     for binding in stream.role_bindings(namespace, "Role", name):
         for subject in as_list(binding.get("subjects")):
             subject = as_dict(subject)

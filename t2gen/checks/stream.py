@@ -199,13 +199,17 @@ class Stream:
         return self._bindings.get((namespace, kind, name), [])
 
     def names(self, namespace: str, kind: Any) -> set[Any]:
-        """Names of the objects of ``kind`` in ``namespace``."""
+        """Names of the objects of ``kind`` in ``namespace`` (none for a ``kind`` YAML made a list)."""
         self._read()
+        if not isinstance(kind, Hashable):
+            return set()
         return self._names.get((namespace, kind), set())
 
     def services(self, namespace: str, name: Any) -> list[dict[str, Any]]:
-        """The Services named ``name`` in ``namespace``."""
+        """The Services named ``name`` in ``namespace`` (none for a ``name`` YAML made a list)."""
         self._read()
+        if not isinstance(name, Hashable):
+            return []
         return self._services.get((namespace, name), [])
 
     def labelled(

@@ -140,13 +140,26 @@ def statefulset_service_name(obj: dict[str, Any], stream: Stream) -> Iterator[Fi
             "empty: the pods get no stable DNS names without a governing headless Service",
         )
         return
-    for service in stream.services(namespace_of(obj), service_name):
-        spec = as_dict(service.get("spec"))
-        if spec.get("clusterIP") != "None" and spec.get("type") != "NodePort":
-            yield (
-                "spec.serviceName",
-                f"Service {service_name} is not headless (clusterIP: None), so pods get no DNS names",
-            )
+    namespace = namespace_of(obj)
+    # Once per namespace and name, and one finding however many Services of
+    # that name the stream repeats (each made the same finding before).
+    if stream.memo(
+        ("service-not-governing", namespace, frozen(service_name)),
+        lambda: any(
+            _not_governing(service)
+            for service in stream.services(namespace, service_name)
+        ),
+    ):
+        yield (
+            "spec.serviceName",
+            f"Service {service_name} is not headless (clusterIP: None), so pods get no DNS names",
+        )
+
+
+def _not_governing(service: dict[str, Any]) -> bool:
+    """Whether a Service gives a StatefulSet's pods no DNS names (neither headless nor NodePort)."""
+    spec = as_dict(service.get("spec"))
+    return spec.get("clusterIP") != "None" and spec.get("type") != "NodePort"
 
 
 WORKLOAD_CHECKS: tuple[Check, ...] = (

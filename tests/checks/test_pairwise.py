@@ -196,3 +196,87 @@ def test_groups_of_a_job_name_ten_workloads_that_do_not_join(
         "5 more workloads of job 'j' do not join the group; their pods would be scheduled alone",
     ]
     assert len(found) == COUNT * (MAX_NAMED + 1)
+
+
+def _service(name: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": name},
+        "spec": {"ports": [{"port": 80}]},
+    }
+
+
+def test_a_repeated_service_name_is_one_finding_and_one_look_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """15 StatefulSets governed by a name 15 ClusterIP Services share: one finding each (was 15)."""
+    objects: list[dict[str, Any]] = [_service("s") for _ in range(COUNT)]
+    objects += [
+        _statefulset(f"s{i}", {"matchLabels": {"id": f"s{i}"}}, {"id": f"s{i}"})
+        for i in range(COUNT)
+    ]
+    calls = _count_calls(monkeypatch, "services")
+    found = [p for p in object_problems(objects) if p.json_path == "spec.serviceName"]
+    assert len(calls) == 1
+    assert [p.path for p in found] == [f"StatefulSet/s{i}" for i in range(COUNT)]
+    assert {p.message for p in found} == {
+        "Service s is not headless (clusterIP: None), so pods get no DNS names"
+    }
+
+
+def test_roles_of_one_name_read_its_bindings_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """15 Roles named ``r`` and 15 bindings to it: the bindings are read once, not once per Role."""
+    rbac = "rbac.authorization.k8s.io"
+    objects: list[dict[str, Any]] = [
+        {
+            "apiVersion": f"{rbac}/v1",
+            "kind": "Role",
+            "metadata": {"name": "r"},
+            "rules": [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}],
+        }
+        for _ in range(COUNT)
+    ]
+    objects += [
+        {
+            "apiVersion": f"{rbac}/v1",
+            "kind": "RoleBinding",
+            "metadata": {"name": f"b{i}"},
+            "roleRef": {"apiGroup": rbac, "kind": "Role", "name": "r"},
+            "subjects": [{"kind": "ServiceAccount", "name": f"sa{i}"}],
+        }
+        for i in range(COUNT)
+    ]
+    calls = _count_calls(monkeypatch, "role_bindings")
+    assert object_problems(objects) == []
+    assert len(calls) == 1
+
+
+def test_names_yaml_made_lists_are_findings_not_crashes() -> None:
+    """A serviceName, roleRef or subject name that is a list names nothing (``t2gen check`` input)."""
+    rbac = "rbac.authorization.k8s.io"
+    statefulset = _statefulset("s", {"matchLabels": {"id": "s"}}, {"id": "s"})
+    statefulset["spec"]["serviceName"] = ["svc"]
+    objects = [
+        _service("svc"),
+        statefulset,
+        {"apiVersion": f"{rbac}/v1", "kind": "Role", "metadata": {"name": "r"}},
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "sa"}},
+        {
+            "apiVersion": f"{rbac}/v1",
+            "kind": "RoleBinding",
+            "metadata": {"name": "b"},
+            "roleRef": {"apiGroup": rbac, "kind": "Role", "name": ["r"]},
+            "subjects": [{"kind": "ServiceAccount", "name": ["sa"]}],
+        },
+    ]
+    found = {(p.path, p.json_path): p.message for p in object_problems(objects)}
+    assert found == {
+        ("RoleBinding/b", "roleRef.name"): "no Role named ['r'] in the output",
+        (
+            "RoleBinding/b",
+            "subjects[0].name",
+        ): "no ServiceAccount named ['sa'] in the output",
+    }
