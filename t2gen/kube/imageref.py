@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["REPOSITORY_NAME_MAX", "image_reference_error"]
+__all__ = ["REPOSITORY_NAME_MAX", "image_reference_error", "upper_case_registry"]
 
 REPOSITORY_NAME_MAX = 255
 """Most characters of a repository path (``RepositoryNameTotalLengthMax``, ``reference.go``)."""
@@ -103,3 +103,18 @@ def image_reference_error(image: str) -> str | None:
         if len(encoded) != length or not re.fullmatch(r"[a-f0-9]+", encoded):
             return f"a {algorithm} digest is {length} lower-case hexadecimal digits"
     return None
+
+
+def upper_case_registry(image: str) -> str | None:
+    """The first path component of ``image`` if the kubelet takes it for a registry host only because of its upper case.
+
+    ``splitDockerDomain`` treats a first component with no ``.`` or ``:``
+    (and not ``localhost``) as a Docker Hub namespace, unless it holds an
+    upper-case letter: then it is a host name (``normalize.go``, "Uppercase
+    namespaces are not allowed"). ``Twister2/twister2-k8s`` therefore pulls from a
+    host ``Twister2``, which rarely exists, rather than reporting a bad name.
+    """
+    first, slash, _ = image.partition("/")
+    if not slash or first == "localhost" or any(char in first for char in ".:"):
+        return None
+    return first if first.lower() != first else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from t2gen.kube.imageref import image_reference_error
+from t2gen.kube.imageref import image_reference_error, upper_case_registry
 
 
 @pytest.mark.parametrize(
@@ -47,3 +47,15 @@ def test_the_kubelet_accepts(image: str) -> None:
 def test_the_kubelet_refuses(image: str, reason: str) -> None:
     found = image_reference_error(image)
     assert found is not None and reason in found
+
+
+def test_upper_case_registry() -> None:
+    assert upper_case_registry("Twister2/twister2-k8s") == "Twister2"
+    for image in (
+        "twister2/x",
+        "Reg.example.com/x",
+        "Reg:5000/x",
+        "localhost/x",
+        "UBUNTU",
+    ):
+        assert upper_case_registry(image) is None

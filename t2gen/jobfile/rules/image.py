@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from t2gen.errors import Problem
-from t2gen.jobfile.rules._base import as_dict, problem, rule
+from t2gen.errors import Problem, Warning_
+from t2gen.jobfile.rules._base import as_dict, problem, rule, warning
 from t2gen.jobfile.yaml import SourceDoc
-from t2gen.kube.imageref import image_reference_error
+from t2gen.kube.imageref import image_reference_error, upper_case_registry
 
 
 @rule("image-reference", fields=("spec.image",))
-def check_image_reference(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+def check_image_reference(
+    data: dict[str, Any], doc: SourceDoc
+) -> Iterator[Problem | Warning_]:
     """``spec.image`` is a reference the kubelet parses: a lower-case repository, a valid tag and digest.
 
     The API server stores any string as a container's ``image``; the kubelet
@@ -27,7 +29,10 @@ def check_image_reference(data: dict[str, Any], doc: SourceDoc) -> Iterator[Prob
     lower case only; the tag may hold upper case (``0.8.0-SNAPSHOT``).
 
     A first path component with upper case letters and no ``.`` or ``:`` is
-    taken for a registry host (``Registry/team/image``), as the kubelet does.
+    taken for a registry host, as the kubelet does: ``Twister2/twister2-k8s``
+    pulls from a host named ``Twister2``, not from Docker Hub's ``twister2``,
+    and fails with ``ErrImagePull``. That is a warning, since such a host
+    could exist.
     Images with characters outside ASCII are left to ``image-mixed-scripts``
     and ``invisible-characters``, and whitespace to the schema (whose refusal
     keeps the value from every rule).
@@ -36,6 +41,15 @@ def check_image_reference(data: dict[str, Any], doc: SourceDoc) -> Iterator[Prob
     if not isinstance(image, str) or not image.isascii():
         return
     reason = image_reference_error(image)
+    host = upper_case_registry(image) if reason is None else None
+    if host is not None:
+        yield warning(
+            doc,
+            ("spec", "image"),
+            f"{host!r} has upper-case letters, so the kubelet takes it for a registry "
+            f"host and pulls from https://{host}/, not from Docker Hub; for Docker Hub "
+            f"write {host.lower()!r}, for a registry add its domain or port",
+        )
     if reason is not None:
         yield problem(
             doc,

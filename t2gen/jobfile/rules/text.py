@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
-from t2gen.jobfile.rules._base import as_dict, problem, rule, warning
+from t2gen.jobfile.rules._base import as_dict, problem, rule
 from t2gen.jobfile.yaml import JsonPath, SourceDoc
 
 _INVISIBLE_CATEGORIES = frozenset({"Cf", "Co", "Cn"})
@@ -88,13 +88,17 @@ def check_invisible_characters(
 
 @rule("image-mixed-scripts", fields=("spec.image",))
 def check_image_scripts(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
-    """``spec.image`` is written in ASCII (a warning): look-alike letters name another image.
+    """``spec.image`` is written in ASCII: a look-alike letter from another script is no image name.
 
     An image reference (registry, repository, tag) is ASCII by the OCI
     distribution grammar (https://github.com/distribution/reference,
     ``reference.go``); a Cyrillic a (U+0430) where a Latin a is expected reads
-    the same in a pull request but is another name, which a runtime refuses or,
-    worse, a registry resolves. t2gen warns and names the first such letter.
+    the same in a pull request, but the kubelet parses every image with that
+    grammar before it pulls (kubernetes/kubernetes
+    ``pkg/kubelet/images/image_manager.go``, ``applyDefaultImageTag``), so
+    every pod of the job would wait as ``InvalidImageName``. t2gen refuses
+    the job and names the first such letter (the other image-name faults are
+    ``image-reference``'s).
     """
     image = as_dict(data.get("spec")).get("image")
     if not isinstance(image, str) or image.isascii():
@@ -102,11 +106,12 @@ def check_image_scripts(data: dict[str, Any], doc: SourceDoc) -> Iterator[Proble
     for index, char in enumerate(image):
         if ord(char) >= 0x80 and char.isprintable():
             name = unicodedata.name(char, "unnamed")
-            yield warning(
+            yield problem(
                 doc,
                 ("spec", "image"),
                 f"the image reference holds U+{ord(char):04X} {name} at character "
-                f"{index + 1}; image references are ASCII, so a letter from another "
-                "script that looks like a Latin one names a different image",
+                f"{index + 1}; image references are ASCII (a letter from another script "
+                "that looks like a Latin one is no image name: the pods would wait as "
+                "InvalidImageName); write the Latin letter",
             )
             return
