@@ -29,6 +29,7 @@ __all__ = [
     "as_list",
     "as_value",
     "check",
+    "hashable",
     "quantity_findings",
 ]
 
@@ -97,6 +98,18 @@ def check(
 def as_dict(value: Any) -> dict[str, Any]:
     """``value`` if it is a mapping, else ``{}`` (checks never fail on malformed input)."""
     return value if isinstance(value, dict) else {}
+
+
+def hashable(value: Any) -> bool:
+    """Whether ``value`` can be a set member or a key: a name that YAML made a list or a mapping cannot.
+
+    Such a name names nothing; the OpenAPI check reports its type.
+    """
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def as_list(value: Any) -> list[Any]:

@@ -20,6 +20,7 @@ from t2gen.checks.base import (
     as_list,
     as_value,
     check,
+    hashable,
     quantity_findings,
 )
 from t2gen.checks.stream import Stream
@@ -49,6 +50,8 @@ def container_name_unique(
     Source: kubernetes/kubernetes ``pkg/apis/core/validation`` (``validateContainers``).
     """
     name = container.get("name")
+    if not hashable(name):
+        return
     if name in state.container_names:
         yield f"{path}.name", f"duplicate container name {name!r}"
     state.container_names.add(name)
@@ -76,12 +79,13 @@ def container_ports(
         if not isinstance(number, int) or not 1 <= number <= _PORT_MAX:
             yield f"{ppath}.containerPort", f"{number!r} is not a port (1-65535)"
         key = (number, protocol)
-        if key in state.ports:
+        if hashable(key) and key in state.ports:
             yield (
                 f"{ppath}.containerPort",
                 f"{number}/{protocol} is also used by container {state.ports[key]}",
             )
-        state.ports[key] = str(name)
+        if hashable(key):
+            state.ports[key] = str(name)
         port_name = port.get("name")
         if port_name is not None:
             if not validators.is_port_name(port_name):
@@ -89,6 +93,8 @@ def container_ports(
                     f"{ppath}.name",
                     f"{port_name!r} is not an IANA service name (<= 15 lower-case letters, digits, '-')",
                 )
+            if not hashable(port_name):
+                continue
             if port_name in names:
                 yield f"{ppath}.name", f"duplicate port name {port_name!r}"
             names.add(port_name)
@@ -112,7 +118,7 @@ def pod_port_name_unique(
     own: set[Any] = set()
     for index, port in enumerate(as_list(container.get("ports"))):
         port_name = as_dict(port).get("name")
-        if port_name is None:
+        if port_name is None or not hashable(port_name):
             continue
         ppath = f"{path}.ports[{index}]"
         first = state.port_names.get(port_name)
@@ -226,6 +232,8 @@ def container_env_unique(
     names: set[Any] = set()
     for index, variable in enumerate(as_list(container.get("env"))):
         name = as_dict(variable).get("name")
+        if not hashable(name):
+            continue
         if name in names:
             yield (
                 f"{path}.env[{index}].name",
@@ -245,7 +253,7 @@ def container_volume_mounts(
     """
     for index, mount in enumerate(as_list(container.get("volumeMounts"))):
         name = as_dict(mount).get("name")
-        if name not in state.volumes:
+        if not hashable(name) or name not in state.volumes:
             yield (
                 f"{path}.volumeMounts[{index}].name",
                 f"no volume named {name!r} in the pod",
@@ -369,7 +377,11 @@ def pod_findings(
         Findings, container by container, then pod-wide.
     """
     state = PodState(
-        {as_dict(volume).get("name") for volume in as_list(pod.get("volumes"))}
+        {
+            name
+            for volume in as_list(pod.get("volumes"))
+            if hashable(name := as_dict(volume).get("name"))
+        }
     )
     runs = stream.runs
     for index, container in enumerate(as_list(pod.get("containers"))):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from t2gen.checks.base import Finding, as_dict, as_list, check
+from t2gen.checks.base import Finding, as_dict, as_list, check, hashable
 from t2gen.checks.stream import Stream
 from t2gen.twister2 import names
 from t2gen.twister2.names import SECURITY_PROFILE_ANNOTATION
@@ -203,19 +203,25 @@ def read_only_root_writable(
         names.WORKER_POD_LABEL in pod_labels or names.JOB_MASTER_POD_LABEL in pod_labels
     ):
         return
-    volumes = {as_dict(v).get("name"): as_dict(v) for v in as_list(pod.get("volumes"))}
+    volumes = {
+        name: as_dict(v)
+        for v in as_list(pod.get("volumes"))
+        if hashable(name := as_dict(v).get("name"))
+    }
     for index, container in enumerate(as_list(pod.get("containers"))):
         container = as_dict(container)
         context = as_dict(container.get("securityContext"))
         if context.get("readOnlyRootFilesystem") is not True:
             continue
         mounts = {
-            as_dict(m).get("mountPath"): as_dict(m)
+            mount_path: as_dict(m)
             for m in as_list(container.get("volumeMounts"))
+            if hashable(mount_path := as_dict(m).get("mountPath"))
         }
         for written in READ_ONLY_ROOT_WRITTEN_PATHS:
             mount = mounts.get(written)
-            source = volumes.get(mount.get("name")) if mount else None
+            name = mount.get("name") if mount else None
+            source = volumes.get(name) if hashable(name) else None
             if (
                 mount is None
                 or mount.get("readOnly") is True

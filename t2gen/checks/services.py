@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from t2gen.checks.base import Check, Finding, as_dict, as_list, check
+from t2gen.checks.base import Check, Finding, as_dict, as_list, check, hashable
 from t2gen.checks.stream import Stream
 
 __all__ = ["SERVICE_CHECKS"]
@@ -62,7 +62,7 @@ def service_ports(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
                     f"{node_port!r} is outside the default NodePort range {low}-{high}",
                 )
         name = port.get("name")
-        if name is not None:
+        if name is not None and hashable(name):
             if name in names:
                 yield f"{path}.name", f"duplicate port name {name!r}"
             names.add(name)

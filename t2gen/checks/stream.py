@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any, Literal, TypeVar
 
-from t2gen.checks.base import Check, as_dict, as_list
+from t2gen.checks.base import Check, as_dict, as_list, hashable
 
 __all__ = [
     "MAX_NAMED",
@@ -129,15 +129,16 @@ class Stream:
         for obj in objects if self._indexed else ():
             namespace = namespace_of(obj)
             kind, name = obj.get("kind"), as_dict(obj.get("metadata")).get("name")
-            self._names.setdefault((namespace, kind), set()).add(name)
-            if kind == "Service":
-                self._services.setdefault((namespace, name), []).append(obj)
+            if hashable(kind) and hashable(name):  # `check` refuses others (read.py)
+                self._names.setdefault((namespace, kind), set()).add(name)
+                if kind == "Service":
+                    self._services.setdefault((namespace, name), []).append(obj)
             if kind == "RoleBinding":
                 ref = as_dict(obj.get("roleRef"))
                 role = (namespace, ref.get("kind"), ref.get("name"))
                 if all(isinstance(part, str) for part in role):
                     self._bindings.setdefault(role, []).append(obj)
-            if kind in WORKLOAD_KINDS:
+            if isinstance(kind, str) and kind in WORKLOAD_KINDS:
                 template = as_dict(as_dict(obj.get("spec")).get("template"))
                 labels = as_dict(as_dict(template.get("metadata")).get("labels"))
                 for key, value in labels.items():

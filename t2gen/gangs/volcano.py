@@ -176,12 +176,16 @@ def _task_topology_tasks(
     if not members:
         return
     tasks = {
-        as_dict(
-            as_dict(
-                as_dict(as_dict(w.get("spec")).get("template")).get("metadata")
-            ).get("annotations")
-        ).get(TASK_ANNOTATION)
+        task
         for w in members
+        if isinstance(
+            task := as_dict(
+                as_dict(
+                    as_dict(as_dict(w.get("spec")).get("template")).get("metadata")
+                ).get("annotations")
+            ).get(TASK_ANNOTATION),
+            str,
+        )
     }
     annotations = as_dict(as_dict(group.get("metadata")).get("annotations"))
     for key in (AFFINITY_ANNOTATION, ANTI_AFFINITY_ANNOTATION, TASK_ORDER_ANNOTATION):
