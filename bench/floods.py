@@ -8,7 +8,8 @@ with a bounded report (``... and N more problems``). This script generates one
 input per flood (issue 14, item 3; issue 23's hostile corpus: perPod 2^31, a
 64 KiB variable x 50 groups x 64 workers per pod, a billion laughs for
 ``check``, a 100,000-deep node list, template overlays that loop, allocate or
-escape, a 1 GB template file), runs its command as a fresh process, and
+escape, a 1 GB template file; manifest streams whose objects share a
+selector or a name, which ``check`` once compared in pairs), runs its command as a fresh process, and
 reports the child's CPU time (user + system), its peak resident memory
 (``ru_maxrss``) and its stderr size. Budgets (10x the render's CPU, peak under
 200 MB) are reported as PASS or MISS, never asserted: timings vary with the
@@ -221,6 +222,63 @@ _BILLION_LAUGHS = "".join(
     for prev, name in zip(["", *"abcdefgh"], "abcdefghi", strict=True)
 )
 
+STREAM_OBJECTS = 2_000
+"""Objects of each kind in the manifest streams that share a selector or a name."""
+
+
+def _statefulset(name: str, selector: str, labels: str, extra: str = "") -> str:
+    return (
+        f"---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {{name: {name}{extra}}}\n"
+        f"spec: {{serviceName: svc, selector: {selector}, template: {{metadata: {{labels: {labels}}}, "
+        "spec: {containers: [{name: c, image: i}]}}}\n"
+    )
+
+
+def _one_selector() -> str:
+    """StatefulSets that all select each other's pods: a finding per pair before 2026-11-26."""
+    return "".join(
+        _statefulset(f"s{i}", "{matchLabels: {a: x}}", "{a: x}")
+        for i in range(STREAM_OBJECTS)
+    )
+
+
+def _shared_term() -> str:
+    """Workloads of one job with one pod anti-affinity term: the term read all of them, each."""
+    term = (
+        "{podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+        "[{labelSelector: {matchLabels: {t2-wp: j}}, topologyKey: h}]}}"
+    )
+    return "".join(
+        _statefulset(
+            f"s{i}", f"{{matchLabels: {{id: s{i}}}}}", f"{{t2-wp: j, t2-job: j, id: s{i}}}",
+            ", labels: {t2-job: j}",
+        ).replace("containers: [", f"affinity: {term}, containers: [")
+        for i in range(STREAM_OBJECTS)
+    )  # fmt: skip
+
+
+def _groups_of_one_job() -> str:
+    """PodGroups and StatefulSets of one job, none joining: a finding per pair before."""
+    group = (
+        "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+        "metadata: {{name: g{0}, labels: {{t2-job: j}}}}\nspec: {{minMember: 1}}\n"
+    )
+    return "".join(
+        group.format(i)
+        + _statefulset(f"s{i}", f"{{matchLabels: {{id: s{i}}}}}", f"{{t2-job: j, id: s{i}}}")
+        for i in range(STREAM_OBJECTS)
+    )  # fmt: skip
+
+
+def _services_of_one_name() -> str:
+    """ClusterIP Services named svc and StatefulSets it governs: a finding per pair before."""
+    service = "---\napiVersion: v1\nkind: Service\nmetadata: {name: svc}\nspec: {ports: [{port: 80}]}\n"
+    return "".join(
+        service + _statefulset(f"s{i}", f"{{matchLabels: {{id: s{i}}}}}", f"{{id: s{i}}}")
+        for i in range(STREAM_OBJECTS)
+    )  # fmt: skip
+
+
 _OVERLAY_HEAD = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: "
 
 OVERLAYS: dict[str, str] = {
@@ -272,6 +330,14 @@ def flood_files(directory: Path) -> dict[str, list[str]]:
         "the same: render": ("render", _env_64k_50_groups_64_per_pod(), "yaml"),
         "the same: plan": ("plan", _env_64k_50_groups_64_per_pod(), "yaml"),
         "check: billion laughs (700 bytes)": ("check", _BILLION_LAUGHS, "yaml"),
+        "check: 2,000 StatefulSets, one selector": ("check", _one_selector(), "yaml"),
+        "check: 2,000 workloads, one affinity term": ("check", _shared_term(), "yaml"),
+        "check: 2,000 PodGroups x 2,000 StatefulSets": (
+            "check",
+            _groups_of_one_job(),
+            "yaml",
+        ),
+        "check: 2,000 Services named svc": ("check", _services_of_one_name(), "yaml"),
     }
     for index, (label, (command, text, suffix)) in enumerate(hostile.items()):
         path = directory / f"hostile-{index}.{suffix}"
