@@ -15,6 +15,7 @@ __all__ = [
     "frozen",
     "matches",
     "namespace_of",
+    "selects",
 ]
 
 T = TypeVar("T")
@@ -94,6 +95,18 @@ def matches(selector: dict[str, Any], labels: dict[str, Any]) -> bool:
         if operator == "DoesNotExist" and present:
             return False
     return True
+
+
+def selects(selector: dict[str, Any], labels: dict[str, Any]) -> bool:
+    """Whether :meth:`Stream.selected` selects a pod template labelled ``labels``.
+
+    As :func:`matches`, except that a ``matchLabels`` value that is not a
+    string selects nothing.
+    """
+    match_labels = as_dict(selector.get("matchLabels"))
+    return all(isinstance(value, str) for value in match_labels.values()) and matches(
+        selector, labels
+    )
 
 
 class Stream:
@@ -252,7 +265,7 @@ class Stream:
         self._read()
         match_labels = as_dict(selector.get("matchLabels"))
         if not all(isinstance(value, str) for value in match_labels.values()):
-            return  # a non-string label value selects nothing
+            return  # a non-string label value selects nothing (see selects())
         for index in self._candidates(namespace, match_labels, selector):
             workload, labels = self._templates[index]
             if matches(selector, labels):

@@ -8,7 +8,14 @@ from typing import Any
 from t2gen.checks.base import Check, Finding, as_dict, check
 from t2gen.checks.metadata import label_findings
 from t2gen.checks.pods import pod_findings
-from t2gen.checks.stream import MAX_NAMED, Stream, frozen, matches, namespace_of
+from t2gen.checks.stream import (
+    MAX_NAMED,
+    Stream,
+    frozen,
+    matches,
+    namespace_of,
+    selects,
+)
 
 __all__ = ["STATEFULSET_CHECKS", "WORKLOAD_CHECKS"]
 
@@ -78,21 +85,25 @@ def statefulset_selectors_disjoint(
         return
     namespace = namespace_of(obj)
 
-    def select() -> tuple[list[dict[str, Any]], set[int]]:
-        found = [
-            workload
-            for workload, _ in stream.selected(namespace, selector)
-            if workload.get("kind") == "StatefulSet"
-        ]
-        return found, {id(workload) for workload in found}
+    def select() -> tuple[list[dict[str, Any]], int]:
+        first: list[dict[str, Any]] = []
+        count = 0
+        for workload, _ in stream.selected(namespace, selector):
+            if workload.get("kind") == "StatefulSet":
+                count += 1
+                if count <= MAX_NAMED + 1:
+                    first.append(workload)
+        return first, count
 
     # Once per namespace and selector: the StatefulSets of a stream that share
-    # a selector share the look-up; each names at most MAX_NAMED others.
-    selected, ids = stream.memo(
+    # a selector share the look-up, which keeps only the first MAX_NAMED + 1 and
+    # the count (selectors that differ keep no list of the whole namespace each).
+    selected, count = stream.memo(
         ("statefulsets-selected", namespace, frozen(selector)), select
     )
-    others = len(selected) - (id(obj) in ids)
-    named = [other for other in selected[: MAX_NAMED + 1] if other is not obj]
+    own = as_dict(as_dict(_template(obj).get("metadata")).get("labels"))
+    others = count - selects(selector, own)
+    named = [other for other in selected if other is not obj]
     for other in named[:MAX_NAMED]:
         other_name = as_dict(other.get("metadata")).get("name")
         yield (

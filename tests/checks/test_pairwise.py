@@ -280,3 +280,45 @@ def test_names_yaml_made_lists_are_findings_not_crashes() -> None:
             "subjects[0].name",
         ): "no ServiceAccount named ['sa'] in the output",
     }
+
+
+def test_selectors_that_differ_keep_ten_others_each_not_the_namespace(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """15 different selectors, each selecting all 15 StatefulSets: each look-up keeps 11 and a count.
+
+    Keeping every selected StatefulSet per selector made 2,000 such selectors
+    hold 452 MB.
+    """
+    objects = [
+        _statefulset(
+            f"s{i}",
+            {
+                "matchLabels": {"app": "x"},
+                "matchExpressions": [
+                    {"key": "id", "operator": "NotIn", "values": [f"z{i}"]}
+                ],
+            },
+            {"app": "x", "id": f"s{i}"},
+        )
+        for i in range(COUNT)
+    ]
+    kept: list[int] = []
+    original = Stream.memo
+
+    def memo(self: Stream, key: Any, compute: Any) -> Any:
+        value = original(self, key, compute)
+        if key[0] == "statefulsets-selected":
+            kept.append(len(value[0]))
+        return value
+
+    monkeypatch.setattr(Stream, "memo", memo)
+    found = [
+        p for p in object_problems(objects) if "selectors must not overlap" in p.message
+    ]
+    assert kept == [MAX_NAMED + 1] * COUNT
+    assert len(found) == COUNT * (MAX_NAMED + 1)
+    assert (
+        found[-1].message
+        == "also selects the pods of 4 more StatefulSets; selectors must not overlap"
+    )
