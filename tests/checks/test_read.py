@@ -1,0 +1,56 @@
+"""t2gen check's reading of manifest streams: the object limit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from t2gen.checks import read
+from t2gen.errors import SchemaError
+from t2gen.kube.yamlio import TooManyObjects, load_all_yaml_located
+
+CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{index}\n"
+
+
+def _stream(count: int) -> str:
+    return "".join(f"---\n{CONFIGMAP.format(index=i)}" for i in range(count))
+
+
+def _list(count: int) -> str:
+    items = "".join(
+        f"  - {{apiVersion: v1, kind: ConfigMap, metadata: {{name: c{i}}}}}\n"
+        for i in range(count)
+    )
+    return f"apiVersion: v1\nkind: List\nitems:\n{items}"
+
+
+def test_documents_past_the_limit_stop_the_reading_at_the_first_one() -> None:
+    assert len(load_all_yaml_located(_stream(3), max_objects=3)) == 3
+    with pytest.raises(TooManyObjects) as raised:
+        load_all_yaml_located(_stream(5), max_objects=3)
+    assert raised.value.line == 3 * 5 + 2  # the fourth document's first key
+
+
+def test_list_items_count_one_each() -> None:
+    assert len(load_all_yaml_located(_list(3), max_objects=3)) == 1
+    with pytest.raises(TooManyObjects) as raised:
+        load_all_yaml_located(
+            "---\n" + CONFIGMAP.format(index=9) + "---\n" + _list(3), max_objects=3
+        )
+    # One document, then a List of three: its third item is the fourth object.
+    assert raised.value.line == 6 + 3 + 3
+
+
+def test_check_reports_a_stream_over_the_limit_located(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(read, "MAX_MANIFEST_OBJECTS", 4)
+    path = tmp_path / "many.yaml"
+    path.write_text(_stream(6), encoding="utf-8")
+    with pytest.raises(SchemaError) as raised:
+        read.read_located_manifests([str(path)])
+    (problem,) = raised.value.problems
+    assert (problem.line, problem.col) == (4 * 5 + 2, 1)
+    assert "more than 4 objects in one stream" in problem.message
+    assert "split it into several files" in problem.message
