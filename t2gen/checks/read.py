@@ -7,13 +7,20 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
+import yaml
+
 from t2gen.errors import ConfigError, Problem, SchemaError
+from t2gen.jobfile.yaml.source import decode_source, line_col, read_source
+from t2gen.kube.yamlio import KubeLoader
 from t2gen.record import Record
 
 __all__ = [
     "MAX_MANIFEST_BYTES",
     "MAX_MANIFEST_OBJECTS",
+    "LocatedDocument",
     "Manifest",
+    "TooManyObjects",
+    "load_all_yaml_located",
     "read_located_manifests",
     "read_manifests",
 ]
@@ -55,6 +62,99 @@ class Manifest(Record):
         return f"{self.path}:{self.line}"
 
 
+class LocatedDocument(Record):
+    """One document of a YAML stream with where it starts.
+
+    Attributes:
+        data: the parsed document (None when empty).
+        line: 1-based line of the document's first node (its first key).
+        item_lines: for a mapping with an ``items`` list (a ``List`` kind), the
+            1-based line where each item starts; else empty.
+    """
+
+    data: Any
+    line: int
+    item_lines: tuple[int, ...]
+
+
+def _item_lines(node: yaml.Node) -> tuple[int, ...]:
+    if not isinstance(node, yaml.MappingNode):
+        return ()
+    for key, value in node.value:
+        if key.value == "items" and isinstance(value, yaml.SequenceNode):
+            return tuple(item.start_mark.line + 1 for item in value.value)
+    return ()
+
+
+class TooManyObjects(Exception):
+    """A stream holds more objects than :func:`load_all_yaml_located` was allowed to read.
+
+    Attributes:
+        line: 1-based line of the first document (or ``List`` item) past the limit.
+    """
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+def _is_list(node: yaml.Node) -> bool:
+    """Whether a document node is a mapping with ``kind: List``."""
+    return isinstance(node, yaml.MappingNode) and any(
+        key.value == "kind" and getattr(value, "value", None) == "List"
+        for key, value in node.value
+    )
+
+
+def load_all_yaml_located(
+    text: str, *, max_objects: int | None = None
+) -> list[LocatedDocument]:
+    """Parse a multi-document YAML stream as :func:`load_all_yaml` does, keeping each document's line.
+
+    Args:
+        text: the stream (YAML or JSON).
+        max_objects: when given, the most objects read: each document counts
+            one, a ``kind: List`` its items. Counted on the parsed nodes,
+            before a document's Python objects are built, so a stream of many
+            small objects stops there.
+
+    Returns:
+        One :class:`LocatedDocument` per document, in order.
+
+    Raises:
+        yaml.YAMLError: the text is not YAML, or a mapping repeats a key.
+        TooManyObjects: the stream holds more than ``max_objects`` objects.
+    """
+    loader = KubeLoader(text)
+    documents = []
+    count = 0
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            item_lines = _item_lines(node)
+            if max_objects is not None:
+                listed = _is_list(node)
+                count += len(item_lines) if listed else 1
+                if count > max_objects:
+                    over = count - max_objects  # the first object past the limit
+                    line = (
+                        item_lines[len(item_lines) - over]
+                        if listed
+                        else node.start_mark.line + 1
+                    )
+                    raise TooManyObjects(line)
+            documents.append(
+                LocatedDocument(
+                    loader.construct_document(node),
+                    node.start_mark.line + 1,
+                    item_lines,
+                )
+            )
+    finally:
+        loader.dispose()
+    return documents
+
+
 def read_manifests(
     paths: Sequence[str], *, stdin: IO[bytes] | None = None
 ) -> list[dict[str, Any]]:
@@ -85,11 +185,6 @@ def read_located_manifests(
         SchemaError: any file is unreadable, not UTF-8, not YAML, or holds a
             document that is not a mapping; holds the problems of every file.
     """
-    import yaml
-
-    from t2gen.jobfile.yaml.source import decode_source, line_col, read_source
-    from t2gen.kube.yamlio import TooManyObjects, load_all_yaml_located
-
     objects: list[Manifest] = []
     problems: list[Problem] = []
     for path in paths:

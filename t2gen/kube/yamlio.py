@@ -20,17 +20,13 @@ from typing import Any
 import yaml
 
 from t2gen.kube.aliases import NoAliases
-from t2gen.record import Record
 
 __all__ = [
     "KubeLoader",
-    "LocatedDocument",
-    "TooManyObjects",
     "dump_flow",
     "dump_yaml",
     "is_plain",
     "load_all_yaml",
-    "load_all_yaml_located",
 ]
 
 _BaseLoader: type[yaml.SafeLoader]
@@ -177,99 +173,6 @@ def load_all_yaml(text: str) -> list[Any]:
         yaml.YAMLError: the text is not YAML, or a mapping repeats a key.
     """
     return list(yaml.load_all(text, Loader=KubeLoader))
-
-
-class LocatedDocument(Record):
-    """One document of a YAML stream with where it starts.
-
-    Attributes:
-        data: the parsed document (None when empty).
-        line: 1-based line of the document's first node (its first key).
-        item_lines: for a mapping with an ``items`` list (a ``List`` kind), the
-            1-based line where each item starts; else empty.
-    """
-
-    data: Any
-    line: int
-    item_lines: tuple[int, ...]
-
-
-def _item_lines(node: yaml.Node) -> tuple[int, ...]:
-    if not isinstance(node, yaml.MappingNode):
-        return ()
-    for key, value in node.value:
-        if key.value == "items" and isinstance(value, yaml.SequenceNode):
-            return tuple(item.start_mark.line + 1 for item in value.value)
-    return ()
-
-
-class TooManyObjects(Exception):
-    """A stream holds more objects than :func:`load_all_yaml_located` was allowed to read.
-
-    Attributes:
-        line: 1-based line of the first document (or ``List`` item) past the limit.
-    """
-
-    def __init__(self, line: int) -> None:
-        super().__init__(line)
-        self.line = line
-
-
-def _is_list(node: yaml.Node) -> bool:
-    """Whether a document node is a mapping with ``kind: List``."""
-    return isinstance(node, yaml.MappingNode) and any(
-        key.value == "kind" and getattr(value, "value", None) == "List"
-        for key, value in node.value
-    )
-
-
-def load_all_yaml_located(
-    text: str, *, max_objects: int | None = None
-) -> list[LocatedDocument]:
-    """Parse a multi-document YAML stream as :func:`load_all_yaml` does, keeping each document's line.
-
-    Args:
-        text: the stream (YAML or JSON).
-        max_objects: when given, the most objects read: each document counts
-            one, a ``kind: List`` its items. Counted on the parsed nodes,
-            before a document's Python objects are built, so a stream of many
-            small objects stops there.
-
-    Returns:
-        One :class:`LocatedDocument` per document, in order.
-
-    Raises:
-        yaml.YAMLError: the text is not YAML, or a mapping repeats a key.
-        TooManyObjects: the stream holds more than ``max_objects`` objects.
-    """
-    loader = KubeLoader(text)
-    documents = []
-    count = 0
-    try:
-        while loader.check_node():
-            node = loader.get_node()
-            item_lines = _item_lines(node)
-            if max_objects is not None:
-                listed = _is_list(node)
-                count += len(item_lines) if listed else 1
-                if count > max_objects:
-                    over = count - max_objects  # the first object past the limit
-                    line = (
-                        item_lines[len(item_lines) - over]
-                        if listed
-                        else node.start_mark.line + 1
-                    )
-                    raise TooManyObjects(line)
-            documents.append(
-                LocatedDocument(
-                    loader.construct_document(node),
-                    node.start_mark.line + 1,
-                    item_lines,
-                )
-            )
-    finally:
-        loader.dispose()
-    return documents
 
 
 def dump_yaml(obj: Any) -> str:

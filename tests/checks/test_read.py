@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from t2gen.checks import read
+from t2gen.checks.read import TooManyObjects, load_all_yaml_located
 from t2gen.errors import SchemaError
-from t2gen.kube.yamlio import TooManyObjects, load_all_yaml_located
 
 CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{index}\n"
 
