@@ -183,7 +183,8 @@ def read_located_manifests(
 
     Raises:
         SchemaError: any file is unreadable, not UTF-8, not YAML, or holds a
-            document that is not a mapping; holds the problems of every file.
+            document that is not a mapping, or the files hold no object at all;
+            holds the problems of every file.
     """
     objects: list[Manifest] = []
     problems: list[Problem] = []
@@ -305,6 +306,19 @@ def read_located_manifests(
                 )
             else:
                 objects.append(Manifest(document, path, located.line))
+    if not problems and not objects:
+        # kubectl apply refuses an empty input too ("no objects passed to apply"):
+        # an empty stream is most often a command before the pipe that wrote nothing.
+        problems = [
+            Problem(
+                path,
+                1,
+                1,
+                "no Kubernetes object to check (the stream is empty or holds only comments); "
+                "if a command wrote it, see why it printed nothing",
+            )
+            for path in paths
+        ]
     if problems:
         raise SchemaError(problems=problems)
     return objects

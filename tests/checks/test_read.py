@@ -54,3 +54,26 @@ def test_check_reports_a_stream_over_the_limit_located(
     assert (problem.line, problem.col) == (4 * 5 + 2, 1)
     assert "more than 4 objects in one stream" in problem.message
     assert "split it into several files" in problem.message
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "# only a comment\n", "---\n---\n", "apiVersion: v1\nkind: List\nitems: []\n"],
+)
+def test_a_stream_without_objects_is_refused_as_kubectl_apply_refuses_it(
+    tmp_path: Path, text: str
+) -> None:
+    path = tmp_path / "empty.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SchemaError) as raised:
+        read.read_located_manifests([str(path)])
+    (problem,) = raised.value.problems
+    assert (problem.path, problem.line, problem.col) == (str(path), 1, 1)
+    assert problem.message.startswith("no Kubernetes object to check")
+
+
+def test_an_empty_file_beside_objects_is_fine(tmp_path: Path) -> None:
+    empty, full = tmp_path / "empty.yaml", tmp_path / "full.yaml"
+    empty.write_text("", encoding="utf-8")
+    full.write_text(_stream(2), encoding="utf-8")
+    assert len(read.read_located_manifests([str(empty), str(full)])) == 2
