@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from t2gen.checks.base import (
@@ -22,7 +22,7 @@ __all__ = ["ROLE_BINDING_CHECKS", "ROLE_CHECKS"]
 
 def _named(name: Any, names: set[Any]) -> bool:
     """Whether ``name`` is one of ``names``; a name YAML made a list never is."""
-    return isinstance(name, Hashable) and name in names
+    return hashable(name) and name in names
 
 
 @check("rolebinding-role-ref", reads="stream")

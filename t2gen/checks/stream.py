@@ -55,7 +55,7 @@ def frozen(value: Any) -> Hashable:
         return ("seq", tuple(frozen(item) for item in value))
     if isinstance(value, (set, frozenset)):
         return ("set", frozenset(frozen(item) for item in value))
-    return value if isinstance(value, Hashable) else ("repr", repr(value))
+    return value if hashable(value) else ("repr", repr(value))
 
 
 def namespace_of(obj: dict[str, Any]) -> str:
@@ -85,7 +85,7 @@ def matches(selector: dict[str, Any], labels: dict[str, Any]) -> bool:
         operator = expression.get("operator")
         values = as_list(expression.get("values"))
         # A key YAML made a list names no label (and cannot be hashed).
-        present = isinstance(key, Hashable) and key in labels
+        present = hashable(key) and key in labels
         if operator == "In" and not (present and labels[key] in values):
             return False
         if operator == "NotIn" and present and labels[key] in values:
@@ -215,14 +215,14 @@ class Stream:
     def names(self, namespace: str, kind: Any) -> set[Any]:
         """Names of the objects of ``kind`` in ``namespace`` (none for a ``kind`` YAML made a list)."""
         self._read()
-        if not isinstance(kind, Hashable):
+        if not hashable(kind):
             return set()
         return self._names.get((namespace, kind), set())
 
     def services(self, namespace: str, name: Any) -> list[dict[str, Any]]:
         """The Services named ``name`` in ``namespace`` (none for a ``name`` YAML made a list)."""
         self._read()
-        if not isinstance(name, Hashable):
+        if not hashable(name):
             return []
         return self._services.get((namespace, name), [])
 
