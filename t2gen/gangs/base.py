@@ -41,7 +41,6 @@ __all__ = [
     "as_dict",
     "group_named_by",
     "group_size",
-    "joins",
     "name_and_minimum",
     "owns_kind",
     "plan_minimum_of",
@@ -216,9 +215,9 @@ class Gang(Protocol):
     ) -> tuple[Hashable, ...]:
         """The :meth:`group_reference` of every group a pod template (its ``metadata`` and ``spec``) joins.
 
-        A template joins a group when the group's reference is among these
-        (:func:`joins`); the output checks look the members of every group of a
-        stream up by them, once per stream.
+        A template joins a group when the group's reference is among these;
+        the output checks look the members of every group of a stream up by
+        them, once per stream.
         """
         ...
 
@@ -324,19 +323,6 @@ def group_named_by(
     )
     plan_group.__doc__ = f"The {group_noun} the ``{key}`` {noun} names."
     return group_reference, template_references, plan_group
-
-
-def joins(
-    gang: Gang,
-    group: Mapping[str, Any],
-    metadata: Mapping[str, Any],
-    spec: Mapping[str, Any],
-) -> bool:
-    """Whether a pod template (its ``metadata`` and ``spec``) joins ``group``, a group object ``gang`` owns."""
-    reference = gang.group_reference(group)
-    return reference is not None and reference in gang.template_references(
-        metadata, spec
-    )
 
 
 def name_and_minimum(

@@ -18,7 +18,7 @@ import pytest
 from t2gen.checks import ALL_CHECKS, CHECKS_BY_KIND
 from t2gen.errors import SchemaError
 from t2gen.gangs import GROUP_KINDS, REGISTRY, group_owner, merge_install_orders
-from t2gen.gangs.base import Gang, joins
+from t2gen.gangs.base import Gang
 from t2gen.jobfile.rules import REGISTRY as RULES
 from t2gen.kube.order import install_order
 from t2gen.kube.versions import NEWEST_KUBE_VERSION, OLDEST_KUBE_VERSION
@@ -150,7 +150,10 @@ def test_rendered_group_is_owned_ordered_and_joined(
         path, minimum = gang.group_minimum(group)
         assert minimum == 2 + 3 + 1, path  # every pod of the job
         for template in templates:
-            assert joins(gang, group, template["metadata"], template["spec"])
+            references = gang.template_references(
+                template["metadata"], template["spec"]
+            )
+            assert gang.group_reference(group) in references
     plan_names = {gang.plan_group(t["metadata"], t["spec"]) for t in templates}
     assert len(plan_names) == 1 and None not in plan_names
     for group in owned:
