@@ -66,3 +66,32 @@ def test_the_layers_contract_ignores_no_import() -> None:
         contract.index("[tool.importlinter]") : contract.index("[tool.mypy]")
     ]
     assert "ignore_imports" not in section
+
+
+def test_no_module_imports_a_dependency_s_private_module() -> None:
+    """Dependencies are used through their public API only (issue 29): no ``typer._click``.
+
+    A private module (a name starting with ``_``) can move in any release; the
+    pins in pyproject.toml would then be the only thing between a user and an
+    ImportError.
+    """
+    import ast
+
+    private = []
+    for path in _hand_written():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                top = node.module.split(".")[0]
+                if top in ("t2gen", "__future__"):
+                    continue
+                names = [*node.module.split("."), *(a.name for a in node.names)]
+            elif isinstance(node, ast.Import):
+                names = [p for a in node.names for p in a.name.split(".")]
+                if names[0] == "t2gen":
+                    continue
+            else:
+                continue
+            if any(n.startswith("_") and not n.startswith("__") for n in names):
+                private.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert private == []
