@@ -139,7 +139,7 @@ def test_mpi_master_memory(name: str) -> None:
 
     With OpenMPI the first pod runs the MPI master JVM with no ``-Xmx``
     (``IMG/init_openmpi.sh:60-63``), whose heap may grow to a quarter of the
-    container's memory (the JVM 8 default; ``BASE/:28`` installs OpenJDK 8), next
+    container's memory (the JVM 8 default; ``BASE/:14-16`` installs OpenJDK 8), next
     to the P worker JVMs of ``JVM_MEMORY_MB`` each (``K8S/mpi/MPIMasterStarter.java:237,254-256``).
     """
     c = case(name)
