@@ -1,15 +1,13 @@
-"""The job master: in the cluster or in the client, its resources (heap kept) and port.
+"""The job master: in the cluster or in the client, its resources and port.
 
 Twister2 runs the job master's JVM heap at ``twister2.job.master.ram`` MB and
-requests ram + 128Mi (the key table, :mod:`t2gen.importer.keys.core`); t2gen's heap is 80% of
-``jobMaster.memory``, so the import keeps the heap and says how to keep the request.
+requests ram + 128Mi (the key table, :mod:`t2gen.importer.keys.core`); t2gen
+does the same with ``jobMaster.memory`` as the ram, so the import keeps it as
+it is: heap and request alike.
 """
 
 from __future__ import annotations
 
-import math
-
-from t2gen.importer.keys import JVM_MEMORY_FRACTION
 from t2gen.importer.state import Conversion, named
 from t2gen.importer.values import cpu, mib
 
@@ -50,20 +48,12 @@ def convert_job_master(conv: Conversion) -> None:
     ram = conv.get("twister2.job.master.ram")
     if ram is not None:
         setting, megabytes = ram
-        memory = math.ceil(megabytes / JVM_MEMORY_FRACTION)
         conv.put(
             ("spec", "jobMaster", "memory"),
-            mib(memory),
+            mib(megabytes),
             named(setting),
             setting.at(),
-            f"ram {megabytes} (MB) / 0.8 keeps the heap",
-        )
-        conv.warn(
-            setting.at(),
-            setting.name,
-            f"Twister2 runs the job master's heap at ram ({megabytes} MB) and requests ram + 128Mi; t2gen's heap is "
-            f"80% of jobMaster.memory, so memory is ceil({megabytes} / 0.8) = {memory}Mi to keep the heap "
-            f"(use {megabytes + 128}Mi instead to keep the request)",
+            "the heap; the container requests it + 128Mi, as Twister2",
         )
     conv.field("twister2.job.master.port", ("spec", "jobMaster", "port"))
     conv.disk_field(

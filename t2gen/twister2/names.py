@@ -28,6 +28,7 @@ __all__ = [
     "INSTANCE_LABEL",
     "JOB_LABEL",
     "JOB_MASTER_CONTAINER",
+    "JOB_MASTER_MEMORY_OVERHEAD_MIB",
     "JOB_MASTER_POD_LABEL",
     "JOB_MASTER_STATEFULSET_LABEL",
     "JOB_MASTER_SUFFIX",
@@ -111,6 +112,10 @@ SECURITY_PROFILE_ANNOTATION = "t2gen.dev/security-profile"
 JVM_MEMORY_FRACTION = Decimal("0.8")
 """Share of a worker's memory given to its JVM heap (Twister2 ``twister2.kubernetes.jvm.memory.fraction``,
 ``KubernetesContext.jvmMemoryFraction``; ``JVM_MEMORY_MB`` = memory in MiB x this, rounded down)."""
+JOB_MASTER_MEMORY_OVERHEAD_MIB = 128
+"""MiB the launcher requests for the job master beyond its heap: the container asks for
+``twister2.job.master.ram`` + 128 Mi and the JVM's heap is the whole ram
+(``JobMasterRequestObject.java:170-173,204``, ``JVM_MEMORY_MB`` at ``:223-225``)."""
 
 # Label keys the runtime selects objects by (KubernetesUtils, RequestObjectBuilder).
 APP_LABEL = "app"

@@ -377,12 +377,13 @@ def test_mapping_on_several_groups_warns(tmp_path: Path) -> None:
 
 
 def test_job_master_memory_keeps_the_heap(tmp_path: Path) -> None:
+    """``twister2.job.master.ram`` is the heap and the request less 128Mi, as t2gen's ``jobMaster.memory``."""
     (tmp_path / "r.yaml").write_text(
         BASE + "twister2.job.master.ram: 2048\n", encoding="utf-8"
     )
     result = import_config([str(tmp_path / "r.yaml")], jar_file="j.jar")
-    assert result.job["spec"]["jobMaster"]["memory"] == "2560Mi"
-    assert any("ceil(2048 / 0.8) = 2560Mi" in str(w) for w in result.warnings)
+    assert result.job["spec"]["jobMaster"]["memory"] == "2Gi"
+    assert not any("job.master.ram" in str(w) for w in result.warnings)
 
 
 def test_legacy_and_new_name_together(tmp_path: Path) -> None:

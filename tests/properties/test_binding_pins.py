@@ -120,4 +120,4 @@ def test_input_cases_pin_only_when_asked_and_the_check_finds_them() -> None:
             continue
         pinned += _assert_only_asked_for(config, objects)
     # tests/cases/cpu-limit-pins-unbound{,-mpi} ask for it: the check sees real pinning
-    assert pinned >= 3
+    assert pinned >= 2  # a worker group of each (the job master is never Guaranteed)

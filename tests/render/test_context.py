@@ -76,7 +76,7 @@ def test_runtime_environment() -> None:
     master = _env(context["jobMaster"]["containers"][0])
     assert (
         master["CLASS_TO_RUN"].endswith("JobMasterStarter")
-        and master["JVM_MEMORY_MB"] == "819"
+        and master["JVM_MEMORY_MB"] == "1024"  # the launcher's: all of its ram
     )
 
 

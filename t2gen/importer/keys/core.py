@@ -74,7 +74,7 @@ CORE_KEYS: tuple[Key, ...] = (
         1024,
         Use.FIELD,
         "spec.jobMaster.memory",
-        note="MB; Twister2's heap is ram (request ram + 128Mi), t2gen's is 80% of memory",
+        note="MB; the heap, as Twister2's (request ram + 128Mi)",
         source=f"{JMC}:46-47",
     ),
     Key(

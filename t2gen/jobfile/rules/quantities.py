@@ -29,7 +29,7 @@ _SHOWN_MAX = 60
 """The most characters of a value a message echoes (a longer one is cut, as the schema's messages cut it)."""
 
 _HEAP_FRACTION = Decimal(JVM_MEMORY_FRACTION)
-"""The job master's heap share, and the workers' unless ``spec.jvmMemoryFraction`` says otherwise."""
+"""The workers' heap share unless ``spec.jvmMemoryFraction`` says otherwise; the job master's heap is all of its memory."""
 
 _QUANTITY_FIELDS: tuple[tuple[str, ...], ...] = (
     ("jobMaster", "cpu"),
@@ -50,7 +50,9 @@ _LIMIT_WORDS = frozenset({"request", "none"})
 
 
 def _heap_fraction(data: dict[str, Any], path: JsonPath) -> Decimal:
-    """The heap share of the memory at ``path``: ``spec.jvmMemoryFraction`` for workers (if valid), else 0.8."""
+    """The heap share of the memory at ``path``: 1 for the job master, ``spec.jvmMemoryFraction`` for workers (if valid), else 0.8."""
+    if path[1] == "jobMaster":
+        return Decimal(1)
     raw = as_dict(data.get("spec")).get("jvmMemoryFraction")
     if (
         path[1] == "workers"
@@ -143,7 +145,7 @@ def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     * ``cpu`` and ``memory`` greater than 0 (a ``cpu`` of 0 written as a number
       is the schema's ``exclusiveMinimum`` to report);
     * ``memory`` large enough that the JVM heap, ``spec.jvmMemoryFraction`` of
-      a worker's (default 0.8, Twister2's default heap share) and 80% of the
+      a worker's (default 0.8, Twister2's default heap share) and all of the
       job master's, is at least 1 MiB: the runtime passes the heap in whole MiB
       (``JVM_MEMORY_MB``).
 

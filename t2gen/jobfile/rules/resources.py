@@ -236,9 +236,6 @@ def _equal_limit(raw: Any, request: Any) -> bool:
         "spec.workers[].perPod",
         "spec.workers[].cpuLimit",
         "spec.workers[].memoryLimit",
-        "spec.jobMaster.cpu",
-        "spec.jobMaster.cpuLimit",
-        "spec.jobMaster.memoryLimit",
     ),
 )
 def check_limit_pins(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
@@ -254,7 +251,10 @@ def check_limit_pins(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     Guaranteed, and a kubelet running the static CPU manager policy then gives
     each such container exclusive cores: the workers are pinned although
     ``bindWorkersToCpu`` is false. The job is rendered as asked, with this
-    warning. With OpenMPI the container's CPU is perPod x ``cpu``.
+    warning. With OpenMPI the container's CPU is perPod x ``cpu``. The job
+    master is never Guaranteed: its memory limit holds the memory volume
+    beyond its request (:mod:`t2gen.render.context.memory`), so its
+    ``cpuLimit`` pins nothing.
 
     Sources: Kubernetes, "Control CPU Management Policies on the Node"
     (https://kubernetes.io/docs/tasks/administer-cluster/cpu-management-policies/#static-policy);
@@ -273,7 +273,6 @@ def check_limit_pins(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
         )
         for index, group in groups(data)
     ]
-    holders.append((("spec", "jobMaster"), as_dict(spec.get("jobMaster")), 1))
     for path, holder, share in holders:
         raw = holder.get("cpuLimit")
         cpu = as_quantity(holder.get("cpu"))
@@ -288,12 +287,11 @@ def check_limit_pins(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
             continue
         if not _equal_limit(holder.get("memoryLimit", "request"), holder.get("memory")):
             continue
-        what = "job master" if path[-1] == "jobMaster" else "worker"
         yield warning(
             doc,
             (*path, "cpuLimit"),
             f"cpuLimit {raw} equals the whole-number cpu request and the memory limit equals its request, "
-            f"so the {what} pod is Guaranteed and the kubelet's static CPU manager pins each container to "
+            "so the worker pod is Guaranteed and the kubelet's static CPU manager pins each container to "
             f"{fmt_decimal(cores)} exclusive core{'' if cores == 1 else 's'} although bindWorkersToCpu is false; "
             "set bindWorkersToCpu: true if that is meant, else remove cpuLimit (no CPU limit, as the "
             "Twister2 launcher) or set it above the request",

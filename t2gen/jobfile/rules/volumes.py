@@ -243,8 +243,9 @@ def check_shm_memory(data: dict[str, Any], doc: SourceDoc) -> Iterator[Warning_]
 
     ``shmSize`` is tmpfs (an emptyDir of medium ``Memory``), whose pages count
     against the container's memory limit beside the JVM heap (``JVM_MEMORY_MB``:
-    ``memory`` x ``spec.jvmMemoryFraction`` for a worker, x 0.8 for the job
-    master): once both fill, the container is OOM-killed. The memory volume
+    ``memory`` x ``spec.jvmMemoryFraction`` for a worker; all of ``memory`` for
+    the job master, whose limit is 128Mi above ``memoryLimit``): once both fill,
+    the container is OOM-killed. The memory volume
     (``storage.memoryVolumeSize``) is tmpfs too, but t2gen adds it to the
     request and limit of the container that holds it
     (:mod:`t2gen.render.context.memory`), so it is not counted here. Reported
@@ -273,19 +274,18 @@ def check_shm_memory(data: dict[str, Any], doc: SourceDoc) -> Iterator[Warning_]
         limit = memory if raw_limit == "request" else as_quantity(raw_limit)
         if limit is None:
             continue
-        fraction = (
-            names.JVM_MEMORY_FRACTION
-            if path == ("spec", "jobMaster")
-            else worker_fraction
+        master = path == ("spec", "jobMaster")
+        heap = memory.value * (1 if master else worker_fraction)
+        room = limit.value + (
+            names.JOB_MASTER_MEMORY_OVERHEAD_MIB * 2**20 if master else 0
         )
-        heap = memory.value * fraction
-        if heap + shm.value > limit.value:
+        if heap + shm.value > room:
             mib = Decimal(2**20)
             yield warning(
                 doc,
                 (*path, "shmSize") if own is not None else ("spec", "shmSize"),
                 f"at {format_json_path(path)}, the JVM heap ({int(heap / mib)} MiB) and /dev/shm "
-                f"({int(shm.value / mib)} MiB) exceed the memory limit ({int(limit.value / mib)} MiB) "
+                f"({int(shm.value / mib)} MiB) exceed the memory limit ({int(room / mib)} MiB) "
                 "once they fill, and the container is OOM-killed; raise memory or lower shmSize",
             )
 

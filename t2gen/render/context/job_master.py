@@ -44,7 +44,8 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
     The pod is built by the one pod builder
     (:func:`t2gen.render.context.pod.pod_template`) from
     :func:`job_master_scope`; its one container holds the job master's port,
-    memory plus the memory volume, which it fills with the job package
+    the launcher's memory request and heap with a limit that also holds the
+    memory volume, which it fills with the job package
     (:func:`t2gen.render.context.memory.job_master_memory`), and limits, for
     ``kube_version`` (``(major, minor)``).
 
@@ -56,7 +57,7 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
     master = job.spec.job_master
     if not master.enabled:
         return None
-    memory = job_master_memory(job, names.JVM_MEMORY_FRACTION)
+    memory = job_master_memory(job)
     template = pod.pod_template(
         job,
         job_master_scope(job),

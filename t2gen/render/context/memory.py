@@ -25,13 +25,23 @@ at c6844d2):
   nor the OOM killer (limit) hits a package that fits ``jobPackage.maxSize``.
   The job master's container (``twister2-job-master-0``) fetches the package
   too (``K8S/master/JobMasterRequestObject.java:177-180``, ``IMG/init.sh:13``).
+* The job master. The launcher requests ``twister2.job.master.ram`` + 128 Mi
+  and gives the JVM the whole ram as its heap
+  (``K8S/master/JobMasterRequestObject.java:170-174,204,223-225``): t2gen
+  does the same with ``jobMaster.memory`` as the ram
+  (:data:`t2gen.twister2.names.JOB_MASTER_MEMORY_OVERHEAD_MIB`), and adds the
+  memory volume to the limit only, so the job master's request is the
+  launcher's.
 * The OpenMPI launcher. Pod ``<job>-0-0`` runs, in its one container, the MPI
   master JVM without ``-Xmx`` (``IMG/init_openmpi.sh:60-63``: the JVM's default
   maximum heap is a quarter of the container's memory limit), ``mpirun``, sshd
   (``IMG/init_openmpi.sh:17``) and the pod's worker JVMs; every other OpenMPI
   pod runs sshd and the ``orted`` daemon ``mpirun`` starts over SSH. Their
   memory, :data:`MPI_MASTER_MEMORY` in group 0's pods and
-  :data:`MPI_DAEMON_MEMORY` in the others', is added to the container.
+  :data:`MPI_DAEMON_MEMORY` in the others', is added to the container. A
+  StatefulSet has one pod template, so every pod of group 0 gets the MPI
+  master's allowance, not only ``<job>-0-0``: a job whose first group is one
+  pod (``count`` = ``perPod``) pays it once (``docs/resources.md``).
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ from decimal import Decimal
 from t2gen.kube.quantity import Quantity, parse_quantity
 from t2gen.model import Job, WorkerGroup
 from t2gen.record import Record
+from t2gen.twister2 import names
 
 __all__ = [
     "MPI_DAEMON_MEMORY",
@@ -110,17 +121,24 @@ def worker_container_memory(
     )
 
 
-def job_master_memory(job: Job, fraction: Decimal) -> ContainerMemory:
-    """Memory of the job master's container: its ``memory`` and ``memoryLimit`` plus the memory volume.
+def job_master_memory(job: Job) -> ContainerMemory:
+    """Memory of the job master's container, as the launcher sizes it, with a limit.
+
+    Request: ``jobMaster.memory`` + 128Mi; heap: all of ``jobMaster.memory``
+    (``K8S/master/JobMasterRequestObject.java:170-174,204``). Limit (the
+    launcher sets none): ``memoryLimit`` + 128Mi + the memory volume, which
+    the container fills with the job package (``IMG/init.sh:13``), so the
+    limit holds the heap, the launcher's off-heap allowance and the package;
+    None with ``memoryLimit: none``.
 
     Args:
         job: the job.
-        fraction: the job master's heap share of its ``memory``.
     """
     master = job.spec.job_master
+    overhead = parse_quantity(f"{names.JOB_MASTER_MEMORY_OVERHEAD_MIB}Mi")
     volume = job.spec.storage.memory_volume_size
     return ContainerMemory(
-        request=master.memory + volume,
-        limit=_plus(master.memory_limit, volume),
-        heap_mib=heap_mebibytes(master.memory, fraction),
+        request=master.memory + overhead,
+        limit=_plus(master.memory_limit, overhead + volume),
+        heap_mib=heap_mebibytes(master.memory, Decimal(1)),
     )
