@@ -191,9 +191,12 @@ def test_dns_names_with_and_without_a_namespace() -> None:
 def test_totals_sum_every_rendered_request() -> None:
     wmap, objects = _map("gpu-one-pod-per-node")
     assert (wmap.pods, wmap.requests.cpu_millis) == (5, 4 * 8000 + 200)
-    # 4 worker pods of 16Gi, each + its 1Gi memory volume, and the job master's
+    # 4 worker pods of 16Gi, each + its 128Mi memory volume, and the job master's
     # 1Gi + 128Mi (the launcher's request; its memory volume is in its limit only)
-    assert wmap.requests.memory_bytes == 4 * (16 + 1) * 2**30 + (1024 + 128) * 2**20
+    assert (
+        wmap.requests.memory_bytes
+        == 4 * (16 * 1024 + 128) * 2**20 + (1024 + 128) * 2**20
+    )
     # An extended resource on the worker containers is counted per pod, like cpu.
     for obj in objects:
         if obj["metadata"]["name"] == "gpu-one-pod-per-node-0":
@@ -204,7 +207,7 @@ def test_totals_sum_every_rendered_request() -> None:
     assert gpu.requests.get("nvidia.com/gpu") == 4
     stream = io.StringIO()
     write_table(gpu, stream, summary=True)
-    assert "requests 32.2 cpu, 70784Mi memory, 4 nvidia.com/gpu" in stream.getvalue()
+    assert "requests 32.2 cpu, 67200Mi memory, 4 nvidia.com/gpu" in stream.getvalue()
 
 
 def test_a_node_list_of_megabytes_is_read(tmp_path: Path, in_root: Path) -> None:

@@ -137,7 +137,7 @@ def same_worker_port(objects: Objects) -> None:
 
 
 def big_heap(objects: Objects) -> None:
-    # container 0 holds 1Gi of memory volume besides the worker's 1Gi: a heap of 2Gi cannot fit
+    # container 0 holds the worker's 1Gi and the 128Mi memory volume: a heap of 2Gi cannot fit
     _set_env(_containers(objects, "wordcount-0")[0], "JVM_MEMORY_MB", "2048")
 
 

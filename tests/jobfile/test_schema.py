@@ -104,7 +104,7 @@ def test_defaults_come_from_the_schema() -> None:
     assert data["spec"]["env"] == [{"name": "A"}]
     # cpuLimit depends on bindWorkersToCpu, memoryVolumeSize on jobPackage.maxSize: no schema default
     assert "memoryVolumeSize" not in data["spec"]["storage"]
-    assert data["spec"]["jobPackage"]["maxSize"] == "512Mi"
+    assert data["spec"]["jobPackage"]["maxSize"] == "64Mi"
     assert data["spec"]["jvmMemoryFraction"] == 0.8
     assert apply_defaults({"spec": "oops"}) == {
         "spec": "oops"

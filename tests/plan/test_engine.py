@@ -255,7 +255,7 @@ def test_gpu_one_pod_per_node_is_feasible() -> None:
     assert data["feasible"] is True
     assert data["statefulSets"][0]["perPod"] == {
         "cpuMillis": 8000,
-        "memoryBytes": 17 * GIB,  # 4 x 4Gi, + the 1Gi memory volume
+        "memoryBytes": 16 * GIB + 128 * 2**20,  # 4 x 4Gi, + the 128Mi memory volume
         "pods": 1,
         "extended": {},
     }
@@ -375,7 +375,7 @@ def test_not_enough_whole_cores_for_binding() -> None:
     assert not result.feasible
     assert result.reasons[0] == (
         "all-same-node: no single node has room for all 2 pods of pinned-same-node-0 "
-        "(they need 8 whole cores, 8 cpu, 10Gi memory); the closest, node06, has 7 whole cores free (7910m cpu)"
+        "(they need 8 whole cores, 8 cpu, 8.2Gi memory); the closest, node06, has 7 whole cores free (7910m cpu)"
     )
     assert (
         group(result, "pinned-same-node-0").passing == eight_core
@@ -507,14 +507,14 @@ def test_extended_resources_are_counted() -> None:
 
 def test_room_counts_several_pods_per_node() -> None:
     result = plan(rendered("gpu-nodes"), nodes_of(only=("node01", "node02")))
-    # 4 pods of 4 cpu / 9Gi (8Gi + the memory volume): 3 fit in 15890m on each node.
+    # 4 pods of 4 cpu / 8.1Gi (8Gi + the memory volume): 3 fit in 15890m on each node.
     assert group(result, "gpu-nodes-0").room == 6
     assert result.feasible
     result = plan(rendered("gpu-nodes"), nodes_of(only=("node01",)))
     assert not result.feasible
     assert result.reasons[0] == (
         "gpu-nodes-0: room for only 3 of 4 pods on the 1 nodes that pass every filter "
-        "(each pod needs 4 cpu, 9Gi memory)"
+        "(each pod needs 4 cpu, 8.1Gi memory)"
     )
 
 

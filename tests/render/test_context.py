@@ -31,16 +31,16 @@ def test_worker_group_layout() -> None:
     ]
     assert [c["ports"][0]["containerPort"] for c in group["containers"]] == [9000, 9001]
     # Unbound: no CPU limit (the launcher's requests only); the first container
-    # also holds the memory volume (twice jobPackage.maxSize, 1Gi by default).
+    # also holds the memory volume (twice jobPackage.maxSize, 128Mi by default).
     assert group["containers"][0]["resources"] == {
-        "requests": {"cpu": "500m", "memory": "3Gi", "ephemeral-storage": "512Mi"},
-        "limits": {"memory": "3Gi"},
+        "requests": {"cpu": "500m", "memory": "2176Mi", "ephemeral-storage": "512Mi"},
+        "limits": {"memory": "2176Mi"},
     }
     assert group["containers"][1]["resources"] == {
         "requests": {"cpu": "500m", "memory": "2Gi", "ephemeral-storage": "512Mi"},
         "limits": {"memory": "2Gi"},
     }
-    assert group["volumes"][0]["emptyDir"] == {"medium": "Memory", "sizeLimit": "1Gi"}
+    assert group["volumes"][0]["emptyDir"] == {"medium": "Memory", "sizeLimit": "128Mi"}
     assert group["volumes"][1] == {
         "name": "twister2-volatile-dir",
         "emptyDir": {"sizeLimit": "1Gi"},
@@ -336,14 +336,14 @@ def test_openmpi_pods_have_one_container_with_the_pods_resources() -> None:
     )
     (container,) = context["workerGroups"][0]["containers"]
     assert container["args"] == ["-c", "./init_openmpi.sh"]
-    # 3 x 1Gi + the memory volume (1Gi) + 512Mi for the MPI master JVM, mpirun and sshd
+    # 3 x 1Gi + the memory volume (128Mi) + 512Mi for the MPI master JVM, mpirun and sshd
     assert container["resources"] == {
-        "requests": {"cpu": "1500m", "memory": "4608Mi"},
-        "limits": {"memory": "4608Mi"},
+        "requests": {"cpu": "1500m", "memory": "3712Mi"},
+        "limits": {"memory": "3712Mi"},
     }
-    # group 1 runs no MPI master: 3 x 1Gi + 1Gi + 64Mi for sshd and orted
+    # group 1 runs no MPI master: 3 x 1Gi + 128Mi + 64Mi for sshd and orted
     (other,) = context["workerGroups"][1]["containers"]
-    assert other["resources"]["requests"]["memory"] == "4160Mi"
+    assert other["resources"]["requests"]["memory"] == "3264Mi"
     assert _env(container)["CLASS_TO_RUN"].endswith("mpi.MPIMasterStarter")
     assert (
         _env(container)["JVM_MEMORY_MB"] == "819"

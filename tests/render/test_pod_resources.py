@@ -24,16 +24,16 @@ def _env(container: dict[str, Any]) -> dict[str, str]:
 
 def test_unbound_workers_get_no_cpu_limit_unless_asked_and_bound_ones_do() -> None:
     (container,) = _worker_pod("workers:\n  - count: 1\n    cpu: 2\n")["containers"]
-    # memory: 1Gi + the memory volume (1Gi); no CPU limit, as the Twister2 launcher
-    assert container["resources"]["limits"] == {"memory": "2Gi"}
+    # memory: 1Gi + the memory volume (128Mi); no CPU limit, as the Twister2 launcher
+    assert container["resources"]["limits"] == {"memory": "1152Mi"}
     (container,) = _worker_pod(
         "workers:\n  - count: 1\n    cpu: 2\nbindWorkersToCpu: true\n"
     )["containers"]
-    assert container["resources"]["limits"] == {"cpu": "2", "memory": "2Gi"}
+    assert container["resources"]["limits"] == {"cpu": "2", "memory": "1152Mi"}
     (container,) = _worker_pod(
         "workers:\n  - count: 1\n    cpuLimit: 1500m\n    memoryLimit: 2Gi\n"
     )["containers"]
-    assert container["resources"]["limits"] == {"cpu": "1500m", "memory": "3Gi"}
+    assert container["resources"]["limits"] == {"cpu": "1500m", "memory": "2176Mi"}
     (container,) = _worker_pod("workers:\n  - count: 1\n    memoryLimit: none\n")[
         "containers"
     ]

@@ -25,6 +25,10 @@ at c6844d2):
   nor the OOM killer (limit) hits a package that fits ``jobPackage.maxSize``.
   The job master's container (``twister2-job-master-0``) fetches the package
   too (``K8S/master/JobMasterRequestObject.java:177-180``, ``IMG/init.sh:13``).
+  Without ``render --package`` the volume is twice ``jobPackage.maxSize``
+  (64Mi by default): ``get_job_package.sh`` ignores ``tar``'s status
+  (``:49,89``), so a package that outgrows it stops the pod's workers at
+  start (``docs/resources.md`` says how that shows).
 * The job master. The launcher requests ``twister2.job.master.ram`` + 128 Mi
   and gives the JVM the whole ram as its heap
   (``K8S/master/JobMasterRequestObject.java:170-174,204,223-225``): t2gen
