@@ -41,10 +41,11 @@ golden: $(STAMP) ## Rewrite the golden files from the current output (review the
 docs: $(STAMP) ## Regenerate docs/ (from the schema and the context) and t2gen/cli/_help.py (from the CLI)
 	$(BIN)/python -m scripts.docs .
 
-generate: docs ## Regenerate everything derived: the docs, t2gen/jobfile/_jobschema.py, t2gen/checks/_kubeschema/, t2gen/render/_precompiled/
+generate: docs ## Regenerate everything derived: the docs, t2gen/jobfile/_jobschema.py, t2gen/checks/_kubeschema/, t2gen/render/_precompiled/, t2gen/_generated/twister2_job_pb2.py
 	$(BIN)/python scripts/gen_validator.py
 	$(BIN)/python scripts/gen_kube_validators.py
 	$(BIN)/python scripts/precompile_templates.py
+	$(BIN)/python scripts/gen_proto.py
 
 lint: $(STAMP) ## ruff check and ruff format --check
 	$(BIN)/ruff check t2gen tests bench scripts

@@ -1,0 +1,1 @@
+"""Generated modules (make generate); they import nothing of t2gen."""
