@@ -44,7 +44,7 @@ def test_each_package_imports_only_the_packages_below_it(
 ) -> None:
     """The layers contract in pyproject.toml ([tool.importlinter]): no upward import.
 
-    cli, plan | importer, pipeline, output | checks, render, jobfile, gangs,
+    cli, plan | importer, pipeline, output | checks, render, jobfile, gangs, model,
     twister2, kube, resources, errors: each imports only its own package and
     those below it (docs/development.md, "Layout"), so ``kube/`` stays
     Kubernetes facts and a stage never reaches back up the pipeline.
@@ -57,3 +57,12 @@ def test_each_package_imports_only_the_packages_below_it(
         no_logo=True,
     )
     assert code == 0, capsys.readouterr().out
+
+
+def test_the_layers_contract_ignores_no_import() -> None:
+    """Every arrow points down: the contract lists no import it lets run back up (issue 29)."""
+    contract = (PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8")
+    section = contract[
+        contract.index("[tool.importlinter]") : contract.index("[tool.mypy]")
+    ]
+    assert "ignore_imports" not in section

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from t2gen.jobfile.model import Job
 from t2gen.kube.versions import require_kube_version
+from t2gen.model import Job
 from t2gen.render.context import pod
 from t2gen.render.context.job_master import job_master
 from t2gen.render.context.meta import object_metadata

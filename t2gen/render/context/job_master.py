@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from t2gen.jobfile.model import Job
+from t2gen.model import Job
 from t2gen.render.context import pod
 from t2gen.render.context.memory import job_master_memory
 from t2gen.render.context.meta import object_metadata

@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from t2gen.jobfile.model import EnvVar, Job
-from t2gen.jobfile.model.surface import thaw
+from t2gen.model import EnvVar, Job
+from t2gen.model.surface import thaw
 from t2gen.render.context.meta import pod_metadata
 from t2gen.render.context.placement import (
     affinity,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from t2gen.jobfile.model import Job
-from t2gen.jobfile.model.surface import PodSurface, thaw
+from t2gen.model import Job
+from t2gen.model.surface import PodSurface, thaw
 
 __all__ = [
     "SHM_VOLUME",

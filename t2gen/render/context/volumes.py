@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from t2gen.jobfile.model import Job
-from t2gen.jobfile.model.surface import PodSurface
 from t2gen.kube.quantity import Quantity
+from t2gen.model import Job
+from t2gen.model.surface import PodSurface
 from t2gen.render.context.storage import has_claim
 from t2gen.render.context.surface import extra_volumes
 from t2gen.twister2 import names
