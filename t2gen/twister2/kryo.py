@@ -103,7 +103,9 @@ def _varint(value: int) -> bytes:
             return bytes(out)
         out.append((value & 0x7F) | 0x80)
         value >>= 7
-    out.append(value & 0xFF)  # the ninth byte of a long keeps 8 bits (Output.java:630-640)
+    out.append(
+        value & 0xFF
+    )  # the ninth byte of a long keeps 8 bits (Output.java:630-640)
     return bytes(out)
 
 
@@ -114,7 +116,9 @@ def _zigzag(value: int, bits: int) -> int:
 
 def _string(text: str) -> bytes:
     """``Output.writeString`` (Output.java:324-360): ASCII fast path, else length + modified UTF-8."""
-    units = struct.unpack(f"<{len(text.encode('utf-16-le')) // 2}H", text.encode("utf-16-le"))
+    units = struct.unpack(
+        f"<{len(text.encode('utf-16-le')) // 2}H", text.encode("utf-16-le")
+    )
     count = len(units)
     if count == 0:
         return b"\x81"
@@ -143,7 +147,9 @@ def _unit(unit: int) -> bytes:
     if unit <= 0x7F:
         return bytes([unit])
     if unit > 0x7FF:
-        return bytes([0xE0 | unit >> 12 & 0x0F, 0x80 | unit >> 6 & 0x3F, 0x80 | unit & 0x3F])
+        return bytes(
+            [0xE0 | unit >> 12 & 0x0F, 0x80 | unit >> 6 & 0x3F, 0x80 | unit & 0x3F]
+        )
     return bytes([0xC0 | unit >> 6 & 0x1F, 0x80 | unit & 0x3F])
 
 
@@ -241,7 +247,9 @@ class _Reader:
         if count < 0:
             return ""
         if count > len(self.data):
-            raise KryoError(f"names a string of {count} characters in {len(self.data)} bytes")
+            raise KryoError(
+                f"names a string of {count} characters in {len(self.data)} bytes"
+            )
         units = [self._unit() for _ in range(count)]
         return struct.pack(f"<{count}H", *units).decode("utf-16-le", "surrogatepass")
 
@@ -276,7 +284,9 @@ class _Reader:
                 raise KryoError(f"holds a {name}, which t2gen does not read")
             size = self.varint(5)
             if size > len(self.data) - self.at:
-                raise KryoError(f"names a list of {size} items in {len(self.data)} bytes")
+                raise KryoError(
+                    f"names a list of {size} items in {len(self.data)} bytes"
+                )
             return [self.value(depth + 1) for _ in range(size)]
         raise KryoError(f"holds Kryo class id {tag - 2}, which t2gen does not read")
 

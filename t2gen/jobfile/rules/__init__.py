@@ -34,6 +34,7 @@ from t2gen.jobfile.rules import (  # noqa: F401
     env,
     image,
     job_master,
+    jobclass,
     labels,
     mpi,
     naming,
