@@ -14,9 +14,9 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from t2gen.errors import Problem, SchemaError, T2genError
+from t2gen.errors import Problem, SchemaError, T2genError, format_json_path
 from t2gen.jobfile.yaml import SourceDoc, parse_job
-from t2gen.jobfile.yaml.loader import JsonPath, format_json_path
+from t2gen.jobfile.yaml.loader import JsonPath
 from t2gen.kube.quantity import Quantity, QuantityFormat
 from t2gen.model import Job
 from t2gen.package.config import CONF_DIRS, LOAD_ORDER
