@@ -36,15 +36,6 @@ __all__ = [
 MEMORY_VOLUME_SLACK = 2**20
 """Room in the memory volume beside the package and its files: the unpack flag file and tar's own."""
 
-_DEFAULTS: dict[str, Any] = {
-    k.NAMESPACE: "default",
-    k.BASE_PORT: 9000,
-    k.JOB_MASTER_PORT: 11011,
-    k.CHANNEL_CLASS: k.MPI_CHANNEL,
-    k.ADDITIONAL_PORTS: None,
-}
-"""Twister2's code defaults of the keys compared (``KubernetesContext``, ``JobMasterContext``, ``SchedulerContext``)."""
-
 
 def effective_config(contents: PackageContents) -> dict[str, tuple[Any, str]]:
     """The package's configuration as a pod loads it: ``key -> (value, "package:member:line")``.
@@ -202,7 +193,7 @@ def _config_problems(
 ) -> list[Problem]:
     def value(key: str) -> tuple[Any, str]:
         return conf.get(
-            key, (_DEFAULTS.get(key), "Twister2's default, no file sets it")
+            key, (k.DEFAULTS.get(key), "Twister2's default, no file sets it")
         )
 
     problems = []

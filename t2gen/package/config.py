@@ -195,13 +195,13 @@ def minimal_config(job: Job) -> list[ConfFile]:
     Returns:
         ``common/logger.properties`` and ``kubernetes/{resource,network,core}.yaml``
         holding :func:`agreeing_keys` (an empty additional-ports list and a zero
-        persistent volume are left out: they are Twister2's defaults).
+        persistent volume are left out: they are Twister2's defaults; every
+        other key is written, default or not, so the file says what the
+        manifests assume).
     """
     by_file: dict[str, list[tuple[str, Any]]] = {}
     for file, key, value in agreeing_keys(job):
-        if key == k.ADDITIONAL_PORTS and not value:
-            continue
-        if key == k.PERSISTENT_VOLUME_PER_WORKER and not value:
+        if key in (k.ADDITIONAL_PORTS, k.PERSISTENT_VOLUME_PER_WORKER) and not value:
             continue
         by_file.setdefault(file, []).append((key, value))
     files = [ConfFile("common", "logger.properties", LOGGER_PROPERTIES.encode())]
@@ -378,6 +378,8 @@ def conf_with_job(conf: str, job: Job) -> tuple[list[ConfFile], list[Change]]:
                     yaml_value(value),
                 )
             )
+        elif key in k.DEFAULTS and _same(k.DEFAULTS[key], value):
+            continue  # no file sets it, and the runtime's default is the job's
         else:
             owner = ("kubernetes", home)
             path = str(root / "kubernetes" / home)

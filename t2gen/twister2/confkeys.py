@@ -14,6 +14,7 @@ __all__ = [
     "BASE_PORT",
     "CHANNEL_CLASS",
     "COMPUTE_RESOURCES",
+    "DEFAULTS",
     "DOCKER_IMAGE",
     "JOB_ID",
     "JOB_MASTER_CPU",
@@ -78,3 +79,19 @@ JOB_MASTER_CPU = "twister2.job.master.cpu"
 """The job master pod's cores (``JMC``); read by the client."""
 JOB_MASTER_RAM = "twister2.job.master.ram"
 """The job master pod's MB (``JMC``); read by the client."""
+
+DEFAULTS: dict[str, object] = {
+    NAMESPACE: "default",
+    BASE_PORT: 9000,
+    TRANSPORT_PROTOCOL: "TCP",
+    NODE_PORT_SERVICE: False,
+    JOB_MASTER_RUNS_IN_CLIENT: False,
+    JOB_MASTER_PORT: 11011,
+    PERSISTENT_VOLUME_PER_WORKER: 0.0,
+    UPLOADING_METHOD: "webserver",
+    UPLOADER_WEB_SERVER: "http://twister2-uploader.default.svc.cluster.local",
+    CHANNEL_CLASS: MPI_CHANNEL,
+    ADDITIONAL_PORTS: [],
+}
+"""What the runtime uses for a key no file sets: the defaults in Twister2's code
+(``KC``, ``JMC``, ``SC``; the importer's key table cites each line)."""
