@@ -75,7 +75,13 @@ def _write_members(out: BinaryIO, members: Sequence[Member]) -> None:
                 )
                 continue
             assert member.source is not None
-            with Path(member.source).open("rb") as stream:
+            try:
+                stream = Path(member.source).open("rb")
+            except OSError as err:
+                raise ConfigError(
+                    path=member.source, message=f"cannot read: {err.strerror}"
+                ) from None
+            with stream:
                 size = os.fstat(stream.fileno()).st_size
                 try:
                     tar.addfile(_info(member.name, size), _Exact(stream, size))

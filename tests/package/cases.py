@@ -45,7 +45,11 @@ def build_case(case: str, tmp: Path, *, output: str | None = None) -> tuple[Job,
     doc = read_job(job_file)
     job = validate(doc)
     built = build_package(
-        job, doc, jar=str(jar), conf=conf, output=output or str(tmp / f"{job.name}.tar.gz")
+        job,
+        doc,
+        jar=str(jar),
+        conf=conf,
+        output=output or str(tmp / f"{job.name}.tar.gz"),
     )
     return job, built
 

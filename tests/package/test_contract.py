@@ -27,7 +27,9 @@ from t2gen.twister2 import kryo
 from tests.package.cases import CASES, ROOT, build_case
 
 
-def _java_compute_resources(spec: dict[str, Any], conf: str | None) -> list[dict[str, Any]]:
+def _java_compute_resources(
+    spec: dict[str, Any], conf: str | None
+) -> list[dict[str, Any]]:
     """``addComputeResource(cpu, ram, disk, instances, scalable, workersPerPod)`` per group (T2J:374-392).
 
     With a configuration, in its order (``loadComputeResources``, T2J:395-421);
@@ -41,7 +43,9 @@ def _java_compute_resources(spec: dict[str, Any], conf: str | None) -> list[dict
             {
                 "cpu": float(parse_quantity(group.get("cpu", 1)).value),
                 "ram": int(parse_quantity(group.get("memory", "1Gi")).value / 2**20),
-                "disk": float(parse_quantity(group.get("volatileDisk", 0)).value / 2**30),
+                "disk": float(
+                    parse_quantity(group.get("volatileDisk", 0)).value / 2**30
+                ),
                 "instances": group["count"] // per_pod,
                 "scalable": bool(group.get("scalable", False)),
                 "workersPerPod": per_pod,
@@ -54,7 +58,9 @@ def _java_compute_resources(spec: dict[str, Any], conf: str | None) -> list[dict
         order = sorted(
             range(len(groups)),
             key=lambda i: next(
-                j for j, item in enumerate(listed) if bool(item.get("scalable")) == groups[i]["scalable"]
+                j
+                for j, item in enumerate(listed)
+                if bool(item.get("scalable")) == groups[i]["scalable"]
             ),
         )
         groups = [groups[i] for i in order]
@@ -89,12 +95,17 @@ def _serialize(job_file: str, conf: str | None) -> dict[str, Any]:
         "job_id": name,  # T2J:111-114: the ID the main() set (setJobID), the pods' JOB_ID
         "worker_class_name": spec["workerClass"],  # T2J:116
         "driver_class_name": spec.get("driverClass", ""),  # T2J:118-121, only when set
-        "number_of_workers": sum(r["instances"] * r["workersPerPod"] for r in resources),  # T2J:123,261-267
+        "number_of_workers": sum(
+            r["instances"] * r["workersPerPod"] for r in resources
+        ),  # T2J:123,261-267
         "compute_resource": resources,  # T2J:125-127
         "config": {  # T2J:100-107: one Kryo value per JobConfig entry
             key: kryo.encode(value) for key, value in spec.get("jobConfig", {}).items()
         },
-        "job_format": ("JAR", jar),  # RA:193-212: jar type, file name without a directory
+        "job_format": (
+            "JAR",
+            jar,
+        ),  # RA:193-212: jar type, file name without a directory
     }
 
 
@@ -127,9 +138,13 @@ def test_job_file_is_what_serialize_gives(
     for cr, w in zip(got.compute_resource, want["compute_resource"], strict=True):
         assert cr.cpu == w["cpu"], "T2J:381 setCpu (cores)"
         assert cr.ram_mega_bytes == w["ram"], "T2J:382 setRamMegaBytes"
-        assert Decimal(cr.disk_giga_bytes) == Decimal(w["disk"]), "T2J:383 setDiskGigaBytes"
+        assert Decimal(cr.disk_giga_bytes) == Decimal(w["disk"]), (
+            "T2J:383 setDiskGigaBytes"
+        )
         assert cr.instances == w["instances"], "T2J:384 setInstances (pods)"
-        assert cr.HasField("scalable") and cr.scalable == w["scalable"], "T2J:385 setScalable"
+        assert cr.HasField("scalable") and cr.scalable == w["scalable"], (
+            "T2J:385 setScalable"
+        )
         assert cr.workers_per_pod == w["workersPerPod"], "T2J:386 setWorkersPerPod"
         assert cr.HasField("index") and cr.index == w["index"], "T2J:387,161-166 index"
     assert got.job_format.type == 0 and want["job_format"][0] == "JAR", "RA:199"
@@ -157,7 +172,9 @@ def test_config_is_set_even_without_job_config(tmp_path: Path) -> None:
     bare = "\n".join(
         line
         for line in text.splitlines()
-        if "jobConfig" not in line and "NO_OF_SAMPLE" not in line and "MAX_CHARS" not in line
+        if "jobConfig" not in line
+        and "NO_OF_SAMPLE" not in line
+        and "MAX_CHARS" not in line
     )
     path = tmp_path / "bare.yaml"
     path.write_text(bare + "\n", encoding="utf-8")
