@@ -10,9 +10,9 @@ from typing import IO, Any
 import yaml
 
 from t2gen.errors import ConfigError, Problem, SchemaError
-from t2gen.jobfile.yaml.source import decode_source, line_col, read_source
 from t2gen.kube.yamlio import KubeLoader
 from t2gen.record import Record
+from t2gen.textfile import decode_source, line_col, read_source
 
 __all__ = [
     "MAX_MANIFEST_BYTES",

@@ -91,7 +91,7 @@ def _long_number(text: str, source: str) -> Problem:
     import re
     import sys
 
-    from t2gen.jobfile.yaml.source import line_col
+    from t2gen.textfile import line_col
 
     limit = sys.get_int_max_str_digits()
     found = re.search(rf"[0-9]{{{limit + 1},}}", text)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
-from t2gen.jobfile.rules._base import as_dict, problem, rule
+from t2gen.jobfile.rules._base import Rule, as_dict, problem, rule
 from t2gen.jobfile.yaml import SourceDoc
 
 JAVA_RESERVED = frozenset(
@@ -96,3 +96,6 @@ def check_class_names(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]
                     "edu.iu.dsc.tws.examples.batch.wordcount.tset.WordCount",
                 )
                 break
+
+
+RULES: tuple[Rule, ...] = (check_class_names,)
