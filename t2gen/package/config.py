@@ -31,10 +31,10 @@ from typing import Any
 
 from t2gen.errors import ConfigError, Problem, SchemaError
 from t2gen.jobfile.yaml import SourceDoc, parse_job
-from t2gen.textfile import decode_source, read_source
 from t2gen.model import Job
 from t2gen.package.job import compute_resources
 from t2gen.record import Record
+from t2gen.textfile import decode_source, read_source
 from t2gen.twister2 import confkeys as k
 from t2gen.twister2 import names
 

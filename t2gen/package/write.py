@@ -76,7 +76,7 @@ def _write_members(out: BinaryIO, members: Sequence[Member]) -> None:
                 continue
             assert member.source is not None
             try:
-                stream = Path(member.source).open("rb")
+                stream = Path(member.source).open("rb")  # noqa: SIM115 - closed below
             except OSError as err:
                 raise ConfigError(
                     path=member.source, message=f"cannot read: {err.strerror}"

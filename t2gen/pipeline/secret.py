@@ -6,9 +6,9 @@ from pathlib import Path
 
 from t2gen.checks import object_problems
 from t2gen.errors import ValidationError
-from t2gen.jobfile.yaml.source import read_source
 from t2gen.render.engine import RenderedDocument, TemplateSet, render
 from t2gen.resources import templates_dir
+from t2gen.textfile import read_source
 
 __all__ = ["generate_ssh_secret"]
 

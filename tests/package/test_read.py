@@ -164,7 +164,7 @@ def test_own_package_reads_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(ROOT)
-    job, built = build_case("wordcount", tmp_path)
+    _, built = build_case("wordcount", tmp_path)
     contents = read_package(built.path)
     assert contents.packed_bytes == built.size
     assert [name for name, _ in contents.job_files] == ["wordcount.job"]

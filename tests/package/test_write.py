@@ -63,7 +63,7 @@ def test_same_bytes_whatever_the_time_zone_umask_and_input_times(
 def test_an_error_leaves_nothing_behind(tmp_path: Path) -> None:
     out = tmp_path / "job.tar.gz"
     missing = Member("gone.jar", source=str(tmp_path / "gone.jar"))
-    with pytest.raises(ConfigError, match="gone.jar.*cannot read"):
+    with pytest.raises(ConfigError, match=r"gone\.jar.*cannot read"):
         write_package(str(out), [Member("a.job", data=b"x"), missing])
     assert list(tmp_path.iterdir()) == []
 
