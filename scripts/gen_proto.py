@@ -49,8 +49,7 @@ def main() -> int:
     files = generate()
     if "--check" in sys.argv[1:]:
         same = all(
-            (OUT / name).is_file()
-            and (OUT / name).read_text(encoding="utf-8") == text
+            (OUT / name).is_file() and (OUT / name).read_text(encoding="utf-8") == text
             for name, text in files.items()
         )
         print("up to date" if same else "stale: run `make generate`")
