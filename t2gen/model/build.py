@@ -147,7 +147,7 @@ def _env(raw: list[dict[str, Any]]) -> tuple[EnvVar, ...]:
 
 
 def _surface(raw: dict[str, Any]) -> PodSurface:
-    """The runtime class, extra volumes, env, envFrom and ``/dev/shm`` of one scope."""
+    """The runtime class, extra volumes, env, envFrom, ``/dev/shm`` and service links of one scope."""
     volumes = []
     for item in raw.get("volumes", ()):
         kind = next(key for key in _VOLUME_SOURCES if key in item)
@@ -168,6 +168,7 @@ def _surface(raw: dict[str, Any]) -> PodSurface:
         env=_env(raw.get("env", ())),
         env_from=tuple(freeze(item) for item in raw.get("envFrom", ())),
         shm_size=None if shm is None else parse_quantity(shm),
+        enable_service_links=raw.get("enableServiceLinks"),
     )
 
 

@@ -68,6 +68,8 @@ class PodSurface(Record):
         env_from: frozen ``EnvFromSource`` entries.
         shm_size: bytes of the memory-backed ``/dev/shm``; zero for none, None
             when the scope does not say (the scope above decides).
+        enable_service_links: ``enableServiceLinks``; None: the scope above
+            decides (and at the top, Kubernetes' default, true).
     """
 
     runtime_class_name: str | None = None
@@ -75,3 +77,4 @@ class PodSurface(Record):
     env: tuple[EnvVar, ...] = ()
     env_from: tuple[Frozen, ...] = ()
     shm_size: Quantity | None = None
+    enable_service_links: bool | None = None

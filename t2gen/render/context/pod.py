@@ -35,7 +35,7 @@ from t2gen.render.context.placement import affinity, tolerations
 from t2gen.render.context.rbac import service_account_name
 from t2gen.render.context.scheduling import pod_scheduling, task_affinity
 from t2gen.render.context.security import security_contexts
-from t2gen.render.context.surface import env_from, runtime_class_name
+from t2gen.render.context.surface import env_from
 from t2gen.render.context.volumes import pod_volumes
 from t2gen.twister2 import names
 
@@ -188,7 +188,7 @@ def pod_template(
         ``{metadata, spec}``; the spec holds ``serviceAccountName``,
         ``imagePullSecrets``, the scheduling fields (``schedulerName``,
         ``priorityClassName``, ``workloadRef`` or ``schedulingGroup``),
-        ``runtimeClassName``, ``securityContext``, ``affinity`` and
+        ``runtimeClassName``, ``enableServiceLinks``, ``securityContext``, ``affinity`` and
         ``tolerations`` only when set, ``terminationGracePeriodSeconds``
         always (Kubernetes' default of 30 s only delays the end of a Twister2
         job), then ``containers`` and ``volumes``.
@@ -215,9 +215,17 @@ def pod_template(
     if job.spec.image_pull_secrets:
         spec["imagePullSecrets"] = pod_settings(job)["imagePullSecrets"]
     spec.update(scheduling.spec)
-    runtime_class = runtime_class_name(job, scope.surface)
+    # a scope's runtimeClassName and enableServiceLinks replace spec's
+    runtime_class = (
+        scope.surface.runtime_class_name or job.spec.surface.runtime_class_name
+    )
     if runtime_class:
         spec["runtimeClassName"] = runtime_class
+    service_links = scope.surface.enable_service_links
+    if service_links is None:
+        service_links = job.spec.surface.enable_service_links
+    if service_links is not None:
+        spec["enableServiceLinks"] = service_links
     spec["terminationGracePeriodSeconds"] = job.spec.termination_grace_period_seconds
     if pod_security:
         spec["securityContext"] = pod_security
