@@ -174,3 +174,34 @@ def test_a_java_keyword_is_no_class_name(tmp_path: Path) -> None:
     done = t2gen("validate", str(job), cwd=tmp_path)
     assert done.returncode == 1
     assert "'class' is a Java keyword" in done.stderr and ":6:16:" in done.stderr
+
+
+def test_a_memory_volume_too_small_is_refused_and_another_file_size_warned(
+    tmp_path: Path, jar: Path
+) -> None:
+    """The memory volume must hold the package; fileSize is the package's (get_job_package.sh:39-49)."""
+    text = (ROOT / "examples/wordcount.yaml").read_text(encoding="utf-8")
+    job = tmp_path / "wordcount.yaml"
+    job.write_text(text, encoding="utf-8")
+    assert t2gen("package", str(job), "--jar", str(jar), cwd=tmp_path).returncode == 0
+    size = (tmp_path / "wordcount.tar.gz").stat().st_size
+    small = text.replace(
+        "  jobPackage:\n", "  storage: {memoryVolumeSize: 1Mi}\n  jobPackage:\n"
+    )
+    assert small != text
+    job.write_text(small, encoding="utf-8")
+    done = t2gen("render", str(job), "--package", "wordcount.tar.gz", cwd=tmp_path)
+    assert done.returncode == 1 and done.stdout == ""
+    assert (
+        "spec.storage.memoryVolumeSize: memoryVolumeSize 1Mi here, but wordcount.tar.gz needs"
+        in done.stderr
+    )
+    stale = text.replace("  jobPackage:\n", "  jobPackage:\n    fileSize: 1000\n")
+    job.write_text(stale, encoding="utf-8")
+    done = t2gen("render", str(job), "--package", "wordcount.tar.gz", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (
+        f"warning: spec.jobPackage.fileSize: fileSize 1000 here, but wordcount.tar.gz has {size} bytes"
+        in done.stderr
+    )
+    assert f'value: "{size}"' in done.stdout and 'value: "1000"' not in done.stdout
