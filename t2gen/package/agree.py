@@ -14,6 +14,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from t2gen._generated import twister2_job_pb2 as pb
 from t2gen.errors import Problem, SchemaError, T2genError, Warning_, format_json_path
 from t2gen.jobfile.yaml import SourceDoc, parse_job
 from t2gen.jobfile.yaml.loader import JsonPath
@@ -24,6 +25,7 @@ from t2gen.package.job import compute_resources
 from t2gen.package.read import PackageContents, tmpfs_bytes
 from t2gen.record import replace
 from t2gen.twister2 import confkeys as k
+from t2gen.twister2 import kryo
 
 __all__ = [
     "MEMORY_VOLUME_SLACK",
@@ -187,7 +189,69 @@ def disagreements(job: Job, doc: SourceDoc, contents: PackageContents) -> list[P
             )
         )
     problems += _size_problems(job, doc, contents)
+    problems += _class_problems(job, doc, message, where)
     problems += _config_problems(job, doc, effective_config(contents))
+    return problems
+
+
+def _class_problems(
+    job: Job, doc: SourceDoc, message: pb.Job, where: str
+) -> list[Problem]:
+    """The worker class, driver class and JobConfig the job file states, against the ``.job``'s.
+
+    The pods run the package's classes (``K8sWorkerStarter`` reads them from
+    the ``.job``) and see its JobConfig (``JobUtils.overrideConfigs``,
+    ``JobUtils.java:122-138``); a job file that states other ones describes
+    another job. Only what the job file states is compared: a package made by
+    ``twister2 submit`` for a job file without these fields agrees.
+    """
+    problems = []
+    for field, mine, theirs in (
+        ("workerClass", job.spec.worker_class, message.worker_class_name),
+        ("driverClass", job.spec.driver_class, message.driver_class_name),
+    ):
+        if mine is not None and mine != theirs:
+            problems.append(
+                _problem(
+                    doc,
+                    ("spec", field),
+                    f"{field} {mine!r} here, but {where} names {theirs or 'none'!r}: "
+                    "the pods would run the package's; package this job file again (t2gen package)",
+                )
+            )
+    spec = doc.data.get("spec") if isinstance(doc.data, dict) else None
+    if not (isinstance(spec, dict) and "jobConfig" in spec):
+        return problems
+    packed = dict(message.config.config_byte_map)
+    for key, value in job.spec.job_config:
+        plain: kryo.Value = list(value) if isinstance(value, tuple) else value
+        theirs_bytes = packed.pop(key, None)
+        if theirs_bytes == kryo.encode(plain):
+            continue
+        if theirs_bytes is None:
+            said = "has no such key"
+        else:
+            try:
+                said = f"has {kryo.decode(theirs_bytes)!r}"
+            except kryo.KryoError:
+                said = "has a value t2gen does not read"
+        problems.append(
+            _problem(
+                doc,
+                ("spec", "jobConfig", key),
+                f"jobConfig {key} is {plain!r} here ({kryo.java_type(plain)}), but {where} {said}: "
+                "workers read the package's; package this job file again (t2gen package)",
+            )
+        )
+    for key in sorted(packed):
+        problems.append(
+            _problem(
+                doc,
+                ("spec", "jobConfig"),
+                f"{where} sets jobConfig {key}, which this job file does not: workers would "
+                "see it; add it here or package this job file again (t2gen package)",
+            )
+        )
     return problems
 
 
