@@ -24,6 +24,7 @@ __all__ = [
     "PODS",
     "Resources",
     "add_requests",
+    "exact_text",
     "format_cpu",
     "format_resource",
     "is_byte_resource",
@@ -232,3 +233,15 @@ def add_requests(into: dict[str, int], requests: Resources, times: int = 1) -> N
     into[MEMORY] = into.get(MEMORY, 0) + times * requests.memory_bytes
     for name, amount in requests.extended:
         into[name] = into.get(name, 0) + times * amount
+
+
+def exact_text(name: str, amount: int) -> str:
+    """An amount exactly: cpu in cores (``25000.2``), bytes in the largest unit that divides them."""
+    if name == CPU:
+        whole, millis = divmod(amount, 1000)
+        return f"{whole}" + (f".{millis:03d}".rstrip("0") if millis else "")
+    if is_byte_resource(name):
+        for suffix, power in BINARY_SUFFIXES:
+            if amount and amount % (1 << power) == 0:
+                return f"{amount >> power}{suffix}"
+    return str(amount)

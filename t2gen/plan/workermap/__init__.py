@@ -1,7 +1,8 @@
 """The worker map of ``t2gen plan JOB``: every worker's ID, pod, container, ports and DNS name.
 
 :mod:`.layout` lays the workers out from :mod:`t2gen.twister2.topology` and
-the rendered objects; :mod:`.output` writes the table and the JSON.
+the rendered objects; :mod:`.launcher` puts each pod's requests beside the
+Twister2 launcher's for the same job; :mod:`.output` writes the table and the JSON.
 """
 
 from __future__ import annotations

@@ -27,6 +27,11 @@ from typing import Any
 from t2gen.model import Job
 from t2gen.plan.podspec import pod_requests, pod_resources
 from t2gen.plan.quantities import Resources, add_requests
+from t2gen.plan.workermap.launcher import (
+    RequestComparison,
+    compare_requests,
+    limits_cpu,
+)
 from t2gen.record import Record
 from t2gen.twister2 import names
 from t2gen.twister2.topology import Port, Topology, build_topology
@@ -109,6 +114,10 @@ class WorkerMap(Record):
         scalable: the index of the group the job master may scale, or None.
         headless: the workers' Service is headless, so pods have DNS names
             (False with ``network.service.type: NodePort``).
+        launcher: each StatefulSet's pod requests beside the Twister2
+            launcher's for the same job (:mod:`.launcher`).
+        limits_cpu: what a ResourceQuota on ``limits.cpu`` sees:
+            ``(limited millicores, containers with a CPU limit, without one)``.
     """
 
     topology: Topology
@@ -121,6 +130,8 @@ class WorkerMap(Record):
     pinning: tuple[tuple[int, str], ...] = ()
     scalable: int | None = None
     headless: bool = True
+    launcher: tuple[RequestComparison, ...] = ()
+    limits_cpu: tuple[int, int, int] = (0, 0, 0)
 
     def dns_name(self, pod: str) -> str | None:
         """The DNS name of one of the job's worker pods; None without a headless Service."""
@@ -218,6 +229,8 @@ def build_worker_map(job: Job, objects: Sequence[Mapping[str, Any]]) -> WorkerMa
         pinning=_pinning(job, objects),
         scalable=next((g.index for g in job.spec.workers if g.scalable), None),
         headless=job.spec.network.service_type != "NodePort",
+        launcher=compare_requests(job, objects),
+        limits_cpu=limits_cpu(objects),
     )
 
 

@@ -10,14 +10,9 @@ from __future__ import annotations
 import json
 from typing import IO, Any
 
-from t2gen.plan.quantities import (
-    BINARY_SUFFIXES,
-    CPU,
-    MEMORY,
-    Resources,
-    is_byte_resource,
-)
+from t2gen.plan.quantities import CPU, MEMORY, Resources, exact_text
 from t2gen.plan.text import aligned
+from t2gen.plan.workermap.launcher import launcher_lines
 from t2gen.plan.workermap.layout import (
     MPI_RANKS,
     WorkerMap,
@@ -30,22 +25,10 @@ from t2gen.twister2 import names
 __all__ = ["worker_map_to_dict", "write_json", "write_table"]
 
 
-def _exact(name: str, amount: int) -> str:
-    """An amount exactly: cpu in cores (``25000.2``), bytes in the largest unit that divides them."""
-    if name == CPU:
-        whole, millis = divmod(amount, 1000)
-        return f"{whole}" + (f".{millis:03d}".rstrip("0") if millis else "")
-    if is_byte_resource(name):
-        for suffix, power in BINARY_SUFFIXES:
-            if amount and amount % (1 << power) == 0:
-                return f"{amount >> power}{suffix}"
-    return str(amount)
-
-
 def _requests_text(requests: Resources) -> str:
-    parts = [f"{_exact(CPU, requests.cpu_millis)} cpu"]
-    parts.append(f"{_exact(MEMORY, requests.memory_bytes)} memory")
-    parts += [f"{_exact(k, v)} {k}" for k, v in requests.extended]
+    parts = [f"{exact_text(CPU, requests.cpu_millis)} cpu"]
+    parts.append(f"{exact_text(MEMORY, requests.memory_bytes)} memory")
+    parts += [f"{exact_text(k, v)} {k}" for k, v in requests.extended]
     return ", ".join(parts)
 
 
@@ -173,6 +156,7 @@ def write_table(wmap: WorkerMap, out: IO[str], *, summary: bool = False) -> None
         "CONTAINER PORTS",
     )
     lines += aligned([group_header, *_group_rows(wmap)])
+    lines += launcher_lines(wmap.launcher, wmap.limits_cpu)
     out.write("\n".join(lines) + "\n")
     if summary:
         return
@@ -278,7 +262,11 @@ def worker_map_to_dict(wmap: WorkerMap, *, summary: bool = False) -> dict[str, A
         worker's ``mpiRank`` is null and ``mpiRanks`` says why (ranks are
         assigned at run time);
         ``totals.requests`` has cpu in millicores and memory in bytes
-        (``cpuMillis``, ``memoryBytes``, ``extended``), like ``t2gen plan --nodes -o json``.
+        (``cpuMillis``, ``memoryBytes``, ``extended``), like ``t2gen plan --nodes -o json``;
+        ``totals.launcher`` has, per StatefulSet, one pod's requests (``perPod``)
+        beside the Twister2 launcher's (``launcherPerPod``) and the
+        ``differences`` in words; ``totals.limitsCpu`` what a ResourceQuota on
+        ``limits.cpu`` sees (the CPU limits' sum and how many containers set none).
     """
     topology = wmap.topology
     master = wmap.job_master
@@ -317,9 +305,31 @@ def worker_map_to_dict(wmap: WorkerMap, *, summary: bool = False) -> dict[str, A
         out["workers"] = [_worker_dict(wmap, row) for row in worker_rows(wmap)]
     requests = wmap.requests.to_dict()
     del requests["pods"]
+    millis, limited, unlimited = wmap.limits_cpu
     out["totals"] = {
         "workers": topology.total_workers,
         "pods": wmap.pods,
         "requests": requests,
+        "launcher": [
+            {
+                "statefulSet": item.statefulset,
+                "pods": item.pods,
+                "perPod": {
+                    "cpuMillis": item.t2gen.cpu_millis,
+                    "memoryBytes": item.t2gen.memory_bytes,
+                },
+                "launcherPerPod": {
+                    "cpuMillis": item.launcher_cpu_millis,
+                    "memoryBytes": item.launcher_memory_bytes,
+                },
+                "differences": list(item.reasons),
+            }
+            for item in wmap.launcher
+        ],
+        "limitsCpu": {
+            "cpuMillis": millis,
+            "containersWithLimit": limited,
+            "containersWithoutLimit": unlimited,
+        },
     }
     return out
