@@ -28,7 +28,7 @@ from t2gen.importer.ports import port_name
 from t2gen.importer.read import load_config_files
 from t2gen.importer.report import footer, list_unmapped
 from t2gen.importer.state import Conversion, resolve
-from t2gen.importer.storage import convert_storage
+from t2gen.importer.storage import convert_checkpointing, convert_storage
 from t2gen.importer.workers import convert_binding, convert_workers
 from t2gen.jobfile.yaml import parse_job
 
@@ -90,6 +90,7 @@ def convert(
     convert_network(conv)
     convert_job_master(conv)
     convert_storage(conv)
+    convert_checkpointing(conv)
     convert_mpi(conv)
     convert_package(conv, jar_file)
     list_unmapped(conv)

@@ -31,6 +31,8 @@ SPEC_ORDER = (
     "storage",
     "mpi",
     "jobPackage",
+    "checkpointing",
+    "zooKeeper",
     "env",
 )
 

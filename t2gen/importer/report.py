@@ -31,17 +31,12 @@ def list_unmapped(conv: Conversion) -> None:
             conv.skip(setting, f"{why}: {key.note}" if key.note else why)
         if key.agree and (conv.is_mpi or not key.agree_mpi_only):
             conv.agree.append(ImportWarning(setting.origin, setting.name, key.agree))
-        if name == "twister2.checkpointing.restore.job" and value:
-            conv.warn(
-                setting.origin,
-                setting.name,
-                "t2gen always sets RESTORE_JOB=false, so the job starts afresh instead of restoring",
-            )
         if name == "twister2.resource.zookeeper.server.addresses" and value:
             conv.warn(
                 setting.origin,
                 setting.name,
-                "with ZooKeeper the runtime parses JOB_SUBMISSION_TIME, which t2gen does not set: add it to spec.env",
+                "with ZooKeeper the workers wait for a znode holding their JOB_SUBMISSION_TIME, and t2gen's "
+                "default, 0, is the same in every run of a job name: give each run its own in spec.env",
             )
 
 

@@ -19,17 +19,20 @@ from t2gen.model.placement import (
 )
 from t2gen.model.pods import JobMaster, WorkerGroup
 from t2gen.model.runtime import (
+    Checkpointing,
     EnvVar,
     JobPackage,
     Mpi,
     Network,
     PersistentStorage,
+    ZooKeeper,
 )
 from t2gen.model.scheduling import Scheduling
 from t2gen.model.security import Rbac, Security
 from t2gen.model.surface import ExtraVolume, PodSurface
 
 __all__ = [
+    "Checkpointing",
     "EnvVar",
     "ExtraVolume",
     "Job",
@@ -48,5 +51,6 @@ __all__ = [
     "Security",
     "Toleration",
     "WorkerGroup",
+    "ZooKeeper",
     "build_job",
 ]

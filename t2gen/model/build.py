@@ -15,11 +15,13 @@ from t2gen.model.placement import (
 )
 from t2gen.model.pods import JobMaster, WorkerGroup
 from t2gen.model.runtime import (
+    Checkpointing,
     EnvVar,
     JobPackage,
     Mpi,
     Network,
     PersistentStorage,
+    ZooKeeper,
 )
 from t2gen.model.scheduling import Scheduling
 from t2gen.model.security import Rbac, Security
@@ -287,6 +289,15 @@ def build_job(
             termination_grace_period_seconds=spec["terminationGracePeriodSeconds"],
             surface=_surface(spec),
             jvm_memory_fraction=Decimal(str(spec["jvmMemoryFraction"])),
+            checkpointing=Checkpointing(
+                enabled=spec["checkpointing"]["enabled"],
+                storage_type=spec["checkpointing"]["storageType"],
+                restore=spec["checkpointing"]["restore"],
+            ),
+            zoo_keeper=ZooKeeper(
+                server_addresses=spec["zooKeeper"].get("serverAddresses"),
+                root_node=spec["zooKeeper"]["rootNode"],
+            ),
             worker_class=spec.get("workerClass"),
             driver_class=spec.get("driverClass"),
             job_config=tuple(

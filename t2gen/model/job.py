@@ -7,11 +7,13 @@ from decimal import Decimal
 from t2gen.model.placement import Placement
 from t2gen.model.pods import JobMaster, WorkerGroup
 from t2gen.model.runtime import (
+    Checkpointing,
     EnvVar,
     JobPackage,
     Mpi,
     Network,
     PersistentStorage,
+    ZooKeeper,
 )
 from t2gen.model.scheduling import Scheduling
 from t2gen.model.security import Rbac, Security
@@ -52,6 +54,10 @@ class JobSpec(Record):
     driver_class: str | None = None
     """``spec.driverClass``: the optional Twister2 driver class."""
     job_config: tuple[tuple[str, JobConfigValue], ...] = ()
+    checkpointing: Checkpointing = Checkpointing()
+    """``spec.checkpointing``: checkpointing, and restoring a failed run."""
+    zoo_keeper: ZooKeeper = ZooKeeper()
+    """``spec.zooKeeper``: the ZooKeeper servers the runtime uses, if any."""
     """``spec.jobConfig`` as sorted ``(key, value)`` pairs; a list value is a tuple."""
 
     @property

@@ -7,11 +7,13 @@ from t2gen.model.surface import Frozen
 from t2gen.record import Record
 
 __all__ = [
+    "Checkpointing",
     "EnvVar",
     "JobPackage",
     "Mpi",
     "Network",
     "PersistentStorage",
+    "ZooKeeper",
 ]
 
 
@@ -66,3 +68,30 @@ class EnvVar(Record):
     name: str
     value: str
     value_from: Frozen | None = None
+
+
+class Checkpointing(Record):
+    """Twister2's checkpointing and restore (``spec.checkpointing``).
+
+    Attributes:
+        enabled: the job checkpoints (``twister2.checkpointing.enable``).
+        storage_type: ``mounted`` (the claim at ``/persistent``) or ``hdfs``
+            (``twister2.persistent.storage.type``).
+        restore: start from the last checkpoint of a failed run (``RESTORE_JOB``).
+    """
+
+    enabled: bool = False
+    storage_type: str = "mounted"
+    restore: bool = False
+
+    @property
+    def restores_from_claim(self) -> bool:
+        """The run restores checkpoints kept in the earlier run's claim (the launcher then creates no claim)."""
+        return self.restore and self.storage_type == "mounted"
+
+
+class ZooKeeper(Record):
+    """The ZooKeeper ensemble of the job (``spec.zooKeeper``); ``server_addresses`` None for none."""
+
+    server_addresses: str | None = None
+    root_node: str = "/twister2"

@@ -338,3 +338,67 @@ ENV_READERS: dict[str, str] = {
     "ENCODED_NODE_INFO_LIST": "K8S/worker/K8sWorkerStarter.java:76,124-126 (null is allowed: twister2/proto/utils/.../NodeInfoUtils.java:129-132)",
 }
 """Every environment variable the starters and the image's scripts read, and where."""
+
+
+# --- a run's start over its ConfigMap (re-runs) ---
+
+
+def restart_count_at_start(data: dict[str, str], key: str) -> int:
+    """The restart count a worker or the job master starts with, read from its job's ConfigMap data.
+
+    ``K8S/KubernetesController.java:960-967`` returns the key's value, or -1
+    when it is missing; ``K8S/worker/K8sWorkerUtils.java:356-383`` adds one:
+    0 is a first start, anything above a restart. The job master without
+    ZooKeeper ends a restarted job at once as FAILED
+    (``K8S/master/JobMasterStarter.java:118-133``); a worker at
+    ``twister2.fault.tolerance.max.worker.restarts`` (5) or more reports
+    FULLY_FAILED and stops (``K8S/worker/K8sWorkerStarter.java:173-180``).
+    """
+    value = data.get(key)
+    return (-1 if value is None else int(value)) + 1
+
+
+def killed_at_start(data: dict[str, str]) -> bool:
+    """Whether the job master's kill watch ends the job as soon as it starts.
+
+    The watch's first event is the ConfigMap as it is, and any ``KILL_JOB``
+    key, whatever its value, kills the job (``K8S/master/JobKillWatcher.java:61-100``).
+    """
+    return KILL_JOB_KEY in data
+
+
+def job_master_key() -> str:
+    """``RESTART_COUNT_FOR_JOB_MASTER`` (``K8S/KubernetesUtils.java:171-181``)."""
+    return "RESTART_COUNT_FOR_JOB_MASTER"
+
+
+def worker_key(worker: int) -> str:
+    """``RESTART_COUNT_FOR_WORKER_<id>`` (``K8S/KubernetesUtils.java:171-181``)."""
+    return f"RESTART_COUNT_FOR_WORKER_{worker}"
+
+
+def applied_data(
+    live: dict[str, str] | None,
+    last_applied: dict[str, str] | None,
+    new: dict[str, str],
+) -> dict[str, str]:
+    """A ConfigMap's ``data`` after ``kubectl apply`` of ``new`` over ``live`` (client-side apply).
+
+    kubectl's three-way merge sets every key of the new configuration, and
+    deletes a live key only when the last-applied configuration (the
+    ``kubectl.kubernetes.io/last-applied-configuration`` annotation) has it
+    and the new one does not; keys someone else added (the runtime's JSON
+    patches) are kept. With no live object, apply creates ``new``
+    (https://kubernetes.io/docs/tasks/manage-kubernetes-objects/declarative-config/#how-apply-calculates-differences-and-merges-changes).
+    Server-side apply keeps them too: they belong to another field manager
+    (https://kubernetes.io/docs/reference/using-api/server-side-apply/#field-management).
+    """
+    if live is None:
+        return dict(new)
+    merged = {
+        key: value
+        for key, value in live.items()
+        if key in new or key not in (last_applied or {})
+    }
+    merged.update(new)
+    return merged

@@ -13,11 +13,17 @@ from tests.contract.helpers import KNOWN_BROKEN, REQUIREMENTS
     [
         c.name
         for c in all_cases()
-        if not c.name.startswith("golden/") and not any(g.scalable for g in c.groups)
+        if not c.name.startswith("golden/")
+        and not any(g.scalable for g in c.groups)
+        and c.job_master
     ],
 )
 def test_case_renders(name: str) -> None:
-    """Every example, imported configuration and contract job renders (so the tests above see it)."""
+    """Every example, imported configuration and contract job renders (so the tests above see it).
+
+    Except the jobs meant to be refused: a job master in the client
+    (:mod:`tests.contract.test_lifecycle`).
+    """
     c = case(name)
     assert not c.error and c.of_kind("StatefulSet"), c.error
 
@@ -26,6 +32,7 @@ def test_known_broken_names_real_cases() -> None:
     """Every entry of KNOWN_BROKEN names a requirement and cases that exist (no stale entries)."""
     from tests.contract import (  # noqa: F401  (their cases_for calls fill REQUIREMENTS)
         test_env,
+        test_lifecycle,
         test_objects,
         test_pods,
         test_rbac,

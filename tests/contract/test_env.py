@@ -36,8 +36,6 @@ def _required_env(c: Case, role: str) -> set[str]:
     }
     if role == "worker":
         names |= {"WORKER_PORT", "HOST_NAME"}
-        if not c.job_master:
-            names.add("JOB_MASTER_IP")
         if c.mpi:
             names.add("JOB_SUBMISSION_TIME")
     else:
@@ -57,8 +55,7 @@ def test_env_present(name: str) -> None:
     ``K8S/worker/K8sWorkerStarter.java:70``; ``UPLOAD_METHOD``:
     ``IMG/get_job_package.sh:117-124``). Conditional ones: ``JOB_PACKAGE_URI``
     for ``webserver`` (``IMG/get_job_package.sh:80``), ``JOB_PACKAGE_FILE_SIZE``
-    for ``client-to-pods`` (``:39``), ``JOB_MASTER_IP`` when the job master runs
-    in the client (``K8S/worker/K8sWorkerStarter.java:227-231``), and
+    for ``client-to-pods`` (``:39``), and
     ``JOB_SUBMISSION_TIME`` where ``Long.parseLong`` reads it
     (``K8S/master/JobMasterStarter.java:240``, ``K8S/mpi/MPIMasterStarter.java:228,243``).
     """

@@ -14,7 +14,14 @@ from typing import Any
 
 import pytest
 
-from tests.contract import test_env, test_objects, test_pods, test_rbac, test_resources
+from tests.contract import (
+    test_env,
+    test_lifecycle,
+    test_objects,
+    test_pods,
+    test_rbac,
+    test_resources,
+)
 from tests.contract.cases import Case, case, register
 
 Objects = list[dict[str, Any]]
@@ -187,6 +194,57 @@ def mpi_as_non_root(objects: Objects) -> None:
     spec["securityContext"]["runAsNonRoot"] = True
 
 
+def no_job_master(objects: Objects) -> None:
+    objects.remove(_find(objects, "StatefulSet", "wordcount-jm"))
+
+
+def restore_forgotten(objects: Objects) -> None:
+    _set_env(_containers(objects, "restore-0")[1], "RESTORE_JOB", "false")
+
+
+def restore_with_a_new_claim(objects: Objects) -> None:
+    objects.append(
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {
+                "name": "restore",
+                "labels": {"app": "twister2", "t2-job": "restore"},
+            },
+            "spec": {
+                "accessModes": ["ReadWriteMany"],
+                "resources": {"requests": {"storage": "8Gi"}},
+            },
+        }
+    )
+
+
+def restore_without_the_claim_mounted(objects: Objects) -> None:
+    container = _containers(objects, "restore-0")[0]
+    container["volumeMounts"] = [
+        m for m in container["volumeMounts"] if m["name"] != "persistent-volume"
+    ]
+
+
+def restart_count_in_config_map(objects: Objects) -> None:
+    _find(objects, "ConfigMap", "wordcount")["data"]["RESTART_COUNT_FOR_JOB_MASTER"] = (
+        "0"
+    )
+
+
+def restart_count_of_a_worker(objects: Objects) -> None:
+    data = _find(objects, "ConfigMap", "heterogeneous")["data"]
+    data["RESTART_COUNT_FOR_WORKER_15"] = "2"
+
+
+def restart_counts_reset_by_apply(objects: Objects) -> None:
+    # a ConfigMap that re-sets the counts to -1 ("never started") on every apply:
+    # a re-run over leftovers would then start fresh, and the docs would be wrong
+    data = _find(objects, "ConfigMap", "wordcount")["data"]
+    data["RESTART_COUNT_FOR_JOB_MASTER"] = "-1"
+    data.update({f"RESTART_COUNT_FOR_WORKER_{w}": "-1" for w in range(8)})
+
+
 BREAKS: list[tuple[str, Callable[[Objects], None], Callable[[str], None]]] = [
     ("golden/wordcount", drop_worker_port, test_env.test_env_present),
     ("golden/wordcount", pod_name_from_node, test_env.test_env_values),
@@ -212,6 +270,13 @@ BREAKS: list[tuple[str, Callable[[Objects], None], Callable[[str], None]]] = [
     ("golden/wordcount", worker_may_read_secrets, test_rbac.test_rbac_grants_nothing_more),
     ("golden/wordcount", job_master_may_delete_any_service, test_rbac.test_rbac_grants_nothing_more),
     ("golden/openmpi", mpi_as_non_root, test_pods.test_mpi_pods),
+    ("golden/wordcount", no_job_master, test_lifecycle.test_every_job_runs_its_job_master),
+    ("golden/restore", restore_forgotten, test_lifecycle.test_restore_is_rendered_as_the_launcher_renders_it),
+    ("golden/restore", restore_with_a_new_claim, test_lifecycle.test_restore_is_rendered_as_the_launcher_renders_it),
+    ("golden/restore", restore_without_the_claim_mounted, test_lifecycle.test_restore_is_rendered_as_the_launcher_renders_it),
+    ("golden/wordcount", restart_count_in_config_map, test_lifecycle.test_a_first_run_starts_fresh),
+    ("golden/heterogeneous", restart_count_of_a_worker, test_lifecycle.test_a_first_run_starts_fresh),
+    ("golden/wordcount", restart_counts_reset_by_apply, test_lifecycle.test_a_rerun_over_a_leftover_config_map_starts_restarted),
 ]  # fmt: skip
 
 

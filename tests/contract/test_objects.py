@@ -108,8 +108,6 @@ def test_services_deleted_by_job_master(name: str) -> None:
     NodePort's allocated port) outlives the job.
     """
     c = case(name)
-    if not c.job_master:
-        pytest.skip("no job master in the cluster: the client deletes the job")
     extra = sorted(
         s["metadata"]["name"]
         for s in c.of_kind("Service")

@@ -224,8 +224,6 @@ def test_job_master_service(name: str) -> None:
     (``K8S/master/JobMasterRequestObject.java:272-301``, ``K8S/KubernetesLauncher.java:387-391``).
     """
     c = case(name)
-    if not c.job_master:
-        pytest.skip("the job master runs in the client")
     service = c.named("Service", f"{c.job}-jm")
     assert service is not None, f"no Service {c.job}-jm"
     assert service["spec"].get("clusterIP") == "None"

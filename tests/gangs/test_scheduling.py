@@ -76,23 +76,11 @@ def test_explicit_min_member_is_rendered(tmp_path: Any) -> None:
     assert group["metadata"]["labels"]["t2-job"] == "job"
 
 
-def test_default_min_member_counts_the_job_master_only_in_the_cluster(
-    tmp_path: Any,
-) -> None:
+def test_default_min_member_counts_the_job_master(tmp_path: Any) -> None:
     objects = _objects(tmp_path, "  gang: volcano\n")
     (group,) = [o for o in objects if o["kind"] == "PodGroup"]
     assert group["spec"]["minMember"] == 2 + 3 + 1
     assert group["spec"]["minTaskMember"] == {"jm": 1, "a": 2, "b": 3}
-    text = job_text(
-        TWO_GROUPS.replace("scheduling:\n", "")
-        + "jobMaster: {enabled: false, address: 10.0.0.1}\nscheduling: {gang: volcano}\n"
-    )
-    path = tmp_path / "client.yaml"
-    path.write_text(text, encoding="utf-8")
-    (group,) = [d.obj for d in generate([str(path)]) if d.kind == "PodGroup"]
-    assert (
-        group["spec"]["minMember"] == 5 and "jm" not in group["spec"]["minTaskMember"]
-    )
 
 
 @pytest.mark.parametrize(

@@ -464,3 +464,70 @@ def test_worker_and_driver_classes_become_the_job_s_own(tmp_path: Path) -> None:
     )
     job = imported_job(result.text, str(path))
     assert job.spec.worker_class == "edu.iu.dsc.tws.examples.basic.HelloWorld"
+
+
+# --- checkpointing, restore and ZooKeeper (issue 31) ---------------------------------
+
+
+def test_restore_and_zookeeper_import_as_fields_and_render_restore_job(
+    tmp_path: Path,
+) -> None:
+    """``twister2.checkpointing.restore.job`` becomes ``RESTORE_JOB=true``, as Twister2's restart sets it.
+
+    ``K8S/RequestObjectBuilder.java:499-501`` writes the key as ``RESTORE_JOB``
+    (``K8S/`` = ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/``).
+    """
+    text = (
+        BASE
+        + "twister2.resource.persistent.volume.per.worker: 1.0\n"
+        + "twister2.checkpointing.enable: true\n"
+        + "twister2.checkpointing.restore.job: true\n"
+        + 'twister2.resource.zookeeper.server.addresses: "zk-0.zk:2181,zk-1.zk:2181"\n'
+        + 'twister2.resource.zookeeper.root.node.path: "/jobs"\n'
+    )
+    (tmp_path / "r.yaml").write_text(text, encoding="utf-8")
+    result = import_config([str(tmp_path / "r.yaml")], jar_file="j.jar")
+    spec = result.job["spec"]
+    assert spec["checkpointing"] == {"enabled": True, "restore": True}
+    assert spec["zooKeeper"] == {
+        "serverAddresses": "zk-0.zk:2181,zk-1.zk:2181",
+        "rootNode": "/jobs",
+    }
+    job_file = tmp_path / "job.yaml"
+    job_file.write_text(result.text, encoding="utf-8")
+    objects = [d.obj for d in generate([str(job_file)])]
+    kinds = {obj["kind"] for obj in objects}
+    assert "PersistentVolumeClaim" not in kinds  # the failed run's claim is mounted
+    for obj in objects:
+        if obj["kind"] == "StatefulSet":
+            for container in obj["spec"]["template"]["spec"]["containers"]:
+                env = {e["name"]: e.get("value") for e in container["env"]}
+                assert env["RESTORE_JOB"] == "true"
+
+
+def test_an_unknown_checkpoint_store_is_refused_at_its_key(tmp_path: Path) -> None:
+    found = problems_of(
+        tmp_path, {"r.yaml": BASE + 'twister2.persistent.storage.type: "none"\n'}
+    )
+    assert any(
+        ":9:1: " in p and "'none' is not a checkpoint store t2gen knows" in p
+        for p in found
+    ), found
+
+
+def test_a_job_master_in_the_client_is_refused_at_the_twister2_key(
+    tmp_path: Path,
+) -> None:
+    found = problems_of(
+        tmp_path,
+        {
+            "r.yaml": BASE
+            + "twister2.job.master.runs.in.client: true\n"
+            + 'twister2.job.master.provided.ip: "10.0.0.1"\n'
+        },
+    )
+    assert any(
+        "twister2.job.master.runs.in.client" in p
+        and "leaves the workers without a job master" in p
+        for p in found
+    ), found

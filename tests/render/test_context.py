@@ -273,28 +273,6 @@ def test_no_claim_without_per_worker_storage() -> None:
     )
 
 
-def test_job_master_in_the_client() -> None:
-    context = _context(
-        "workers: [{count: 1}]\njobMaster: {enabled: false, address: 10.1.2.3}\n"
-    )
-    assert context["jobMaster"] is None
-    assert (
-        _env(context["workerGroups"][0]["containers"][0])["JOB_MASTER_IP"] == "10.1.2.3"
-    )
-    # no job master pod: no job master role, and the workers need not watch pods
-    assert _roles(context) == {
-        "worker": [
-            {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["list"]},
-            {
-                "apiGroups": [""],
-                "resources": ["configmaps"],
-                "resourceNames": ["job"],
-                "verbs": ["patch"],
-            },
-        ]
-    }
-
-
 def test_rbac_can_be_left_to_the_cluster() -> None:
     from t2gen.pipeline.job import builtin_template_set
     from t2gen.render.engine import render

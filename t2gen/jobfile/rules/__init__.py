@@ -30,6 +30,7 @@ from typing import Any
 
 from t2gen.errors import Problem, Warning_
 from t2gen.jobfile.rules import (
+    checkpointing,
     env,
     image,
     job_master,
@@ -76,6 +77,7 @@ __all__ = [
 REGISTRY: dict[str, Rule] = registry(
     module.RULES
     for module in (
+        checkpointing,
         env,
         image,
         job_master,

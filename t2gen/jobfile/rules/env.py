@@ -18,6 +18,7 @@ _ENV_SOURCES = {
     "JOB_PACKAGE_FILE_SIZE": "spec.jobPackage.fileSize",
     "UPLOAD_METHOD": "spec.jobPackage.uploadMethod",
     "JOB_MASTER_IP": "spec.jobMaster.address",
+    "RESTORE_JOB": "spec.checkpointing.restore",
     "WORKER_PORT": "spec.network.basePort",
     "JVM_MEMORY_MB": "the worker group's memory",
 }

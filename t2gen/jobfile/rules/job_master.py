@@ -1,4 +1,4 @@
-"""The job master: in the cluster or in the client, and its share of the claim."""
+"""The job master: in the cluster, and its share of the claim."""
 
 from __future__ import annotations
 
@@ -14,26 +14,72 @@ def _job_master(data: dict[str, Any]) -> dict[str, Any]:
     return as_dict(as_dict(data.get("spec")).get("jobMaster"))
 
 
-@rule("job-master-address", fields=("spec.jobMaster.enabled", "spec.jobMaster.address"))
-def check_address(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
-    """A job master in the submitting client (``enabled: false``) has an ``address``.
-
-    The workers reach the job master at ``JOB_MASTER_IP``. In the cluster it is
-    found through its Service; in the client, only the job file can say where
-    the client is.
-
-    Sources: Twister2's ``K8sEnvVariables`` and ``KubernetesContext``
-    (cylondata/twister2,
-    ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/``).
-    """
-    job_master = _job_master(data)
-    if job_master.get("enabled") is False and "address" not in job_master:
-        yield problem(
-            doc,
-            ("spec", "jobMaster", "enabled"),
-            "with enabled: false the job master runs in the submitting client; set jobMaster.address to "
-            "the client's IP address so the workers can reach it (JOB_MASTER_IP)",
+def _needs_job_master(spec: dict[str, Any]) -> str:
+    """Why the workers of this job need a job master, in words with the Twister2 lines."""
+    if spec.get("driverClass"):
+        return (
+            "its driver (spec.driverClass) runs in the job master "
+            "(WorkerRuntime.java:128-162)"
         )
+    if as_dict(spec.get("checkpointing")).get("enabled") is True:
+        return (
+            "checkpointing is coordinated by the job master "
+            "(K8sWorkerStarter.java:105-113, WorkerRuntime.java:128-162)"
+        )
+    if not as_dict(spec.get("zooKeeper")).get("serverAddresses"):
+        return (
+            "without ZooKeeper every worker registers with the job master at JOB_MASTER_IP "
+            "(WorkerRuntime.java:113-126)"
+        )
+    return (
+        "with ZooKeeper the workers still wait for the job's job-submission-time znode, "
+        "which only the job master creates (ZKWorkerController.java:232-236, "
+        "JobMasterStarter.java:233-241)"
+    )
+
+
+@rule(
+    "job-master-in-client",
+    fields=(
+        "spec.jobMaster.enabled",
+        "spec.driverClass",
+        "spec.checkpointing.enabled",
+        "spec.zooKeeper.serverAddresses",
+    ),
+)
+def check_in_client(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """The job master runs in the cluster (``jobMaster.enabled: false`` is refused).
+
+    Nothing would run a job master outside the cluster for the objects t2gen
+    renders: Twister2 starts one in the submitting client only inside
+    ``twister2 submit``'s ``KubernetesLauncher.launch``, after creating every
+    object itself (``schedulers/k8s/KubernetesLauncher.java:147-156,194-232``),
+    and no Twister2 program starts one for objects someone else created. And
+    no job runs without one on Kubernetes: a worker connects to the job master
+    when the job has a driver, uses checkpointing, or has no ZooKeeper
+    (``schedulers/k8s/worker/K8sWorkerStarter.java:105-113``,
+    ``core/WorkerRuntime.java:113-162``), and with ZooKeeper it waits (100 s,
+    then fails) for the job-submission-time znode that only the job master's
+    pod creates (``twister2/common/src/java/edu/iu/dsc/tws/common/zk/ZKWorkerController.java:232-236``,
+    ``JobZNodeManager.java:225-281``; ``schedulers/k8s/master/JobMasterStarter.java:233-241``).
+    So ``enabled: false`` would leave every worker waiting on ``JOB_MASTER_IP``
+    or on ZooKeeper; the message says which, for this job.
+
+    Sources: DSC-SPIDAL/twister2 at c6844d2, paths under
+    ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/`` unless
+    given in full.
+    """
+    spec = as_dict(data.get("spec"))
+    if as_dict(spec.get("jobMaster")).get("enabled") is not False:
+        return
+    yield problem(
+        doc,
+        ("spec", "jobMaster", "enabled"),
+        f"enabled: false leaves the workers without a job master: {_needs_job_master(spec)}, "
+        "and nothing starts one outside the cluster for these objects (Twister2 starts it in "
+        "the client only within twister2 submit, KubernetesLauncher.java:147-156); remove "
+        "enabled: false, so the job master runs in the cluster as the StatefulSet <name>-jm",
+    )
 
 
 @rule(
@@ -51,7 +97,8 @@ def check_address_unused(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
         yield problem(
             doc,
             ("spec", "jobMaster", "address"),
-            "address is only used when the job master runs in the client (enabled: false); remove it",
+            "address is not used: the job master runs in the cluster, where the workers find it "
+            "through its Service <name>-jm; remove it",
             key=True,
         )
 
@@ -88,5 +135,5 @@ def check_disk_claim(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
         )
 
 
-RULES: tuple[Rule, ...] = (check_address, check_address_unused, check_disk_claim)
+RULES: tuple[Rule, ...] = (check_in_client, check_address_unused, check_disk_claim)
 """This module's rules, in the order ``docs/rules.md`` lists them."""

@@ -65,7 +65,13 @@ def _common_env(job: Job) -> list[dict[str, Any]]:
     env.append(_env("LOGGER_PROPERTIES_FILE", names.LOGGER_PROPERTIES_FILE))
     if not any(v.name == "JOB_SUBMISSION_TIME" for v in job.spec.env):
         env.append(_env("JOB_SUBMISSION_TIME", names.DEFAULT_JOB_SUBMISSION_TIME))
-    env.append(_env("RESTORE_JOB", "false"))
+    # Twister2's restart sets twister2.checkpointing.restore.job, which the launcher
+    # writes as RESTORE_JOB (RequestObjectBuilder.java:499-501) and the starters put
+    # over the package's configuration (K8sWorkerStarter.java:78,101-103,
+    # JobMasterStarter.java:67,86-88)
+    env.append(
+        _env("RESTORE_JOB", "true" if job.spec.checkpointing.restore else "false")
+    )
     return env
 
 

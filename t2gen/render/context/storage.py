@@ -23,12 +23,21 @@ def persistent_volume_claim(job: Job) -> dict[str, Any] | None:
     ``persistentDisk`` when the job master runs in the cluster (Twister2
     ``RequestObjectBuilder.createPersistentVolumeClaimObject``).
 
+    A run that restores checkpoints from the claim (``checkpointing.restore``
+    with ``storageType: mounted``) mounts the claim of the failed run it
+    restores, which the job master kept (``K8S/master/JobTerminator.java:49-65``),
+    so the claim is not rendered, as the launcher then creates none
+    (``K8S/KubernetesLauncher.java:124-138``; it refuses to restore when the
+    claim is gone, ``:301-317``; ``K8S/`` is
+    ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/``).
+
     Returns:
         ``{storageClassName, accessModes, storage}`` (storage a canonical
-        quantity rounded up), or None when the job has no claim.
+        quantity rounded up), or None when the job has no claim, or restores
+        from an earlier run's.
     """
     spec = job.spec
-    if not has_claim(spec):
+    if not has_claim(spec) or spec.checkpointing.restores_from_claim:
         return None
     size = spec.storage.per_worker * spec.total_workers
     if spec.job_master.enabled:
