@@ -304,6 +304,30 @@ def _config_problems(
                 f"lists {count} in {k.ADDITIONAL_PORTS} ({at}): workers derive their ports from it",
             )
         )
+    enabled, at = value(k.CHECKPOINTING_ENABLED)
+    if bool(enabled) != spec.checkpointing.enabled:
+        problems.append(
+            _problem(
+                doc,
+                ("spec", "checkpointing", "enabled"),
+                f"checkpointing.enabled {str(spec.checkpointing.enabled).lower()} here, but the "
+                f"package sets {k.CHECKPOINTING_ENABLED} {enabled!r} ({at}): the runtime follows "
+                "the package, and t2gen's rules on restore and the job master follow the job file",
+            )
+        )
+    servers, at = value(k.ZOOKEEPER_SERVERS)
+    if servers != spec.zoo_keeper.server_addresses:
+        problems.append(
+            _problem(
+                doc,
+                ("spec", "zooKeeper", "serverAddresses")
+                if spec.zoo_keeper.server_addresses
+                else ("spec",),
+                f"zooKeeper.serverAddresses {spec.zoo_keeper.server_addresses!r} here, but the "
+                f"package sets {k.ZOOKEEPER_SERVERS} {servers!r} ({at}): the runtime uses "
+                "ZooKeeper only as the package says",
+            )
+        )
     channel, at = value(k.CHANNEL_CLASS)
     if (channel == k.MPI_CHANNEL) != spec.mpi.enabled:
         problems.append(

@@ -33,6 +33,7 @@ from t2gen.errors import ConfigError, Problem, SchemaError
 from t2gen.jobfile.yaml import SourceDoc, parse_job
 from t2gen.model import Job
 from t2gen.package.job import compute_resources
+from t2gen.package.runtime import fault_tolerance_keys
 from t2gen.record import Record
 from t2gen.textfile import decode_source, read_source
 from t2gen.twister2 import confkeys as k
@@ -143,7 +144,6 @@ def agreeing_keys(job: Job) -> list[tuple[str, str, Any]]:
     ``file`` is the one Twister2 ships the key in (``conf/kubernetes/<file>``).
     """
     spec = job.spec
-    gib = 2**30
     keys: list[tuple[str, str, Any]] = [
         ("resource.yaml", k.NAMESPACE, job.namespace or "default"),
         ("resource.yaml", k.JOB_NAME, job.name),
@@ -153,7 +153,7 @@ def agreeing_keys(job: Job) -> list[tuple[str, str, Any]]:
         (
             "resource.yaml",
             k.PERSISTENT_VOLUME_PER_WORKER,
-            float(spec.storage.per_worker.value / gib),
+            float(spec.storage.per_worker.value / 2**30),
         ),
         ("resource.yaml", k.UPLOADING_METHOD, spec.job_package.upload_method),
         (
@@ -166,6 +166,7 @@ def agreeing_keys(job: Job) -> list[tuple[str, str, Any]]:
         ("network.yaml", k.NODE_PORT_SERVICE, spec.network.service_type == "NodePort"),
         ("core.yaml", k.JOB_MASTER_RUNS_IN_CLIENT, not spec.job_master.enabled),
         ("core.yaml", k.JOB_MASTER_PORT, spec.job_master.port),
+        *fault_tolerance_keys(job),
     ]
     if spec.network.node_port is not None:
         keys.append(("network.yaml", k.NODE_PORT, spec.network.node_port))

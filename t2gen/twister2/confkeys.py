@@ -13,6 +13,7 @@ __all__ = [
     "ADDITIONAL_PORTS",
     "BASE_PORT",
     "CHANNEL_CLASS",
+    "CHECKPOINTING_ENABLED",
     "COMPUTE_RESOURCES",
     "DEFAULTS",
     "DOCKER_IMAGE",
@@ -27,12 +28,15 @@ __all__ = [
     "NAMESPACE",
     "NODE_PORT",
     "NODE_PORT_SERVICE",
+    "PERSISTENT_STORAGE_TYPE",
     "PERSISTENT_VOLUME_PER_WORKER",
     "SSH_SECRET_NAME",
     "TCP_CHANNEL",
     "TRANSPORT_PROTOCOL",
     "UPLOADER_WEB_SERVER",
     "UPLOADING_METHOD",
+    "ZOOKEEPER_ROOT_NODE",
+    "ZOOKEEPER_SERVERS",
 ]
 
 NAMESPACE = "kubernetes.namespace"
@@ -79,6 +83,14 @@ JOB_MASTER_CPU = "twister2.job.master.cpu"
 """The job master pod's cores (``JMC``); read by the client."""
 JOB_MASTER_RAM = "twister2.job.master.ram"
 """The job master pod's MB (``JMC``); read by the client."""
+CHECKPOINTING_ENABLED = "twister2.checkpointing.enable"
+"""The job checkpoints (``twister2/checkpointing/src/java/edu/iu/dsc/tws/checkpointing/util/CheckpointingContext.java:23,37-40``)."""
+PERSISTENT_STORAGE_TYPE = "twister2.persistent.storage.type"
+"""Where checkpoints go: ``mounted`` (``/persistent``) or ``hdfs`` (``twister2/api/src/java/edu/iu/dsc/tws/api/config/FileSystemContext.java:24-25``)."""
+ZOOKEEPER_SERVERS = "twister2.resource.zookeeper.server.addresses"
+"""The ZooKeeper servers; set, the runtime uses ZooKeeper (``twister2/common/src/java/edu/iu/dsc/tws/common/zk/ZKContext.java:37,54-61``)."""
+ZOOKEEPER_ROOT_NODE = "twister2.resource.zookeeper.root.node.path"
+"""The znode every job's znodes are under (``ZKContext.java:32-33``)."""
 
 DEFAULTS: dict[str, object] = {
     NAMESPACE: "default",
@@ -92,6 +104,9 @@ DEFAULTS: dict[str, object] = {
     UPLOADER_WEB_SERVER: "http://twister2-uploader.default.svc.cluster.local",
     CHANNEL_CLASS: MPI_CHANNEL,
     ADDITIONAL_PORTS: [],
+    CHECKPOINTING_ENABLED: False,
+    PERSISTENT_STORAGE_TYPE: "mounted",
+    ZOOKEEPER_ROOT_NODE: "/twister2",
 }
 """What the runtime uses for a key no file sets: the defaults in Twister2's code
 (``KC``, ``JMC``, ``SC``; the importer's key table cites each line)."""

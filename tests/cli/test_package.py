@@ -241,3 +241,51 @@ def test_classes_and_job_config_the_job_file_states_must_be_the_package_s(
         "spec.jobConfig.extra: jobConfig extra is True here (java.lang.Boolean), but wordcount.tar.gz:twister2-job/wordcount.job has no such key"
         in done.stderr
     )
+
+
+def test_the_package_carries_checkpointing_and_zookeeper(
+    tmp_path: Path, jar: Path
+) -> None:
+    """``spec.checkpointing`` and ``spec.zooKeeper`` go into the package; a job file that says otherwise is refused.
+
+    The runtime reads them from the package's configuration
+    (``CheckpointingContext.java:23,37-40``, ``ZKContext.java:37,54-61``), while
+    t2gen's restore and job-master rules read the job file: the two must agree.
+    """
+    job = tmp_path / "ck.yaml"
+    text = (
+        "apiVersion: t2gen/v1\nkind: Twister2Job\nmetadata: {name: ck}\n"
+        "spec:\n  image: twister2/twister2-k8s:0.8.0\n"
+        "  workerClass: org.example.Worker\n"
+        "  workers: [{count: 2}]\n"
+        "  storage: {persistent: {perWorker: 1Gi}}\n"
+        "  checkpointing: {enabled: true}\n"
+        "  zooKeeper: {serverAddresses: 'zk:2181'}\n"
+    )
+    job.write_text(text, encoding="utf-8")
+    assert t2gen("package", str(job), "--jar", str(jar), cwd=tmp_path).returncode == 0
+    with tarfile.open(tmp_path / "ck.tar.gz") as tar:
+        tar.extractall(tmp_path / "unpacked", filter="data")
+    imported = import_config([str(tmp_path / "unpacked/twister2-job")]).job["spec"]
+    assert imported["checkpointing"] == {"enabled": True, "storageType": "mounted"}
+    assert imported["zooKeeper"] == {
+        "serverAddresses": "zk:2181",
+        "rootNode": "/twister2",
+    }
+    assert (
+        t2gen("render", str(job), "--package", "ck.tar.gz", cwd=tmp_path).returncode
+        == 0
+    )
+    job.write_text(
+        text.replace("{enabled: true}", "{enabled: false}").replace(
+            "  zooKeeper: {serverAddresses: 'zk:2181'}\n", ""
+        ),
+        encoding="utf-8",
+    )
+    done = t2gen("render", str(job), "--package", "ck.tar.gz", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "but the package sets twister2.checkpointing.enable True" in done.stderr
+    assert (
+        "but the package sets twister2.resource.zookeeper.server.addresses 'zk:2181'"
+        in (done.stderr)
+    )
