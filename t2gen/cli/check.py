@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
-from t2gen.cli._options import KubeVersion
+from t2gen.cli._options import KubeVersion, job_files
 from t2gen.cli.commands import run_check
 
 __all__ = ["EPILOG", "check"]
@@ -20,12 +20,23 @@ EPILOG = (
 
 def check(
     manifests: Annotated[
-        list[str],
+        Optional[list[str]],  # noqa: UP045 - Typer reads the annotation at run time
         typer.Argument(
-            help="Manifest files (a YAML stream or JSON); `-` reads standard input.",
+            help="Manifest files (a YAML stream or JSON); `-` reads standard input. Or -f FILE.",
             metavar="FILE...",
+            show_default=False,
         ),
-    ],
+    ] = None,
+    filenames: Annotated[
+        Optional[list[str]],  # noqa: UP045 - Typer reads the annotation at run time
+        typer.Option(
+            "--filename",
+            "-f",
+            help="A manifest file, as kubectl's -f (repeatable; `-` reads standard input).",
+            metavar="FILE",
+            show_default=False,
+        ),
+    ] = None,
     kube_version: KubeVersion = None,
 ) -> None:
     """Check any manifests: Kubernetes' OpenAPI schemas (strict) plus t2gen's semantic checks.
@@ -36,6 +47,7 @@ def check(
     warning and not checked; a kind of Kubernetes' own API groups that the
     version does not serve is an error.
     """
-    code = run_check(manifests, kube_version)
+    files, _ = job_files(manifests, filenames, noun="manifest file")
+    code = run_check(files, kube_version)
     if code:
         raise typer.Exit(code)

@@ -30,13 +30,34 @@ def templates_list(templates: TemplateDirs = None) -> None:
             typer.echo(f"{name}\t{label}")
 
 
+def complete_template_names(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion of ``templates show NAME``: the templates a render would use.
+
+    Templates from ``--templates`` directories typed before NAME count too; a
+    directory that cannot be read completes nothing rather than failing.
+    """
+    from t2gen.errors import T2genError
+    from t2gen.pipeline.job import make_template_set
+
+    directories = template_dirs(ctx.params.get("templates"))
+    try:
+        names = [name for name, _ in make_template_set(directories).all_templates()]
+    except (T2genError, OSError):
+        return []
+    return [name for name in names if name.startswith(incomplete)]
+
+
 @app.command(
     "show",
     epilog="Example:\n\n  mkdir my-templates && t2gen templates show service-job-master.yaml.j2 > my-templates/service-job-master.yaml.j2",
 )
 def templates_show(
     name: Annotated[
-        str, typer.Argument(help="A template's file name, e.g. configmap.yaml.j2.")
+        str,
+        typer.Argument(
+            help="A template's file name, e.g. configmap.yaml.j2.",
+            autocompletion=complete_template_names,
+        ),
     ],
     templates: TemplateDirs = None,
 ) -> None:
