@@ -248,8 +248,11 @@ def container_volume_mounts(
 ) -> Iterator[Finding]:
     """Every volume mount names a volume of the pod.
 
-    Source: kubernetes/kubernetes ``pkg/apis/core/validation``
-    (``ValidateVolumeMounts``: "not found").
+    A StatefulSet's ``volumeClaimTemplates`` are volumes of its pods too (the
+    controller adds one per claim). Source: kubernetes/kubernetes
+    ``pkg/apis/core/validation`` (``ValidateVolumeMounts``: "not found");
+    ``pkg/apis/apps/validation`` (``ValidateStatefulSetSpec`` validates the
+    template with the claims as volumes).
     """
     for index, mount in enumerate(as_list(container.get("volumeMounts"))):
         name = as_dict(mount).get("name")
@@ -376,11 +379,19 @@ def pod_findings(
     Yields:
         Findings, container by container, then pod-wide.
     """
+    claims = (
+        as_list(as_dict(owner.get("spec")).get("volumeClaimTemplates"))
+        if owner.get("kind") == "StatefulSet"
+        else []
+    )
     state = PodState(
         {
             name
-            for volume in as_list(pod.get("volumes"))
-            if hashable(name := as_dict(volume).get("name"))
+            for volume in [*as_list(pod.get("volumes")), *claims]
+            if hashable(
+                name := as_dict(volume).get("name")
+                or as_dict(as_dict(volume).get("metadata")).get("name")
+            )
         }
     )
     runs = stream.runs

@@ -307,20 +307,28 @@ def run_render(
     return run(body)
 
 
-def run_check(manifests: Sequence[str], kube_version: str | None = None) -> int:
-    """``t2gen check``: a summary line on stdout, warnings on stderr; see :func:`run`."""
+def run_check(
+    manifests: Sequence[str], kube_version: str | None = None, *, strict: bool = False
+) -> int:
+    """``t2gen check``: a summary line on stdout, warnings and notes on stderr; see :func:`run`."""
 
     def body(_: list[Warning_]) -> None:
         from t2gen.checks.manifests import check_manifests
         from t2gen.kube.versions import DEFAULT_KUBE_VERSION
 
-        count, warnings = check_manifests(manifests, kube_version)
+        count, unchecked, notes = check_manifests(
+            manifests, kube_version, strict=strict
+        )
         version = kube_version or DEFAULT_KUBE_VERSION
-        warn(warnings)
-        checked = count - len(warnings)
+        warn(unchecked)
+        for note in notes:
+            echo(one_line(f"note: {note}"), err=True)
+        checked = count - len(unchecked)
         summary = f"{checked} object{'s' if checked != 1 else ''} valid for Kubernetes {version} (strict)"
-        if warnings:
-            summary += f"; {len(warnings)} not checked (no schema)"
+        if unchecked:
+            summary += f"; {len(unchecked)} not checked (no schema)"
+        if notes:
+            summary += f"; {len(notes)} note{'s' if len(notes) != 1 else ''}"
         echo(summary)
 
     return run(body)

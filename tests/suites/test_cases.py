@@ -161,7 +161,7 @@ def test_a_bom_is_accepted(tmp_path: Path) -> None:
 
 CLI_MISUSE = [
     (["render", "--bogus", "examples/wordcount.yaml"], 2, "t2gen render: No such option: --bogus (Possible options: --jobs) (see 't2gen render --help')"),
-    (["render"], 2, "t2gen render: Missing argument 'JOB...' (see 't2gen render --help')"),
+    (["render"], 2, "t2gen render: Invalid value for 'JOB...': give a job file: `FILE` or `-f FILE` (`-` reads standard input) (see 't2gen render --help')"),
     (["frobnicate"], 2, "t2gen: No such command 'frobnicate' (see 't2gen --help')"),
     (["render", "missing.yaml"], 1, "missing.yaml: no such file"),
     (["render", "examples"], 1, "examples: is a directory, not a job file"),
@@ -169,7 +169,7 @@ CLI_MISUSE = [
     (["check", "--kube-version", "1.2", "examples/wordcount.yaml"], 2, "t2gen check: Invalid value for '--kube-version': Kubernetes 1.2 has no bundled schema; use one of 1.25 to 1.37 (see 't2gen check --help')"),
     (["render", "examples/wordcount.yaml", "--format", "helm", "-n", "jobs"], 2, "t2gen render: Invalid value for '--namespace': -o helm leaves the namespace to Helm: use `helm install --namespace NS` (see 't2gen render --help')"),
     (["render", "examples/wordcount.yaml", "--output-dir", "examples/wordcount.yaml"], 2, "t2gen render: Invalid value for '--output-dir': Directory 'examples/wordcount.yaml' is a file (see 't2gen render --help')"),
-    (["render", "examples/wordcount.yaml", "-o", "examples/wordcount.yaml"], 2, "t2gen render: Invalid value for '--output' / '-o': 'examples/wordcount.yaml' is a file, not an output format (yaml, json, helm) or a directory (see 't2gen render --help')"),
+    (["render", "examples/wordcount.yaml", "-o", "examples/wordcount.yaml"], 2, "t2gen render: Invalid value for '--output' / '-o': 'examples/wordcount.yaml' is not an output format (yaml, json, helm): -o is the format, as in kubectl; a job file is an argument or -f examples/wordcount.yaml (see 't2gen render --help')"),
     (["render", "examples/wordcount.yaml", "-o", "yml"], 2, "t2gen render: Invalid value for '--output' / '-o': 'yml' is not an output format: use yaml, json or helm (a directory is --output-dir yml) (see 't2gen render --help')"),
 ]  # fmt: skip
 
