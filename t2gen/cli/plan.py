@@ -13,6 +13,7 @@ import typer
 from t2gen.cli._options import (
     FileNames,
     Namespace,
+    PackageFile,
     check_kube_version,
     complete_kube_versions,
     job_files,
@@ -111,6 +112,7 @@ def plan(
             autocompletion=complete_kube_versions,
         ),
     ] = None,
+    package: PackageFile = None,
 ) -> None:
     """Show where every worker runs, or check that the job fits a cluster.
 
@@ -164,14 +166,18 @@ def plan(
         if job == "-":
             stdin = io.BytesIO(sys.stdin.buffer.read())  # read twice: job, then render
         (loaded,) = validate_files(
-            [job], namespace=namespace, stdin=stdin, warnings=warnings
+            [job], namespace=namespace, stdin=stdin, warnings=warnings, package=package
         )
         if stdin is not None:
             stdin.seek(0)
         objects = [
             document.obj
             for document in generate(
-                [job], namespace=namespace, stdin=stdin, kube_version=kube_version
+                [job],
+                namespace=namespace,
+                stdin=stdin,
+                kube_version=kube_version,
+                package=package,
             )
         ]
         if nodes is None:

@@ -12,6 +12,7 @@ from t2gen.cli._options import (
     FileNames,
     JobFiles,
     Namespace,
+    PackageFile,
     TemplateDirs,
     check_kube_version,
     complete_kube_versions,
@@ -33,7 +34,8 @@ EPILOG = (
     "  t2gen render job.yaml --namespace analytics -o json\n\n"
     "  t2gen render job.yaml --validate --kube-version 1.30\n\n"
     "  t2gen render gang-job.yaml --kube-version 1.36\n\n"
-    "  t2gen render job.yaml -o helm > chart/templates/job.yaml"
+    "  t2gen render job.yaml -o helm > chart/templates/job.yaml\n\n"
+    "  t2gen render job.yaml --package wordcount.tar.gz | kubectl apply -f -"
 )
 
 
@@ -133,6 +135,7 @@ def render(
         ),
     ] = None,
     templates: TemplateDirs = None,
+    package: PackageFile = None,
     kube_validate: Annotated[
         bool,
         typer.Option(
@@ -225,6 +228,7 @@ def render(
         kube_version=kube_version,
         processes=processes,
         force=force,
+        package=package,
     )
     if code:
         raise typer.Exit(code)
