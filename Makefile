@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help install tools demo test golden docs generate lint format typecheck examples wheel-smoke check bench fuzz clean
+.PHONY: help install tools demo test golden docs generate lint format typecheck examples wheel-smoke dist check bench fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -65,6 +65,9 @@ examples: $(STAMP) ## Validate and render every example
 
 wheel-smoke: $(STAMP) ## Build the wheel, install it in a fresh venv, run t2gen from another directory
 	$(BIN)/python scripts/wheel_smoke.py
+
+dist: $(STAMP) ## Build the sdist and wheel into dist/, after installing the wheel in a fresh venv and running it elsewhere
+	$(BIN)/python scripts/wheel_smoke.py --outdir dist
 
 check: lint typecheck test wheel-smoke ## Every gate CI runs
 
