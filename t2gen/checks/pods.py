@@ -379,21 +379,12 @@ def pod_findings(
     Yields:
         Findings, container by container, then pod-wide.
     """
-    claims = (
-        as_list(as_dict(owner.get("spec")).get("volumeClaimTemplates"))
-        if owner.get("kind") == "StatefulSet"
-        else []
-    )
-    state = PodState(
-        {
-            name
-            for volume in [*as_list(pod.get("volumes")), *claims]
-            if hashable(
-                name := as_dict(volume).get("name")
-                or as_dict(as_dict(volume).get("metadata")).get("name")
-            )
-        }
-    )
+    spec = as_dict(owner.get("spec")) if owner.get("kind") == "StatefulSet" else {}
+    names = [as_dict(v).get("name") for v in as_list(pod.get("volumes"))] + [
+        as_dict(as_dict(claim).get("metadata")).get("name")
+        for claim in as_list(spec.get("volumeClaimTemplates"))  # its pods' volumes too
+    ]
+    state = PodState({name for name in names if hashable(name)})
     runs = stream.runs
     for index, container in enumerate(as_list(pod.get("containers"))):
         for container_check in CONTAINER_CHECKS:
