@@ -124,9 +124,10 @@ def _pod_names(job: Job) -> list[str]:
 def supervisor_rules(job: Job, group_objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The supervisor's Role: exactly the calls of its script, each named where RBAC can name it.
 
-    - configmaps ``<job>``: get, list and watch (``kubectl get configmap <job>
-      [--watch]``: a watch of one object is a list and watch with the field
-      selector ``metadata.name``, which ``resourceNames`` authorizes), patch
+    - configmaps ``<job>``: get and watch (``kubectl get configmap <job>
+      [--watch]`` reads the object, then watches it with the field selector
+      ``metadata.name``, which ``resourceNames`` authorizes: kubernetes/kubectl
+      ``pkg/cmd/get/get.go`` and cli-runtime ``Helper.WatchSingle``), patch
       (``T2GEN_SUPERVISOR``, ``KILL_JOB``) and delete (only if the job master
       does not answer a kill).
     - pods: get of the job's pods by name (the job master's phase; ``kubectl
@@ -143,7 +144,7 @@ def supervisor_rules(job: Job, group_objects: list[dict[str, Any]]) -> list[dict
     """
     pods = _pod_names(job)
     rules: list[dict[str, Any]] = [
-        _rule("", "configmaps", ["get", "list", "watch", "patch"], [job.name]),
+        _rule("", "configmaps", ["get", "watch", "patch"], [job.name]),
         _rule("", "pods", ["get"], pods),
         _rule("", "pods", ["list"]),
         _rule("", "pods/log", ["get"], pods),
