@@ -32,7 +32,11 @@ from tests.contract import runtime as t2
 from tests.contract.cases import all_cases, case
 from tests.contract.helpers import cases_for, selects
 
-_GROUPS = {"apps/v1": "apps", "v1": "", "rbac.authorization.k8s.io/v1": "rbac.authorization.k8s.io"}
+_GROUPS = {
+    "apps/v1": "apps",
+    "v1": "",
+    "rbac.authorization.k8s.io/v1": "rbac.authorization.k8s.io",
+}
 
 
 def _supervised() -> list[str]:
@@ -48,18 +52,26 @@ def _ref(obj: dict[str, Any]) -> str:
     api_version = obj["apiVersion"]
     group = _GROUPS.get(api_version, api_version.rpartition("/")[0])
     plural = obj["kind"].lower() + "s"
-    return f"{plural}.{group}/{obj['metadata']['name']}" if group else f"{plural}/{obj['metadata']['name']}"
+    return (
+        f"{plural}.{group}/{obj['metadata']['name']}"
+        if group
+        else f"{plural}/{obj['metadata']['name']}"
+    )
 
 
 def _env(c: Any) -> dict[str, str]:
-    (job,) = [j for j in c.of_kind("Job") if j["metadata"]["name"] == f"{c.job}-supervisor"]
+    (job,) = [
+        j for j in c.of_kind("Job") if j["metadata"]["name"] == f"{c.job}-supervisor"
+    ]
     (container,) = job["spec"]["template"]["spec"]["containers"]
     return {e["name"]: e["value"] for e in container["env"] if "value" in e}
 
 
 def _terminator_deletes(c: Any) -> list[str]:
     """What ``JobTerminator.terminateJob`` deletes, in its order, but the claim."""
-    workers = [f"statefulsets.apps/{s['metadata']['name']}" for s in c.worker_statefulsets]
+    workers = [
+        f"statefulsets.apps/{s['metadata']['name']}" for s in c.worker_statefulsets
+    ]
     return [
         *workers,
         f"services/{c.job}",
@@ -74,17 +86,31 @@ def test_there_are_supervised_cases() -> None:
     assert "golden/supervised" in _supervised()
 
 
-@pytest.mark.parametrize("name", cases_for("supervisor-not-a-job-object", _supervised()))
+@pytest.mark.parametrize(
+    "name", cases_for("supervisor-not-a-job-object", _supervised())
+)
 def test_supervisor_objects_are_not_the_jobs(name: str) -> None:
     """No object of the supervisor carries ``t2-job``: the runtime would take its ConfigMap for a second one of the job."""
     c = case(name)
-    supervisor = [o for o in c.objects if o["metadata"]["name"] == f"{c.job}-supervisor"]
-    assert {o["kind"] for o in supervisor} == {"ServiceAccount", "Role", "RoleBinding", "ConfigMap", "Job"}
+    supervisor = [
+        o for o in c.objects if o["metadata"]["name"] == f"{c.job}-supervisor"
+    ]
+    assert {o["kind"] for o in supervisor} == {
+        "ServiceAccount",
+        "Role",
+        "RoleBinding",
+        "ConfigMap",
+        "Job",
+    }
     for obj in supervisor:
-        assert not selects(t2.job_label_selector(c.job), obj["metadata"].get("labels") or {}), obj["kind"]
+        assert not selects(
+            t2.job_label_selector(c.job), obj["metadata"].get("labels") or {}
+        ), obj["kind"]
 
 
-@pytest.mark.parametrize("name", cases_for("supervisor-cleans-leftovers", _supervised()))
+@pytest.mark.parametrize(
+    "name", cases_for("supervisor-cleans-leftovers", _supervised())
+)
 def test_supervisor_deletes_what_the_job_master_leaves(name: str) -> None:
     """The supervisor's clean-up is every object of the job the job master does not delete, but the claim.
 
@@ -104,22 +130,34 @@ def test_supervisor_deletes_what_the_job_master_leaves(name: str) -> None:
     assert set(_env(c)["T2_CLEANUP"].split()) == left
 
 
-@pytest.mark.parametrize("name", cases_for("supervisor-fallback-deletes", _supervised()))
+@pytest.mark.parametrize(
+    "name", cases_for("supervisor-fallback-deletes", _supervised())
+)
 def test_supervisor_fallback_is_what_the_job_master_deletes(name: str) -> None:
     """Only when the job master does not answer a kill does the supervisor delete the job's objects: exactly the JobTerminator's, in its order."""
     c = case(name)
     assert _env(c)["T2_JOB_OBJECTS"].split() == _terminator_deletes(c)
 
 
-@pytest.mark.parametrize("name", cases_for("supervisor-reads-runtime-keys", _supervised()))
+@pytest.mark.parametrize(
+    "name", cases_for("supervisor-reads-runtime-keys", _supervised())
+)
 def test_supervisor_reads_the_keys_and_lines_the_runtime_writes(name: str) -> None:
     """The script acts on the runtime's own ConfigMap keys and job master log lines."""
     c = case(name)
-    (config_map,) = [o for o in c.of_kind("ConfigMap") if o["metadata"]["name"] == f"{c.job}-supervisor"]
+    (config_map,) = [
+        o
+        for o in c.of_kind("ConfigMap")
+        if o["metadata"]["name"] == f"{c.job}-supervisor"
+    ]
     script = config_map["data"]["supervise.sh"]
-    assert f'"path":"/data/{t2.KILL_JOB_KEY}"' in script  # added as twister2 kill adds it
+    assert (
+        f'"path":"/data/{t2.KILL_JOB_KEY}"' in script
+    )  # added as twister2 kill adds it
     assert t2.RESTART_KEY.pattern.startswith("RESTART_COUNT_FOR_")
     assert "RESTART_COUNT_FOR_*=*" in script and "RESTART_COUNT_FOR_WORKER_*" in script
     assert "'Worker: [0-9]* FULLY_FAILED'" in script
     assert "'The job is completing with failure'" in script
-    assert _env(c)["T2_MAX_RESTARTS"] == str((c.spec["lifecycle"]).get("maxWorkerRestarts", 5))
+    assert _env(c)["T2_MAX_RESTARTS"] == str(
+        (c.spec["lifecycle"]).get("maxWorkerRestarts", 5)
+    )

@@ -44,7 +44,7 @@ EVENT = (
     '{{"\\n"}}'
 )
 RESTARTS = (
-    '{{range .items}}{{$p := .metadata.name}}{{range .status.containerStatuses}}'
+    "{{range .items}}{{$p := .metadata.name}}{{range .status.containerStatuses}}"
     '{{$p}} {{.name}} {{.restartCount}}{{"\\n"}}{{end}}{{end}}'
 )
 PHASE = "{{.status.phase}}"
@@ -98,7 +98,9 @@ def _config_map(now: float) -> dict[str, str] | None:
 
 
 def _line(data: dict[str, str], sep: str) -> str:
-    return sep.join(f"{k}={v}" for k, v in sorted(data.items()) if k != "TWISTER2_JOB_OBJECT")
+    return sep.join(
+        f"{k}={v}" for k, v in sorted(data.items()) if k != "TWISTER2_JOB_OBJECT"
+    )
 
 
 def _not_found(kind: str, name: str) -> int:
@@ -149,7 +151,9 @@ def _get_config_map(args: list[str], name: str) -> int:
     if template == "name":
         print(f"configmap/{name}")
     elif template == DATA:
-        sys.stdout.write("".join(f"{line}\n" for line in _line(data, "\n").splitlines()))
+        sys.stdout.write(
+            "".join(f"{line}\n" for line in _line(data, "\n").splitlines())
+        )
     else:
         return _fail(f"unexpected output {template!r}")
     return 0
@@ -168,14 +172,20 @@ def _watch(name: str) -> int:
         time.sleep(0.05)
         now = _clock()
         if _ended(now):
-            print("DELETED" + "".join(f" {w}" for w in _line(shown, " ").split()), flush=True)
+            print(
+                "DELETED" + "".join(f" {w}" for w in _line(shown, " ").split()),
+                flush=True,
+            )
             return 0
         if now >= deadline:
             return 0  # the API server closed the watch
         data = _config_map(now) or {}
         if data != shown:
             shown = data
-            print("MODIFIED" + "".join(f" {w}" for w in _line(data, " ").split()), flush=True)
+            print(
+                "MODIFIED" + "".join(f" {w}" for w in _line(data, " ").split()),
+                flush=True,
+            )
 
 
 def _pods() -> dict[str, Any]:

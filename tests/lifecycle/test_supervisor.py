@@ -66,10 +66,13 @@ class Run:
         message = directory / "termination-log"
         self.message = message.read_text() if message.exists() else ""
         self.calls = [
-            json.loads(line) for line in (directory / "calls.jsonl").read_text().splitlines()
+            json.loads(line)
+            for line in (directory / "calls.jsonl").read_text().splitlines()
         ]
         deleted = directory / "deleted.json"
-        self.deleted: list[str] = json.loads(deleted.read_text()) if deleted.exists() else []
+        self.deleted: list[str] = (
+            json.loads(deleted.read_text()) if deleted.exists() else []
+        )
         patches = directory / "patches.json"
         self.patches = json.loads(patches.read_text()) if patches.exists() else []
         self.unexpected = (directory / "unexpected").exists()
@@ -116,7 +119,9 @@ def _requests(argv: list[str]) -> list[tuple[str, str, str, str | None]]:
     verb = args[0]
     if verb == "get" and args[1] == "configmap":
         found = [("get", "", "configmaps", args[2])]
-        if "--watch" in args:  # cli-runtime Helper.WatchSingle: fieldSelector metadata.name
+        if (
+            "--watch" in args
+        ):  # cli-runtime Helper.WatchSingle: fieldSelector metadata.name
             found.append(("watch", "", "configmaps", args[2]))
         return found
     if verb == "get" and args[1] == "pod":
@@ -124,7 +129,11 @@ def _requests(argv: list[str]) -> list[tuple[str, str, str, str | None]]:
     if verb == "get" and args[1] == "pods":
         return [("list", "", "pods", None)]
     if verb == "logs":
-        pod = next(a for a in args[1:] if not a.startswith("-") and a not in _option_values(args))
+        pod = next(
+            a
+            for a in args[1:]
+            if not a.startswith("-") and a not in _option_values(args)
+        )
         return [("get", "", "pods", pod), ("get", "", "pods/log", pod)]
     if verb == "patch":
         return [("patch", "", args[1] + "s", args[2])]
@@ -141,7 +150,9 @@ def _requests(argv: list[str]) -> list[tuple[str, str, str, str | None]]:
 
 
 def _option_values(args: list[str]) -> set[str]:
-    return {args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-c", "-l", "-o", "-p")}
+    return {
+        args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-c", "-l", "-o", "-p")
+    }
 
 
 def _allowed(request: tuple[str, str, str, str | None]) -> bool:
@@ -167,9 +178,17 @@ def _check_calls(run: Run) -> None:
 
 def _pods(**containers: dict[str, Any]) -> dict[str, Any]:
     return {
-        f"{JOB}-jm-0": {"phase": "Running", "log": JM_LOG, "log_at_end": "INFO: job ended\n"},
-        f"{JOB}-0-0": {"containers": {"twister2-container-0": containers.get("c0", {})}},
-        f"{JOB}-0-1": {"containers": {"twister2-container-1": containers.get("c1", {})}},
+        f"{JOB}-jm-0": {
+            "phase": "Running",
+            "log": JM_LOG,
+            "log_at_end": "INFO: job ended\n",
+        },
+        f"{JOB}-0-0": {
+            "containers": {"twister2-container-0": containers.get("c0", {})}
+        },
+        f"{JOB}-0-1": {
+            "containers": {"twister2-container-1": containers.get("c1", {})}
+        },
     }
 
 
@@ -196,7 +215,9 @@ def test_completed(tmp_path: Path) -> None:
 
 def test_worker_fully_failed(tmp_path: Path) -> None:
     failing = {"restarts_at": [1.0, 1.5], "previous_log": WORKER_CRASH}
-    jm_end = "SEVERE: Worker: 1 FULLY_FAILED.\nSEVERE: The job is completing with failure.\n"
+    jm_end = (
+        "SEVERE: Worker: 1 FULLY_FAILED.\nSEVERE: The job is completing with failure.\n"
+    )
     pods = _pods(c1=failing)
     pods[f"{JOB}-jm-0"]["log_at_end"] = jm_end
     run = _run(
@@ -250,16 +271,23 @@ def test_killed(tmp_path: Path) -> None:
             "configmap": START,
             "timeline": [
                 {"at": 0.5, "set": COUNTS},
-                {"at": 1.5, "set": {"KILL_JOB": "true"}},  # twister2 kill, or kubectl patch
+                {
+                    "at": 1.5,
+                    "set": {"KILL_JOB": "true"},
+                },  # twister2 kill, or kubectl patch
                 {"at": 2.5, "end": True},
             ],
             "pods": _pods(),
         },
     )
     assert run.code == 1, run.out
-    assert run.message.startswith("Killed: the job was killed (KILL_JOB was set"), run.message
+    assert run.message.startswith("Killed: the job was killed (KILL_JOB was set"), (
+        run.message
+    )
     assert run.deleted == CLEANUP
-    assert [p["key"] for p in run.patches] == ["T2GEN_SUPERVISOR"]  # not killed by the supervisor
+    assert [p["key"] for p in run.patches] == [
+        "T2GEN_SUPERVISOR"
+    ]  # not killed by the supervisor
     _check_calls(run)
 
 
@@ -286,7 +314,9 @@ def test_deadline_passed(tmp_path: Path) -> None:
 
 def test_deadline_passed_and_the_job_master_does_not_answer(tmp_path: Path) -> None:
     pods = _pods()
-    pods[f"{JOB}-jm-0"]["phase"] = "Pending"  # e.g. unschedulable: nobody watches KILL_JOB
+    pods[f"{JOB}-jm-0"]["phase"] = (
+        "Pending"  # e.g. unschedulable: nobody watches KILL_JOB
+    )
     run = _run(
         tmp_path,
         {"configmap": START, "timeline": [], "pods": pods},
@@ -325,11 +355,19 @@ def test_backoff_limit_exceeded(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("leftover", "says"),
     [
-        ({"KILL_JOB": "true", "RESTART_COUNT_FOR_WORKER_0": "2"}, "already holds KILL_JOB"),
-        ({"T2GEN_SUPERVISOR": "an-earlier-run", "RESTART_COUNT_FOR_WORKER_0": "4"}, "belongs to an earlier run"),
+        (
+            {"KILL_JOB": "true", "RESTART_COUNT_FOR_WORKER_0": "2"},
+            "already holds KILL_JOB",
+        ),
+        (
+            {"T2GEN_SUPERVISOR": "an-earlier-run", "RESTART_COUNT_FOR_WORKER_0": "4"},
+            "belongs to an earlier run",
+        ),
     ],
 )
-def test_leftovers_of_an_earlier_run(tmp_path: Path, leftover: dict[str, str], says: str) -> None:
+def test_leftovers_of_an_earlier_run(
+    tmp_path: Path, leftover: dict[str, str], says: str
+) -> None:
     run = _run(
         tmp_path,
         {"configmap": {**START, **leftover}, "timeline": [], "pods": _pods()},
@@ -337,7 +375,10 @@ def test_leftovers_of_an_earlier_run(tmp_path: Path, leftover: dict[str, str], s
     assert run.code == 1, run.out
     assert run.message.startswith("Leftovers: "), run.message
     assert says in run.message
-    assert f"kubectl delete statefulsets,services,configmaps -n {NAMESPACE} -l t2-job={JOB}" in run.message
+    assert (
+        f"kubectl delete statefulsets,services,configmaps -n {NAMESPACE} -l t2-job={JOB}"
+        in run.message
+    )
     assert run.deleted == []  # refuses: touches nothing of what may be a running job
     assert run.patches == []
     _check_calls(run)
@@ -361,7 +402,9 @@ def test_the_same_run_again_is_not_a_leftover(tmp_path: Path) -> None:
 def test_no_config_map(tmp_path: Path) -> None:
     run = _run(tmp_path, {"configmap": None, "timeline": [], "pods": {}})
     assert run.code == 1
-    assert run.message.startswith(f"ConfigMapMissing: ConfigMap {JOB} is not in namespace {NAMESPACE}")
+    assert run.message.startswith(
+        f"ConfigMapMissing: ConfigMap {JOB} is not in namespace {NAMESPACE}"
+    )
     assert run.deleted == []
     _check_calls(run)
 
@@ -385,7 +428,9 @@ def test_role_grants_nothing_the_script_does_not_call() -> None:
         *(("delete", *_group_resource(ref)) for ref in CLEANUP + JOB_OBJECTS),
     }
     assert granted == used
-    assert all("resourceNames" in rule for rule in ROLE["rules"] if rule["verbs"] != ["list"])
+    assert all(
+        "resourceNames" in rule for rule in ROLE["rules"] if rule["verbs"] != ["list"]
+    )
 
 
 def _group_resource(ref: str) -> tuple[str, str]:

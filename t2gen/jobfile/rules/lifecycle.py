@@ -35,7 +35,10 @@ def _supervised(data: dict[str, Any]) -> bool:
     "lifecycle-needs-supervise",
     fields=(
         "spec.lifecycle.supervise",
-        *(f"spec.lifecycle.{name}" for name in _NEEDS_SUPERVISE + _FLAGS_NEED_SUPERVISE),
+        *(
+            f"spec.lifecycle.{name}"
+            for name in _NEEDS_SUPERVISE + _FLAGS_NEED_SUPERVISE
+        ),
     ),
 )
 def check_needs_supervise(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
@@ -148,7 +151,9 @@ def check_backoff_limit(data: dict[str, Any], doc: SourceDoc) -> Iterator[Proble
             )
 
 
-@rule("lifecycle-suspend-gang", fields=("spec.lifecycle.suspend", "spec.scheduling.gang"))
+@rule(
+    "lifecycle-suspend-gang", fields=("spec.lifecycle.suspend", "spec.scheduling.gang")
+)
 def check_suspend_gang(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     """A job created suspended has no gang.
 

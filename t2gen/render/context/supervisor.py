@@ -57,7 +57,9 @@ def supervisor_script() -> str:
         T2genError: t2gen is installed without its templates (a broken installation).
         ValueError: the script is larger than 64 KiB (a t2gen bug).
     """
-    text = Path(data_dir("templates"), "lifecycle", SCRIPT_KEY).read_text(encoding="utf-8")
+    text = Path(data_dir("templates"), "lifecycle", SCRIPT_KEY).read_text(
+        encoding="utf-8"
+    )
     if len(text) > SCRIPT_BOUND:
         raise ValueError(f"the supervisor script is larger than {SCRIPT_BOUND} bytes")
     return text
@@ -74,7 +76,9 @@ def _kind_ref(group: str, plural: str, name: str) -> str:
     return f"{plural}.{group}/{name}" if group else f"{plural}/{name}"
 
 
-def cleanup_targets(job: Job, group_objects: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+def cleanup_targets(
+    job: Job, group_objects: list[dict[str, Any]]
+) -> list[tuple[str, str, str]]:
     """What the job master leaves when the job ends, as ``(apiGroup, resource, name)``.
 
     The job master deletes the StatefulSets, Services, ConfigMap and claim
@@ -85,7 +89,10 @@ def cleanup_targets(job: Job, group_objects: list[dict[str, Any]]) -> list[tuple
     with checkpointing, for a restart (``JobTerminator.java:49-65``).
     """
     targets: list[tuple[str, str, str]] = []
-    accounts = [names.worker_account_name(job.name), names.job_master_account_name(job.name)]
+    accounts = [
+        names.worker_account_name(job.name),
+        names.job_master_account_name(job.name),
+    ]
     for resource, group in (
         ("serviceaccounts", ""),
         ("roles", "rbac.authorization.k8s.io"),
@@ -95,7 +102,9 @@ def cleanup_targets(job: Job, group_objects: list[dict[str, Any]]) -> list[tuple
     for obj in group_objects:
         group, plural = _resource(obj["apiVersion"], obj["kind"])
         targets.append((group, plural, obj["metadata"]["name"]))
-    if job.spec.mpi.enabled and job.spec.mpi.ssh_secret_name == names.ssh_secret_name(job.name):
+    if job.spec.mpi.enabled and job.spec.mpi.ssh_secret_name == names.ssh_secret_name(
+        job.name
+    ):
         targets.append(("", "secrets", job.spec.mpi.ssh_secret_name))
     return targets
 
@@ -114,14 +123,21 @@ def _job_objects(job: Job) -> list[tuple[str, str, str]]:
 
 def _pod_names(job: Job) -> list[str]:
     pods = [
-        names.statefulset_pod_name(names.worker_statefulset_name(job.name, g.index), ordinal)
+        names.statefulset_pod_name(
+            names.worker_statefulset_name(job.name, g.index), ordinal
+        )
         for g in job.spec.workers
         for ordinal in range(g.replicas)
     ]
-    return [names.statefulset_pod_name(names.job_master_statefulset_name(job.name), 0), *pods]
+    return [
+        names.statefulset_pod_name(names.job_master_statefulset_name(job.name), 0),
+        *pods,
+    ]
 
 
-def supervisor_rules(job: Job, group_objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def supervisor_rules(
+    job: Job, group_objects: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """The supervisor's Role: exactly the calls of its script, each named where RBAC can name it.
 
     - configmaps ``<job>``: get and watch (``kubectl get configmap <job>
@@ -150,14 +166,19 @@ def supervisor_rules(job: Job, group_objects: list[dict[str, Any]]) -> list[dict
         _rule("", "pods/log", ["get"], pods),
     ]
     deletes: dict[tuple[str, str], list[str]] = {}
-    for group, resource, name in [*_job_objects(job), *cleanup_targets(job, group_objects)]:
+    for group, resource, name in [
+        *_job_objects(job),
+        *cleanup_targets(job, group_objects),
+    ]:
         deletes.setdefault((group, resource), []).append(name)
     for (group, resource), object_names in deletes.items():
         rules.append(_rule(group, resource, ["delete"], object_names))
     return rules
 
 
-def _rule(group: str, resource: str, verbs: list[str], names_: list[str] | None = None) -> dict[str, Any]:
+def _rule(
+    group: str, resource: str, verbs: list[str], names_: list[str] | None = None
+) -> dict[str, Any]:
     rule: dict[str, Any] = {"apiGroups": [group], "resources": [resource]}
     if names_ is not None:
         rule["resourceNames"] = names_
@@ -183,30 +204,48 @@ def _metadata(job: Job) -> dict[str, Any]:
 
 def _env(job: Job, group_objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     lifecycle = job.spec.lifecycle
-    job_master_pod = names.statefulset_pod_name(names.job_master_statefulset_name(job.name), 0)
-    selector = ",".join(f"{k}={v}" for k, v in names.worker_pods_selector(job.name).items())
+    job_master_pod = names.statefulset_pod_name(
+        names.job_master_statefulset_name(job.name), 0
+    )
+    selector = ",".join(
+        f"{k}={v}" for k, v in names.worker_pods_selector(job.name).items()
+    )
     env: list[dict[str, Any]] = [
         {"name": "T2_JOB", "value": job.name},
-        {"name": "T2_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
+        {
+            "name": "T2_NAMESPACE",
+            "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}},
+        },
         {
             "name": "T2_RUN",
-            "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['batch.kubernetes.io/controller-uid']"}},
+            "valueFrom": {
+                "fieldRef": {
+                    "fieldPath": "metadata.labels['batch.kubernetes.io/controller-uid']"
+                }
+            },
         },
         {"name": "T2_JOB_MASTER_POD", "value": job_master_pod},
         {"name": "T2_JOB_MASTER_CONTAINER", "value": "twister2-job-master-0"},
         {"name": "T2_WORKER_SELECTOR", "value": selector},
         {
             "name": "T2_CLEANUP",
-            "value": " ".join(_kind_ref(*target) for target in cleanup_targets(job, group_objects)),
+            "value": " ".join(
+                _kind_ref(*target) for target in cleanup_targets(job, group_objects)
+            ),
         },
-        {"name": "T2_JOB_OBJECTS", "value": " ".join(_kind_ref(*target) for target in _job_objects(job))},
+        {
+            "name": "T2_JOB_OBJECTS",
+            "value": " ".join(_kind_ref(*target) for target in _job_objects(job)),
+        },
         {"name": "T2_MAX_RESTARTS", "value": str(lifecycle.max_worker_restarts)},
         {"name": "T2_TAIL", "value": str(lifecycle.log_tail_lines)},
         {"name": "T2_KILL_GRACE", "value": str(KILL_GRACE_SECONDS)},
         {"name": "HOME", "value": "/tmp"},
     ]
     if lifecycle.active_deadline_seconds is not None:
-        env.append({"name": "T2_DEADLINE", "value": str(lifecycle.active_deadline_seconds)})
+        env.append(
+            {"name": "T2_DEADLINE", "value": str(lifecycle.active_deadline_seconds)}
+        )
     if lifecycle.backoff_limit is not None:
         env.append({"name": "T2_BACKOFF_LIMIT", "value": str(lifecycle.backoff_limit)})
     return env
@@ -234,7 +273,9 @@ def supervisor(job: Job, group_objects: list[dict[str, Any]]) -> dict[str, Any] 
     spec: dict[str, Any] = {
         "suspend": lifecycle.suspend,
         "activeDeadlineSeconds": (
-            None if deadline is None else deadline + KILL_GRACE_SECONDS + BACKSTOP_SECONDS
+            None
+            if deadline is None
+            else deadline + KILL_GRACE_SECONDS + BACKSTOP_SECONDS
         ),
         "backoffLimit": 0,
         "ttlSecondsAfterFinished": lifecycle.ttl_seconds_after_finished,

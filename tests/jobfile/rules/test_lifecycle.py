@@ -36,7 +36,8 @@ def test_a_supervised_job_reads_every_field() -> None:
 
 def test_bounds_need_the_supervisor() -> None:
     found = _messages(
-        WORKERS + "lifecycle: {activeDeadlineSeconds: 60, suspend: true, argoCDHooks: true}\n"
+        WORKERS
+        + "lifecycle: {activeDeadlineSeconds: 60, suspend: true, argoCDHooks: true}\n"
     )
     assert [path for path, _ in found] == [
         "spec.lifecycle.activeDeadlineSeconds",
@@ -73,7 +74,8 @@ def test_a_retry_limit_is_below_twister2s_and_not_with_a_scalable_group() -> Non
 
 def test_a_suspended_job_has_no_gang() -> None:
     found = _messages(
-        WORKERS + "scheduling: {gang: volcano}\nlifecycle: {supervise: true, suspend: true}\n"
+        WORKERS
+        + "scheduling: {gang: volcano}\nlifecycle: {supervise: true, suspend: true}\n"
     )
     assert [path for path, _ in found] == ["spec.lifecycle.suspend"]
     assert "scheduling.gang volcano asks for every pod" in found[0][1]
