@@ -304,5 +304,11 @@ def build_job(
             surface=_surface(spec),
             jvm_memory_fraction=Decimal(str(spec["jvmMemoryFraction"])),
             lifecycle=_lifecycle(spec["lifecycle"]),
+            worker_class=spec.get("workerClass"),
+            driver_class=spec.get("driverClass"),
+            job_config=tuple(
+                (key, tuple(value) if isinstance(value, list) else value)
+                for key, value in sorted(spec.get("jobConfig", {}).items())
+            ),
         ),
     )

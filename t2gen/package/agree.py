@@ -1,0 +1,319 @@
+"""Does a job package agree with the job file, and what does it change in the manifests?
+
+:func:`disagreements` gives one located problem per item that differs,
+naming both sides: the job ID, the compute resources (order, counts, workers
+per pod, cpu, memory, disk, scalable), the namespace of the package's
+configuration, the jar, and the ports. Each is something the runtime reads
+from the package while the objects come from the job file, so a difference
+makes pods crash or wait for ever (docs/package.md). :func:`sized_job` sets
+``jobPackage.fileSize`` and the memory volume from the real package.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from t2gen.errors import Problem, SchemaError, T2genError, format_json_path
+from t2gen.jobfile.yaml import SourceDoc, parse_job
+from t2gen.jobfile.yaml.loader import JsonPath
+from t2gen.kube.quantity import Quantity, QuantityFormat
+from t2gen.model import Job
+from t2gen.package.config import CONF_DIRS, LOAD_ORDER
+from t2gen.package.job import compute_resources
+from t2gen.package.read import PackageContents, tmpfs_bytes
+from t2gen.record import replace
+from t2gen.twister2 import confkeys as k
+
+__all__ = [
+    "MEMORY_VOLUME_SLACK",
+    "disagreements",
+    "effective_config",
+    "sized_job",
+    "with_package",
+]
+
+MEMORY_VOLUME_SLACK = 2**20
+"""Room in the memory volume beside the package and its files: the unpack flag file and tar's own."""
+
+
+def effective_config(contents: PackageContents) -> dict[str, tuple[Any, str]]:
+    """The package's configuration as a pod loads it: ``key -> (value, "package:member:line")``.
+
+    ``common/`` then ``kubernetes/``, each in Twister2's file order, a later key
+    winning (``ConfigLoader.java:70-138``); a file that does not parse is skipped,
+    as the runtime would fail on it anyway.
+    """
+    merged: dict[str, tuple[Any, str]] = {}
+    for directory in CONF_DIRS:
+        for name in LOAD_ORDER:
+            raw = contents.conf_file(f"{directory}/{name}")
+            if raw is None:
+                continue
+            member = f"twister2-job/{directory}/{name}"
+            try:
+                doc = parse_job(raw.decode("utf-8"), path=member)
+            except (
+                Exception
+            ):  # any unreadable file: the runtime would not read it either
+                continue
+            if not isinstance(doc.data, dict):
+                continue
+            for key, value in doc.data.items():
+                line, _ = doc.position((key,), key=True)
+                merged[key] = (value, f"{contents.path}:{member}:{line}")
+    return merged
+
+
+def _problem(doc: SourceDoc, path: JsonPath, message: str) -> Problem:
+    line, col = doc.position(path)
+    return Problem(doc.path, line, col, message, format_json_path(path))
+
+
+def _resource_problems(
+    job: Job, doc: SourceDoc, message: Any, where: str
+) -> list[Problem]:
+    theirs = list(message.compute_resource)
+    ours = compute_resources(job)
+    if len(theirs) != len(ours):
+        return [
+            _problem(
+                doc,
+                ("spec", "workers"),
+                f"{len(ours)} worker group(s) here, but the package's {where} has "
+                f"{len(theirs)} compute resource(s): package this job file again (t2gen package)",
+            )
+        ]
+    problems = []
+    fields = (
+        ("index", "index", None, ""),
+        ("instances", "instances", "count", " pods"),
+        ("workers_per_pod", "workers per pod", "perPod", ""),
+        ("cpu", "cpu", "cpu", " cores"),
+        ("ram_mega_bytes", "ram", "memory", " MB"),
+        ("disk_giga_bytes", "disk", "volatileDisk", " GB"),
+        ("scalable", "scalable", "scalable", ""),
+    )
+    for i, (cr, mine) in enumerate(zip(theirs, ours, strict=True)):
+        for attr, label, field, unit in fields:
+            value = getattr(cr, attr)
+            if value != mine[attr]:
+                path: JsonPath = ("spec", "workers", i) + ((field,) if field else ())
+                problems.append(
+                    _problem(
+                        doc,
+                        path,
+                        f"worker group {i}: {label} {mine[attr]}{unit} here, but compute resource "
+                        f"{i} of the package's {where} has {value}{unit}: the pods would run with "
+                        "the package's; package this job file again (t2gen package)",
+                    )
+                )
+    return problems
+
+
+def disagreements(job: Job, doc: SourceDoc, contents: PackageContents) -> list[Problem]:
+    """Every item where the package and the job file differ, located in the job file.
+
+    Args:
+        job: the validated job (``--namespace`` applied).
+        doc: its job file as read (for positions).
+        contents: the package.
+
+    Returns:
+        One problem per differing item, each naming both sides; a package
+        whose ``.job`` is missing or unreadable gives one problem.
+    """
+    from google.protobuf.message import DecodeError
+
+    from t2gen.package.job import parse_job_message
+
+    wanted = f"{job.name}.job"
+    jobs = dict(contents.job_files)
+    problems: list[Problem] = []
+    if wanted not in jobs:
+        found = ", ".join(f"twister2-job/{name}" for name in sorted(jobs)) or "none"
+        problems.append(
+            _problem(
+                doc,
+                ("metadata", "name"),
+                f"job ID {job.name!r} here, but {contents.path} has no twister2-job/{wanted} "
+                f"(its job description: {found}); the pods read twister2-job/<JOB_ID>.job: "
+                "give this job's package (t2gen package)",
+            )
+        )
+        if len(jobs) != 1:
+            return problems
+        wanted = next(iter(jobs))  # compare the rest with the one it has
+    where = f"{contents.path}:twister2-job/{wanted}"
+    try:
+        message = parse_job_message(jobs[wanted])
+    except DecodeError as err:
+        return [
+            Problem(
+                contents.path,
+                0,
+                0,
+                f"twister2-job/{wanted} is not a Twister2 job description (tws.proto.job.Job): {err}",
+            )
+        ]
+    if message.job_id != job.name:
+        problems.append(
+            _problem(
+                doc,
+                ("metadata", "name"),
+                f"job ID {job.name!r} here, but {where} has job_id {message.job_id!r}",
+            )
+        )
+    problems += _resource_problems(job, doc, message, where)
+    jar = job.spec.job_package.jar_file or f"{job.name}.jar"
+    packed_jar = message.job_format.job_file
+    if packed_jar != jar:
+        problems.append(
+            _problem(
+                doc,
+                ("spec", "jobPackage", "jarFile"),
+                f"jar {jar!r} here (jobPackage.jarFile), but {where} names {packed_jar!r}: "
+                "set jobPackage.jarFile to the package's jar",
+            )
+        )
+    elif f"twister2-job/{jar}" not in contents.members:
+        problems.append(
+            _problem(
+                doc,
+                ("spec", "jobPackage", "jarFile"),
+                f"jar {jar!r} is named by {where} but {contents.path} has no twister2-job/{jar}",
+            )
+        )
+    problems += _config_problems(job, doc, effective_config(contents))
+    return problems
+
+
+def _config_problems(
+    job: Job, doc: SourceDoc, conf: dict[str, tuple[Any, str]]
+) -> list[Problem]:
+    def value(key: str) -> tuple[Any, str]:
+        return conf.get(
+            key, (k.DEFAULTS.get(key), "Twister2's default, no file sets it")
+        )
+
+    problems = []
+    namespace, at = value(k.NAMESPACE)
+    if job.namespace is not None and namespace != job.namespace:
+        problems.append(
+            _problem(
+                doc,
+                ("metadata", "namespace"),
+                f"namespace {job.namespace!r} here (metadata.namespace or -n), but the package "
+                f"sets kubernetes.namespace {namespace!r} ({at}): the pods would look for their "
+                "ConfigMap there and crash; package with -n, or render into that namespace",
+            )
+        )
+    spec = job.spec
+    checks: list[tuple[str, Any, JsonPath, str]] = [
+        (
+            k.BASE_PORT,
+            spec.network.base_port,
+            ("spec", "network", "basePort"),
+            "network.basePort",
+        ),
+        (
+            k.JOB_MASTER_PORT,
+            spec.job_master.port,
+            ("spec", "jobMaster", "port"),
+            "jobMaster.port",
+        ),
+    ]
+    for key, mine, path, field in checks:
+        theirs, at = value(key)
+        if theirs != mine:
+            problems.append(
+                _problem(
+                    doc,
+                    path,
+                    f"{field} {mine} here, but the package sets {key} {theirs!r} ({at}): "
+                    "the runtime would listen on the package's port",
+                )
+            )
+    ports, at = value(k.ADDITIONAL_PORTS)
+    count = len(ports) if isinstance(ports, list) else 0
+    if count != len(spec.network.additional_ports):
+        problems.append(
+            _problem(
+                doc,
+                ("spec", "network", "additionalPorts"),
+                f"{len(spec.network.additional_ports)} additional port(s) here, but the package "
+                f"lists {count} in {k.ADDITIONAL_PORTS} ({at}): workers derive their ports from it",
+            )
+        )
+    channel, at = value(k.CHANNEL_CLASS)
+    if (channel == k.MPI_CHANNEL) != spec.mpi.enabled:
+        problems.append(
+            _problem(
+                doc,
+                ("spec", "mpi", "enabled"),
+                f"mpi.enabled {str(spec.mpi.enabled).lower()} here, but the package's "
+                f"{k.CHANNEL_CLASS} is {channel!r} ({at}), which makes the job "
+                f"{'an' if channel == k.MPI_CHANNEL else 'not an'} OpenMPI job",
+            )
+        )
+    return problems
+
+
+def sized_job(job: Job, contents: PackageContents, *, explicit_volume: bool) -> Job:
+    """``job`` with ``jobPackage.fileSize`` and the memory volume taken from the real package.
+
+    The memory volume holds the archive and its unpacked files
+    (``get_job_package.sh:26,49,89``): packed + unpacked (whole 4 KiB pages) +
+    :data:`MEMORY_VOLUME_SLACK`, in whole MiB. An explicit
+    ``storage.memoryVolumeSize`` is kept.
+    """
+    package = replace(job.spec.job_package, file_size=contents.packed_bytes)
+    storage = job.spec.storage
+    if not explicit_volume:
+        need = (
+            tmpfs_bytes(contents.packed_bytes)
+            + contents.unpacked_bytes
+            + MEMORY_VOLUME_SLACK
+        )
+        mib = -(-need // 2**20)
+        storage = replace(
+            storage,
+            memory_volume_size=Quantity(Decimal(mib * 2**20), QuantityFormat.BINARY_SI),
+        )
+    return replace(job, spec=replace(job.spec, job_package=package, storage=storage))
+
+
+def with_package(
+    loaded: list[tuple[Job, SourceDoc]], package: str
+) -> list[tuple[Job, SourceDoc]]:
+    """Read ``package``, check it against the one job file and size the job from it.
+
+    Args:
+        loaded: the validated job and its job file as read; exactly one.
+        package: the package file (``--package``).
+
+    Returns:
+        The job with ``jobPackage.fileSize`` and the memory volume from the
+        package (an explicit ``storage.memoryVolumeSize`` is kept), and its file.
+
+    Raises:
+        T2genError: more than one job file.
+        ConfigError: the package is unreadable or breaks a bound (:mod:`t2gen.package.read`).
+        SchemaError: the package disagrees with the job file, one problem per item.
+    """
+    from t2gen.package.read import read_package
+
+    if len(loaded) != 1:
+        raise T2genError(
+            f"--package {package}: a job package belongs to one job; give one job file "
+            f"(got {len(loaded)})"
+        )
+    job, doc = loaded[0]
+    contents = read_package(package)
+    problems = disagreements(job, doc, contents)
+    if problems:
+        raise SchemaError(problems=problems)
+    spec = doc.data.get("spec") if isinstance(doc.data, dict) else None
+    storage = spec.get("storage") if isinstance(spec, dict) else None
+    explicit = isinstance(storage, dict) and "memoryVolumeSize" in storage
+    return [(sized_job(job, contents, explicit_volume=explicit), doc)]
