@@ -457,6 +457,9 @@ def test_worker_and_driver_classes_become_the_job_s_own(tmp_path: Path) -> None:
     assert (
         spec["driverClass"] == "edu.iu.dsc.tws.examples.internal.rsched.DriverExample"
     )
-    assert "workerClass: edu.iu.dsc.tws.examples.basic.HelloWorld # from twister2.resource.job.worker.class (" in result.text
+    assert (
+        "workerClass: edu.iu.dsc.tws.examples.basic.HelloWorld # from twister2.resource.job.worker.class ("
+        in result.text
+    )
     job = imported_job(result.text, str(path))
     assert job.spec.worker_class == "edu.iu.dsc.tws.examples.basic.HelloWorld"

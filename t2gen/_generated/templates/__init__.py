@@ -20,6 +20,6 @@ TEMPLATES = {
     'k8s/serviceaccount.yaml.j2': ('4c2078e693e3b338ef6ef67df01fbec3d46308be5535cb1556d004f37231cbed', 'k8s__serviceaccount_yaml_j2'),
     'k8s/statefulset-job-master.yaml.j2': ('35042bc12ea9b60a3b77e93aba00e101136781649922fb7898610b4c3b079be0', 'k8s__statefulset_job_master_yaml_j2'),
     'k8s/statefulset-workers.yaml.j2': ('6e970d1697dbb34df49669afc14b8d568333e52c6070454f3134b13d560f7ab6', 'k8s__statefulset_workers_yaml_j2'),
-    'k8s/supervisor.yaml.j2': ('c2f065ceab0ece58fbc8795cc17e4762b2fd346110e6e5adf75f17298cfb8998', 'k8s__supervisor_yaml_j2'),
+    'k8s/supervisor.yaml.j2': ('0d0efecfc295489ae2554aecbcc0593fd8bc4bb1a36b2ffde8a179fff43d0726', 'k8s__supervisor_yaml_j2'),
     'secret/secret-ssh.yaml.j2': ('3e330745935fb0fa11acdb5d436d90e2017affa01b14aba515a044e93777e706', 'secret__secret_ssh_yaml_j2'),
 }

@@ -46,7 +46,7 @@ def root(context, missing=missing):
         yield ': '
         yield str(environment.finalize(environment.getattr((undefined(name='supervisor') if l_0_supervisor is missing else l_0_supervisor), 'script')))
         yield '\n---\napiVersion: batch/v1\nkind: Job\nmetadata: '
-        yield str(environment.finalize(environment.getattr((undefined(name='supervisor') if l_0_supervisor is missing else l_0_supervisor), 'metadata')))
+        yield str(environment.finalize(environment.getattr((undefined(name='supervisor') if l_0_supervisor is missing else l_0_supervisor), 'jobMetadata')))
         yield '\nspec:\n'
         if environment.getattr(environment.getattr((undefined(name='supervisor') if l_0_supervisor is missing else l_0_supervisor), 'job'), 'suspend'):
             pass

@@ -68,8 +68,9 @@ CONTEXT_DOC: dict[str, str] = {
     "(`{apiVersion, kind, metadata, spec}`: a Volcano or coscheduling PodGroup, or the Workload API's Workload "
     "and PodGroup; empty for Kueue and without a gang). Pod templates already point at them.",
     "supervisor": "null, or the supervisor of `spec.lifecycle.supervise` (one name, `<job>-supervisor`, for its "
-    "ServiceAccount, Role, RoleBinding, ConfigMap and Job): `{name, metadata, rules, script, scriptKey, job, "
-    "podTemplate}`; `job` holds the Job's `backoffLimit`, `activeDeadlineSeconds`, `ttlSecondsAfterFinished` "
+    "ServiceAccount, Role, RoleBinding, ConfigMap and Job): `{name, metadata, jobMetadata, rules, script, "
+    "scriptKey, job, podTemplate}` (`jobMetadata`: the Job's own, with Argo CD's sync options under "
+    "`argoCDHooks`); `job` holds the Job's `backoffLimit`, `activeDeadlineSeconds`, `ttlSecondsAfterFinished` "
     "and `suspend` (each only when set).",
     "workerGroups": "One entry per worker group: `{index, metadata, replicas, serviceName, selector, podTemplate, "
     "podMetadata, containers, volumes, affinity}`. `podTemplate` is the whole pod template `{metadata, spec}` "

@@ -17,6 +17,7 @@ DSC-SPIDAL/twister2 c6844d2).
 from __future__ import annotations
 
 import functools
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,12 @@ BACKSTOP_SECONDS = 300
 """Added to the supervisor's own ``activeDeadlineSeconds`` beyond the job's deadline and the kill grace:
 Kubernetes stops the supervisor only if its script hangs."""
 SCRIPT_BOUND = 64 * 1024
+DIGEST_ANNOTATION = "t2gen.dev/job-digest"
+"""The supervisor pod template's annotation holding :func:`job_digest` (with ``argoCDHooks``)."""
+ARGO_CD_REPLACE = {"argocd.argoproj.io/sync-options": "Force=true,Replace=true"}
+"""The supervisor Job's annotation with ``argoCDHooks``: a Job's pod template is immutable, so
+Argo CD deletes and creates it again when the job changed (argoproj/argo-cd
+``docs/user-guide/sync-options.md``, "Force Sync")."""
 
 
 def supervisor_name(job: str) -> str:
@@ -260,7 +267,9 @@ def supervisor(job: Job, group_objects: list[dict[str, Any]]) -> dict[str, Any] 
             which the supervisor deletes at the end.
 
     Returns:
-        ``{name, metadata, rules, script, scriptKey, job, podLabels, image, env}``:
+        ``{name, metadata, jobMetadata, rules, script, scriptKey, job, podTemplate}``
+        (``jobMetadata``: the Job's, with Argo CD's ``Force=true,Replace=true``
+        under ``argoCDHooks``):
         ``job`` is the Job's spec fields besides the pod (``backoffLimit`` 0: a
         second supervisor would find the first one's mark and refuse;
         ``activeDeadlineSeconds`` a backstop past the job's deadline and the kill
@@ -282,15 +291,39 @@ def supervisor(job: Job, group_objects: list[dict[str, Any]]) -> dict[str, Any] 
     }
     metadata = _metadata(job)
     name = supervisor_name(job.name)
+    job_metadata = metadata
+    template = _pod_template(job, name, metadata, group_objects)
+    if lifecycle.argo_cd_hooks:
+        job_metadata = {
+            **metadata,
+            "annotations": {**metadata.get("annotations", {}), **ARGO_CD_REPLACE},
+        }
+        template["metadata"]["annotations"] = {
+            **template["metadata"].get("annotations", {}),
+            DIGEST_ANNOTATION: job_digest(job),
+        }
     return {
         "name": name,
         "metadata": metadata,
+        "jobMetadata": job_metadata,
         "rules": supervisor_rules(job, group_objects),
         "script": supervisor_script(),
         "scriptKey": SCRIPT_KEY,
         "job": spec,
-        "podTemplate": _pod_template(job, name, metadata, group_objects),
+        "podTemplate": template,
     }
+
+
+def job_digest(job: Job) -> str:
+    """A SHA-256 of everything the job file says (the typed job, less the file's name), as hex.
+
+    With ``argoCDHooks`` it is the supervisor's pod template annotation
+    :data:`DIGEST_ANNOTATION`: the Twister2 objects are hooks, which Argo CD
+    leaves out of the sync status, so a changed job must change the supervisor
+    Job for the application to go OutOfSync and run it again.
+    """
+    text = repr((job.name, job.namespace, job.labels, job.annotations, job.spec))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _pod_template(
