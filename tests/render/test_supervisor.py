@@ -39,3 +39,27 @@ def test_hooks_mark_every_twister2_object_and_no_supervisor_object() -> None:
     )
     assert all("annotations" in r["metadata"]["role"] for r in context["rbac"]["roles"])
     assert "annotations" not in context["workerGroups"][0]["podTemplate"]["metadata"]
+
+
+def test_a_large_jobs_role_names_no_pod() -> None:
+    """Naming 2,001 pods would make the Role too large for kubectl apply; the rest stays named."""
+    large = valid_job(
+        job_text("workers:\n  - count: 2000\nlifecycle: {supervise: true}\n")
+    )
+    small = valid_job(
+        job_text("workers:\n  - count: 4\nlifecycle: {supervise: true}\n")
+    )
+    pods = [
+        r
+        for r in build_context(large)["supervisor"]["rules"]
+        if "pods" in r["resources"][0]
+    ]
+    assert all("resourceNames" not in r for r in pods)
+    named = [
+        r for r in build_context(small)["supervisor"]["rules"] if "resourceNames" in r
+    ]
+    assert [r["resources"] for r in named][:3] == [
+        ["configmaps"],
+        ["pods"],
+        ["pods/log"],
+    ]

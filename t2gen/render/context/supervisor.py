@@ -43,6 +43,8 @@ BACKSTOP_SECONDS = 300
 """Added to the supervisor's own ``activeDeadlineSeconds`` beyond the job's deadline and the kill grace:
 Kubernetes stops the supervisor only if its script hangs."""
 SCRIPT_BOUND = 64 * 1024
+MAX_NAMED_PODS = 1000
+"""Above this many pods the supervisor's Role names no pod: 1,000 names are about 40 KB."""
 DIGEST_ANNOTATION = "t2gen.dev/job-digest"
 """The supervisor pod template's annotation holding :func:`job_digest` (with ``argoCDHooks``)."""
 ARGO_CD_REPLACE = {"argocd.argoproj.io/sync-options": "Force=true,Replace=true"}
@@ -155,7 +157,9 @@ def supervisor_rules(
       does not answer a kill).
     - pods: get of the job's pods by name (the job master's phase; ``kubectl
       logs`` reads the pod first), list (the worker pods by label, which RBAC
-      cannot narrow), ``pods/log`` get of the job's pods by name.
+      cannot narrow), ``pods/log`` get of the job's pods by name; of every pod
+      of the namespace for a job of more than :data:`MAX_NAMED_PODS` pods,
+      whose names would make the Role too large to apply.
     - delete, by name: what the job master leaves (:func:`cleanup_targets`), and
       what it deletes, for a job master that never answers a kill.
 
@@ -165,7 +169,9 @@ def supervisor_rules(
     Returns:
         The Role's ``rules``, in a fixed order.
     """
-    pods = _pod_names(job)
+    pods: list[str] | None = _pod_names(job)
+    if pods is not None and len(pods) > MAX_NAMED_PODS:
+        pods = None  # the names would outgrow the Role (kubectl apply's size limit)
     rules: list[dict[str, Any]] = [
         _rule("", "configmaps", ["get", "watch", "patch"], [job.name]),
         _rule("", "pods", ["get"], pods),
