@@ -14,7 +14,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from t2gen.errors import Problem, SchemaError, T2genError, format_json_path
+from t2gen._generated import twister2_job_pb2 as pb
+from t2gen.errors import Problem, SchemaError, T2genError, Warning_, format_json_path
 from t2gen.jobfile.yaml import SourceDoc, parse_job
 from t2gen.jobfile.yaml.loader import JsonPath
 from t2gen.kube.quantity import Quantity, QuantityFormat
@@ -24,11 +25,14 @@ from t2gen.package.job import compute_resources
 from t2gen.package.read import PackageContents, tmpfs_bytes
 from t2gen.record import replace
 from t2gen.twister2 import confkeys as k
+from t2gen.twister2 import kryo
 
 __all__ = [
     "MEMORY_VOLUME_SLACK",
     "disagreements",
     "effective_config",
+    "memory_volume_bytes",
+    "size_warnings",
     "sized_job",
     "with_package",
 ]
@@ -184,8 +188,142 @@ def disagreements(job: Job, doc: SourceDoc, contents: PackageContents) -> list[P
                 f"jar {jar!r} is named by {where} but {contents.path} has no twister2-job/{jar}",
             )
         )
+    problems += _size_problems(job, doc, contents)
+    problems += _class_problems(job, doc, message, where)
     problems += _config_problems(job, doc, effective_config(contents))
     return problems
+
+
+def _class_problems(
+    job: Job, doc: SourceDoc, message: pb.Job, where: str
+) -> list[Problem]:
+    """The worker class, driver class and JobConfig the job file states, against the ``.job``'s.
+
+    The pods run the package's classes (``K8sWorkerStarter`` reads them from
+    the ``.job``) and see its JobConfig (``JobUtils.overrideConfigs``,
+    ``JobUtils.java:122-138``); a job file that states other ones describes
+    another job. Only what the job file states is compared: a package made by
+    ``twister2 submit`` for a job file without these fields agrees.
+    """
+    problems = []
+    for field, mine, theirs in (
+        ("workerClass", job.spec.worker_class, message.worker_class_name),
+        ("driverClass", job.spec.driver_class, message.driver_class_name),
+    ):
+        if mine is not None and mine != theirs:
+            problems.append(
+                _problem(
+                    doc,
+                    ("spec", field),
+                    f"{field} {mine!r} here, but {where} names {theirs or 'none'!r}: "
+                    "the pods would run the package's; package this job file again (t2gen package)",
+                )
+            )
+    spec = doc.data.get("spec") if isinstance(doc.data, dict) else None
+    if not (isinstance(spec, dict) and "jobConfig" in spec):
+        return problems
+    packed = dict(message.config.config_byte_map)
+    for key, value in job.spec.job_config:
+        plain: kryo.Value = list(value) if isinstance(value, tuple) else value
+        theirs_bytes = packed.pop(key, None)
+        if theirs_bytes == kryo.encode(plain):
+            continue
+        if theirs_bytes is None:
+            said = "has no such key"
+        else:
+            try:
+                said = f"has {kryo.decode(theirs_bytes)!r}"
+            except kryo.KryoError:
+                said = "has a value t2gen does not read"
+        problems.append(
+            _problem(
+                doc,
+                ("spec", "jobConfig", key),
+                f"jobConfig {key} is {plain!r} here ({kryo.java_type(plain)}), but {where} {said}: "
+                "workers read the package's; package this job file again (t2gen package)",
+            )
+        )
+    for key in sorted(packed):
+        problems.append(
+            _problem(
+                doc,
+                ("spec", "jobConfig"),
+                f"{where} sets jobConfig {key}, which this job file does not: workers would "
+                "see it; add it here or package this job file again (t2gen package)",
+            )
+        )
+    return problems
+
+
+def _size_problems(
+    job: Job, doc: SourceDoc, contents: PackageContents
+) -> list[Problem]:
+    """An explicit ``memoryVolumeSize`` the package does not fit.
+
+    The memory volume holds the archive and its unpacked files
+    (:func:`memory_volume_bytes`); a smaller one fills up mid-copy, and
+    ``get_job_package.sh`` does not check ``tar``'s status (lines 39-49).
+    """
+    spec = doc.data.get("spec") if isinstance(doc.data, dict) else None
+    storage = spec.get("storage") if isinstance(spec, dict) else None
+    volume = job.spec.storage.memory_volume_size
+    need = memory_volume_bytes(contents)
+    if not (isinstance(storage, dict) and "memoryVolumeSize" in storage) or (
+        volume.value >= need
+    ):
+        return []
+    return [
+        _problem(
+            doc,
+            ("spec", "storage", "memoryVolumeSize"),
+            f"memoryVolumeSize {volume} here, but {contents.path} needs {need} bytes "
+            f"({-(-need // 2**20)}Mi: the archive, its unpacked files and room for tar) in "
+            "the memory volume; leave memoryVolumeSize out (--package sizes it) or raise it",
+        )
+    ]
+
+
+def size_warnings(
+    job: Job, doc: SourceDoc, contents: PackageContents
+) -> list[Warning_]:
+    """A ``fileSize`` the job file states that is not the package's size.
+
+    ``get_job_package.sh`` waits until the archive has exactly
+    ``JOB_PACKAGE_FILE_SIZE`` bytes before it unpacks (lines 39-49). With
+    ``--package`` the manifests get the package's size, so this render is
+    right; the job file itself is not, and a render without ``--package``
+    would make every pod wait for ever.
+    """
+    size = job.spec.job_package.file_size
+    if size is None or size == contents.packed_bytes:
+        return []
+    path: JsonPath = ("spec", "jobPackage", "fileSize")
+    line, col = doc.position(path)
+    return [
+        Warning_(
+            doc.path,
+            line,
+            col,
+            f"fileSize {size} here, but {contents.path} has {contents.packed_bytes} bytes: "
+            f"the manifests get {contents.packed_bytes} (--package), but a render without "
+            f"--package would make the pods wait for ever; write {contents.packed_bytes} "
+            "or leave fileSize out and render with --package",
+            format_json_path(path),
+        )
+    ]
+
+
+def memory_volume_bytes(contents: PackageContents) -> int:
+    """Bytes the memory volume needs for ``contents``: what ``get_job_package.sh`` writes there.
+
+    The archive and its unpacked files (``get_job_package.sh:26,49,89``), each
+    in whole 4 KiB tmpfs pages, plus :data:`MEMORY_VOLUME_SLACK`.
+    """
+    return (
+        tmpfs_bytes(contents.packed_bytes)
+        + contents.unpacked_bytes
+        + MEMORY_VOLUME_SLACK
+    )
 
 
 def _config_problems(
@@ -270,12 +408,7 @@ def sized_job(job: Job, contents: PackageContents, *, explicit_volume: bool) -> 
     package = replace(job.spec.job_package, file_size=contents.packed_bytes)
     storage = job.spec.storage
     if not explicit_volume:
-        need = (
-            tmpfs_bytes(contents.packed_bytes)
-            + contents.unpacked_bytes
-            + MEMORY_VOLUME_SLACK
-        )
-        mib = -(-need // 2**20)
+        mib = -(-memory_volume_bytes(contents) // 2**20)
         storage = replace(
             storage,
             memory_volume_size=Quantity(Decimal(mib * 2**20), QuantityFormat.BINARY_SI),
@@ -284,13 +417,16 @@ def sized_job(job: Job, contents: PackageContents, *, explicit_volume: bool) -> 
 
 
 def with_package(
-    loaded: list[tuple[Job, SourceDoc]], package: str
+    loaded: list[tuple[Job, SourceDoc]],
+    package: str,
+    warnings: list[Warning_] | None = None,
 ) -> list[tuple[Job, SourceDoc]]:
     """Read ``package``, check it against the one job file and size the job from it.
 
     Args:
         loaded: the validated job and its job file as read; exactly one.
         package: the package file (``--package``).
+        warnings: when given, the located warnings (:func:`size_warnings`) are appended.
 
     Returns:
         The job with ``jobPackage.fileSize`` and the memory volume from the
@@ -313,6 +449,8 @@ def with_package(
     problems = disagreements(job, doc, contents)
     if problems:
         raise SchemaError(problems=problems)
+    if warnings is not None:
+        warnings += size_warnings(job, doc, contents)
     spec = doc.data.get("spec") if isinstance(doc.data, dict) else None
     storage = spec.get("storage") if isinstance(spec, dict) else None
     explicit = isinstance(storage, dict) and "memoryVolumeSize" in storage

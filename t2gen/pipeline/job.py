@@ -185,7 +185,7 @@ def validate_files(
         paths, namespace=namespace, stdin=stdin, warnings=warnings, options=options
     )
     if package is not None:
-        loaded = _with_package(loaded, package)
+        loaded = _with_package(loaded, package, warnings)
     # Nothing is rendered: the object-size rule (t2gen.jobfile.rules.size) has
     # judged from the job file whether its objects fit kubectl apply.
     return [job for job, _ in loaded]
@@ -221,12 +221,14 @@ def _load_all(
 
 
 def _with_package(
-    loaded: list[tuple[Job, SourceDoc]], package: str
+    loaded: list[tuple[Job, SourceDoc]],
+    package: str,
+    warnings: list[Warning_] | None,
 ) -> list[tuple[Job, SourceDoc]]:
     """:func:`t2gen.package.agree.with_package`, imported only with ``--package`` (it loads protobuf)."""
     from t2gen.package.agree import with_package
 
-    return with_package(loaded, package)
+    return with_package(loaded, package, warnings)
 
 
 def _duplicate_jobs(loaded: Sequence[tuple[Job, SourceDoc]]) -> list[Problem]:
@@ -293,7 +295,7 @@ def render_jobs(
         options=RuleOptions(kube_version=version, package=package is not None),
     )
     if package is not None:
-        loaded = _with_package(loaded, package)
+        loaded = _with_package(loaded, package, warnings)
     duplicates = _duplicate_jobs(loaded)
     if duplicates:
         raise SchemaError(problems=duplicates)

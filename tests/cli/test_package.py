@@ -174,3 +174,70 @@ def test_a_java_keyword_is_no_class_name(tmp_path: Path) -> None:
     done = t2gen("validate", str(job), cwd=tmp_path)
     assert done.returncode == 1
     assert "'class' is a Java keyword" in done.stderr and ":6:16:" in done.stderr
+
+
+def test_a_memory_volume_too_small_is_refused_and_another_file_size_warned(
+    tmp_path: Path, jar: Path
+) -> None:
+    """The memory volume must hold the package; fileSize is the package's (get_job_package.sh:39-49)."""
+    text = (ROOT / "examples/wordcount.yaml").read_text(encoding="utf-8")
+    job = tmp_path / "wordcount.yaml"
+    job.write_text(text, encoding="utf-8")
+    assert t2gen("package", str(job), "--jar", str(jar), cwd=tmp_path).returncode == 0
+    size = (tmp_path / "wordcount.tar.gz").stat().st_size
+    small = text.replace(
+        "  jobPackage:\n", "  storage: {memoryVolumeSize: 1Mi}\n  jobPackage:\n"
+    )
+    assert small != text
+    job.write_text(small, encoding="utf-8")
+    done = t2gen("render", str(job), "--package", "wordcount.tar.gz", cwd=tmp_path)
+    assert done.returncode == 1 and done.stdout == ""
+    assert (
+        "spec.storage.memoryVolumeSize: memoryVolumeSize 1Mi here, but wordcount.tar.gz needs"
+        in done.stderr
+    )
+    stale = text.replace("  jobPackage:\n", "  jobPackage:\n    fileSize: 1000\n")
+    job.write_text(stale, encoding="utf-8")
+    done = t2gen("render", str(job), "--package", "wordcount.tar.gz", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (
+        f"warning: spec.jobPackage.fileSize: fileSize 1000 here, but wordcount.tar.gz has {size} bytes"
+        in done.stderr
+    )
+    assert f'value: "{size}"' in done.stdout and 'value: "1000"' not in done.stdout
+
+
+def test_classes_and_job_config_the_job_file_states_must_be_the_package_s(
+    tmp_path: Path, jar: Path
+) -> None:
+    """The pods run the .job's classes and see its JobConfig (JobUtils.java:122-138)."""
+    text = (ROOT / "examples/wordcount.yaml").read_text(encoding="utf-8")
+    job = tmp_path / "wordcount.yaml"
+    job.write_text(text, encoding="utf-8")
+    assert t2gen("package", str(job), "--jar", str(jar), cwd=tmp_path).returncode == 0
+    assert (
+        t2gen(
+            "render", str(job), "--package", "wordcount.tar.gz", cwd=tmp_path
+        ).returncode
+        == 0
+    )
+    changed = text.replace("tset.WordCount", "tset.WordCountAgain").replace(
+        "    NO_OF_SAMPLE_WORDS: 100\n",
+        "    NO_OF_SAMPLE_WORDS: 101\n    extra: true\n",
+    )
+    assert changed.count("WordCountAgain") == 1 and "101" in changed
+    job.write_text(changed, encoding="utf-8")
+    done = t2gen("render", str(job), "--package", "wordcount.tar.gz", cwd=tmp_path)
+    assert done.returncode == 1 and done.stdout == ""
+    assert (
+        "spec.workerClass: workerClass 'edu.iu.dsc.tws.examples.batch.wordcount.tset.WordCountAgain' here, but wordcount.tar.gz:twister2-job/wordcount.job names 'edu.iu.dsc.tws.examples.batch.wordcount.tset.WordCount'"
+        in done.stderr
+    )
+    assert (
+        "spec.jobConfig.NO_OF_SAMPLE_WORDS: jobConfig NO_OF_SAMPLE_WORDS is 101 here (java.lang.Integer), but wordcount.tar.gz:twister2-job/wordcount.job has 100"
+        in done.stderr
+    )
+    assert (
+        "spec.jobConfig.extra: jobConfig extra is True here (java.lang.Boolean), but wordcount.tar.gz:twister2-job/wordcount.job has no such key"
+        in done.stderr
+    )
