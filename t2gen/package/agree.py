@@ -3,42 +3,34 @@
 :func:`disagreements` gives one located problem per item that differs,
 naming both sides: the job ID, the compute resources (order, counts, workers
 per pod, cpu, memory, disk, scalable), the namespace of the package's
-configuration, the jar, and the ports. Each is something the runtime reads
-from the package while the objects come from the job file, so a difference
-makes pods crash or wait for ever (docs/package.md). :func:`sized_job` sets
-``jobPackage.fileSize`` and the memory volume from the real package.
+configuration, the jar, the ports, and the classes and JobConfig the job file
+states. Each is something the runtime reads from the package while the objects
+come from the job file, so a difference makes pods crash or wait for ever
+(docs/package.md). :func:`with_package` then sizes the job from the real
+package (:mod:`t2gen.package.sizing`).
 """
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from t2gen._generated import twister2_job_pb2 as pb
 from t2gen.errors import Problem, SchemaError, T2genError, Warning_, format_json_path
 from t2gen.jobfile.yaml import SourceDoc, parse_job
 from t2gen.jobfile.yaml.loader import JsonPath
-from t2gen.kube.quantity import Quantity, QuantityFormat
 from t2gen.model import Job
 from t2gen.package.config import CONF_DIRS, LOAD_ORDER
 from t2gen.package.job import compute_resources
-from t2gen.package.read import PackageContents, tmpfs_bytes
-from t2gen.record import replace
+from t2gen.package.read import PackageContents
+from t2gen.package.sizing import size_problems, size_warnings, sized_job
 from t2gen.twister2 import confkeys as k
 from t2gen.twister2 import kryo
 
 __all__ = [
-    "MEMORY_VOLUME_SLACK",
     "disagreements",
     "effective_config",
-    "memory_volume_bytes",
-    "size_warnings",
-    "sized_job",
     "with_package",
 ]
-
-MEMORY_VOLUME_SLACK = 2**20
-"""Room in the memory volume beside the package and its files: the unpack flag file and tar's own."""
 
 
 def effective_config(contents: PackageContents) -> dict[str, tuple[Any, str]]:
@@ -188,7 +180,7 @@ def disagreements(job: Job, doc: SourceDoc, contents: PackageContents) -> list[P
                 f"jar {jar!r} is named by {where} but {contents.path} has no twister2-job/{jar}",
             )
         )
-    problems += _size_problems(job, doc, contents)
+    problems += size_problems(job, doc, contents)
     problems += _class_problems(job, doc, message, where)
     problems += _config_problems(job, doc, effective_config(contents))
     return problems
@@ -253,77 +245,6 @@ def _class_problems(
             )
         )
     return problems
-
-
-def _size_problems(
-    job: Job, doc: SourceDoc, contents: PackageContents
-) -> list[Problem]:
-    """An explicit ``memoryVolumeSize`` the package does not fit.
-
-    The memory volume holds the archive and its unpacked files
-    (:func:`memory_volume_bytes`); a smaller one fills up mid-copy, and
-    ``get_job_package.sh`` does not check ``tar``'s status (lines 39-49).
-    """
-    spec = doc.data.get("spec") if isinstance(doc.data, dict) else None
-    storage = spec.get("storage") if isinstance(spec, dict) else None
-    volume = job.spec.storage.memory_volume_size
-    need = memory_volume_bytes(contents)
-    if not (isinstance(storage, dict) and "memoryVolumeSize" in storage) or (
-        volume.value >= need
-    ):
-        return []
-    return [
-        _problem(
-            doc,
-            ("spec", "storage", "memoryVolumeSize"),
-            f"memoryVolumeSize {volume} here, but {contents.path} needs {need} bytes "
-            f"({-(-need // 2**20)}Mi: the archive, its unpacked files and room for tar) in "
-            "the memory volume; leave memoryVolumeSize out (--package sizes it) or raise it",
-        )
-    ]
-
-
-def size_warnings(
-    job: Job, doc: SourceDoc, contents: PackageContents
-) -> list[Warning_]:
-    """A ``fileSize`` the job file states that is not the package's size.
-
-    ``get_job_package.sh`` waits until the archive has exactly
-    ``JOB_PACKAGE_FILE_SIZE`` bytes before it unpacks (lines 39-49). With
-    ``--package`` the manifests get the package's size, so this render is
-    right; the job file itself is not, and a render without ``--package``
-    would make every pod wait for ever.
-    """
-    size = job.spec.job_package.file_size
-    if size is None or size == contents.packed_bytes:
-        return []
-    path: JsonPath = ("spec", "jobPackage", "fileSize")
-    line, col = doc.position(path)
-    return [
-        Warning_(
-            doc.path,
-            line,
-            col,
-            f"fileSize {size} here, but {contents.path} has {contents.packed_bytes} bytes: "
-            f"the manifests get {contents.packed_bytes} (--package), but a render without "
-            f"--package would make the pods wait for ever; write {contents.packed_bytes} "
-            "or leave fileSize out and render with --package",
-            format_json_path(path),
-        )
-    ]
-
-
-def memory_volume_bytes(contents: PackageContents) -> int:
-    """Bytes the memory volume needs for ``contents``: what ``get_job_package.sh`` writes there.
-
-    The archive and its unpacked files (``get_job_package.sh:26,49,89``), each
-    in whole 4 KiB tmpfs pages, plus :data:`MEMORY_VOLUME_SLACK`.
-    """
-    return (
-        tmpfs_bytes(contents.packed_bytes)
-        + contents.unpacked_bytes
-        + MEMORY_VOLUME_SLACK
-    )
 
 
 def _config_problems(
@@ -395,25 +316,6 @@ def _config_problems(
             )
         )
     return problems
-
-
-def sized_job(job: Job, contents: PackageContents, *, explicit_volume: bool) -> Job:
-    """``job`` with ``jobPackage.fileSize`` and the memory volume taken from the real package.
-
-    The memory volume holds the archive and its unpacked files
-    (``get_job_package.sh:26,49,89``): packed + unpacked (whole 4 KiB pages) +
-    :data:`MEMORY_VOLUME_SLACK`, in whole MiB. An explicit
-    ``storage.memoryVolumeSize`` is kept.
-    """
-    package = replace(job.spec.job_package, file_size=contents.packed_bytes)
-    storage = job.spec.storage
-    if not explicit_volume:
-        mib = -(-memory_volume_bytes(contents) // 2**20)
-        storage = replace(
-            storage,
-            memory_volume_size=Quantity(Decimal(mib * 2**20), QuantityFormat.BINARY_SI),
-        )
-    return replace(job, spec=replace(job.spec, job_package=package, storage=storage))
 
 
 def with_package(
