@@ -43,19 +43,13 @@ def selector_matches_template(obj: dict[str, Any], stream: Stream) -> Iterator[F
     The API server rejects a workload whose ``spec.selector`` does not match
     ``spec.template.metadata.labels``. Source: kubernetes/kubernetes
     ``pkg/apis/apps/validation`` (``ValidateStatefulSetSpec``: "selector does not
-    match template labels"). A ``batch/v1`` Job without a selector is fine
-    unless it sets ``manualSelector: true``: the API server generates its
-    selector and the template's ``controller-uid`` label (kubernetes/kubernetes
-    ``pkg/registry/batch/job/strategy.go``, ``generateSelector``;
-    https://kubernetes.io/docs/concepts/workloads/controllers/job/#specifying-your-own-pod-selector).
+    match template labels"). A ``batch/v1`` Job has none unless ``manualSelector``:
+    the API server generates it from the Job's UID
+    (https://kubernetes.io/docs/concepts/workloads/controllers/job/#specifying-your-own-pod-selector).
     """
     spec = as_dict(obj.get("spec"))
-    if (
-        obj.get("kind") == "Job"
-        and spec.get("selector") is None
-        and spec.get("manualSelector") is not True
-    ):
-        return  # the Job controller generates it (batch/v1 JobSpec.manualSelector)
+    if obj.get("kind") == "Job" and spec.get("manualSelector") is not True:
+        return  # the API server writes a Job's selector (its own UID label)
     selector = as_dict(spec.get("selector"))
     labels = as_dict(as_dict(_template(obj).get("metadata")).get("labels"))
     if not selector.get("matchLabels") and not selector.get("matchExpressions"):
@@ -78,7 +72,7 @@ def pod_spec(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
     )
 
 
-@check("statefulset-selectors-disjoint", reads="stream", strict=True)
+@check("statefulset-selectors-disjoint", reads="stream")
 def statefulset_selectors_disjoint(
     obj: dict[str, Any], stream: Stream
 ) -> Iterator[Finding]:
@@ -89,9 +83,7 @@ def statefulset_selectors_disjoint(
     worker-group label (docs/reference.md, "Where t2gen differs from the Twister2
     launcher"). Source: https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#pod-selector
 
-    The API server accepts overlapping selectors, so this is t2gen's standard
-    (``strict``): an error for t2gen's objects and under ``check --strict``, a
-    note for others'. Each StatefulSet names at most ten others it overlaps and counts the rest.
+    Each StatefulSet names at most ten others it overlaps and counts the rest.
     """
     selector = as_dict(as_dict(obj.get("spec")).get("selector"))
     if not (selector.get("matchLabels") or selector.get("matchExpressions")):
