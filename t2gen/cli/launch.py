@@ -80,12 +80,15 @@ def _run(arguments: list[str]) -> int:
     """Run one command line; return the exit code."""
     if arguments in (["--version"], ["--help"], ["-h"]):
         from t2gen.cli import _help
+        from t2gen.output import write_text
 
         try:
-            sys.stdout.write(
-                f"t2gen {_help.VERSION}\n" if arguments == ["--version"] else _help.HELP
+            write_text(
+                sys.stdout,
+                f"t2gen {_help.VERSION}\n"
+                if arguments == ["--version"]
+                else _help.HELP,
             )
-            sys.stdout.flush()
         except OSError as err:  # >&- or > /dev/full
             from t2gen.cli.commands import stdout_failed
 
