@@ -20,11 +20,9 @@ from pathlib import Path
 from typing import Any, cast
 
 import jinja2
-import yaml
 
 from t2gen import fastpaths
 from t2gen.errors import TemplateError
-from t2gen.kube.yamlio import load_all_yaml
 from t2gen.record import Record
 from t2gen.render import skeleton
 from t2gen.render.budget import MAX_OUTPUT_CHARS, TemplateLimitError, metered
@@ -35,6 +33,7 @@ from t2gen.render.precompiled import (
     compile_key,
     precompiled_name,
 )
+from t2gen.render.readback import RenderedDocument, documents_of, parse_output
 from t2gen.render.sandbox import read_template_file
 
 __all__ = [
@@ -48,34 +47,6 @@ __all__ = [
     "precompiled_name",
     "render",
 ]
-
-
-class RenderedDocument(Record):
-    """One Kubernetes object and the template that produced it.
-
-    Attributes:
-        template: the template's name as shown in ``# Source:`` (``k8s/configmap.yaml.j2``).
-        obj: the object as kubectl will read it (dicts, lists, scalars).
-    """
-
-    template: str
-    obj: dict[str, Any]
-
-    @property
-    def kind(self) -> str:
-        """The object's ``kind``."""
-        return str(self.obj.get("kind", ""))
-
-    @property
-    def name(self) -> str:
-        """The object's ``metadata.name``."""
-        return str(self.obj.get("metadata", {}).get("name", ""))
-
-    @property
-    def namespace(self) -> str | None:
-        """The object's ``metadata.namespace``, if set."""
-        namespace = self.obj.get("metadata", {}).get("namespace")
-        return str(namespace) if namespace is not None else None
 
 
 class TemplateSet(Record):
@@ -250,6 +221,7 @@ def _render_all(
 ) -> list[RenderedDocument]:
     documents: list[RenderedDocument] = []
     written = [0]  # characters written by all templates so far
+    parsed = [0]  # values read from what they wrote
     # Overlay templates (and partials they replace) may do anything with what a
     # `{{ }}` wrote, so with overlays every template's text is parsed.
     fast = not template_set.overlays and fastpaths.enabled("SKELETON")
@@ -257,7 +229,7 @@ def _render_all(
         if fast:
             objects = skeleton.render_objects(environment, file_name, context)
             if objects is not None:
-                documents.extend(_documents(objects, label))
+                documents.extend(documents_of(objects, label))
                 continue
         try:
             text = _render_text(environment.get_template(file_name), context, written)
@@ -279,7 +251,7 @@ def _render_all(
                 line=line,
                 message=message,
             ) from None
-        documents.extend(_parse(text, label))
+        documents.extend(parse_output(text, label, parsed))
     return documents
 
 
@@ -336,57 +308,3 @@ def _label(name: str | None, fallback: str) -> str:
     if not name:
         return fallback
     return f"{fallback.rsplit('/', 1)[0]}/{Path(name).name}"
-
-
-def _parse(text: str, label: str) -> list[RenderedDocument]:
-    """Parse a template's output into objects, as kubectl would read it."""
-    try:
-        objects = load_all_yaml(text)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(err, "problem", None) or str(err)
-        snippet = (
-            text.splitlines()[line - 1].strip()
-            if line and line <= len(text.splitlines())
-            else ""
-        )
-        detail = f" at rendered line {line}: {snippet!r}" if line else ""
-        raise TemplateError(
-            template=label,
-            line=None,
-            message=f"the rendered YAML does not parse ({problem}){detail}",
-        ) from None
-    return _documents(objects, label)
-
-
-def _documents(objects: list[Any], label: str) -> list[RenderedDocument]:
-    """Check that each parsed document is a Kubernetes object; skip empty ones."""
-    documents = []
-    for obj in objects:
-        if obj is None:
-            continue
-        if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
-            raise TemplateError(
-                template=label,
-                line=None,
-                message="renders a document that is not a Kubernetes object",
-            )
-        for key in ("apiVersion", "kind"):
-            if not isinstance(obj.get(key), str) or not obj[key]:
-                raise TemplateError(
-                    template=label,
-                    line=None,
-                    message=f"renders an object without {key}",
-                )
-        if (
-            not isinstance(obj["metadata"].get("name"), str)
-            or not obj["metadata"]["name"]
-        ):
-            raise TemplateError(
-                template=label,
-                line=None,
-                message=f"renders a {obj['kind']} without metadata.name",
-            )
-        documents.append(RenderedDocument(template=label, obj=obj))
-    return documents
