@@ -38,10 +38,10 @@ test: $(STAMP) $(HELM) ## Run the test suite on every CPU (unit, golden, kubectl
 golden: $(STAMP) ## Rewrite the golden files from the current output (review the diff!)
 	$(BIN)/python -m pytest tests/suites/test_golden.py tests/suites/test_cases.py --update-golden -q
 
-docs: $(STAMP) ## Regenerate docs/ (from the schema and the context) and t2gen/cli/_help.py (from the CLI)
+docs: $(STAMP) ## Regenerate docs/ (from the schema and the context) and t2gen/_generated/cli_help.py (from the CLI)
 	$(BIN)/python -m scripts.docs .
 
-generate: docs ## Regenerate everything derived: the docs, t2gen/jobfile/_jobschema.py, t2gen/checks/_kubeschema/, t2gen/render/_precompiled/
+generate: docs ## Regenerate everything derived: the docs, t2gen/_generated/jobschema.py, t2gen/_generated/kubeschema/, t2gen/_generated/templates/
 	$(BIN)/python scripts/gen_validator.py
 	$(BIN)/python scripts/gen_kube_validators.py
 	$(BIN)/python scripts/precompile_templates.py

@@ -1,7 +1,7 @@
 """CPU time and peak memory of t2gen on flood inputs: large or hostile files under its size limits.
 
 Every input t2gen accepts to read (a job file of at most 1 MiB,
-``t2gen.jobfile.yaml.source.MAX_FILE_BYTES``; manifests, node lists, template
+``t2gen.textfile.MAX_FILE_BYTES``; manifests, node lists, template
 overlays) must be judged within ten times the CPU of a plain
 ``t2gen render examples/wordcount.yaml`` measured in the same run (issue 23),
 with a bounded report (``... and N more problems``). This script generates one

@@ -262,7 +262,7 @@ def _checks_reference() -> list[str]:
 
 
 def static_help_module() -> str:
-    """The text of ``t2gen/cli/_help.py``: the version and the top-level ``--help`` screen.
+    """The text of ``t2gen/_generated/cli_help.py``: the version and the top-level ``--help`` screen.
 
     ``t2gen --version`` and ``t2gen --help`` print these without importing Typer
     (:func:`t2gen.cli.app.main`), which starts t2gen 3-4 times faster. The screen is
@@ -286,12 +286,12 @@ def static_help_module() -> str:
 
 
 def write_docs(root: Path) -> list[Path]:
-    """Write the pages under ``root/docs`` and ``t2gen/cli/_help.py``; return their paths."""
+    """Write the pages under ``root/docs`` and ``t2gen/_generated/cli_help.py``; return their paths."""
     pages = {
         root / "docs" / "job-file.md": job_file_reference(),
         root / "docs" / "templates.md": template_context_reference(),
         root / "docs" / "rules.md": rules_reference(),
-        root / "t2gen" / "cli" / "_help.py": static_help_module(),
+        root / "t2gen" / "_generated" / "cli_help.py": static_help_module(),
     }
     written = []
     for path, text in pages.items():

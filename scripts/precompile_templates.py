@@ -1,4 +1,4 @@
-"""Write t2gen/render/_precompiled/: the built-in templates compiled by Jinja2 (run by `make generate`).
+"""Write t2gen/_generated/templates/: the built-in templates compiled by Jinja2 (run by `make generate`).
 
 With ``--check``, write nothing and exit 1 if the committed modules differ from
 what the installed Jinja2 compiles (tests/render/test_precompiled.py runs the same check).
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from t2gen.render.precompiled import compile_builtin_templates
 
-OUT = Path(__file__).resolve().parent.parent / "t2gen" / "render" / "_precompiled"
+OUT = Path(__file__).resolve().parent.parent / "t2gen" / "_generated" / "templates"
 
 
 def main() -> int:

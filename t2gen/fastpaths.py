@@ -28,7 +28,7 @@ FAST_PATHS: dict[str, str] = {
     ),
     "SCHEMA_CODE": (
         "t2gen/jobfile/schema.py: a job file is checked by the validator generated "
-        "into t2gen/jobfile/_jobschema.py instead of jsonschema. Must preserve: "
+        "into t2gen/_generated/jobschema.py instead of jsonschema. Must preserve: "
         "valid exactly when jsonschema finds no problem; an invalid file is always "
         "explained by jsonschema."
     ),
@@ -47,14 +47,14 @@ FAST_PATHS: dict[str, str] = {
     ),
     "PRECOMPILED": (
         "t2gen/render/precompiled.py: the built-in templates are imported from "
-        "t2gen/render/_precompiled/ (made by `make generate`) instead of compiled "
+        "t2gen/_generated/templates/ (made by `make generate`) instead of compiled "
         "by Jinja2 at run time. Must preserve: the same code as compiling the "
         "source (used only while its SHA-256 and the Jinja2 settings match)."
     ),
     "KUBE_SCHEMA_CODE": (
         "t2gen/checks/openapi.py: objects of the kinds t2gen renders are checked "
         "against the default Kubernetes version by validators generated into "
-        "t2gen/checks/_kubeschema/ (made by `make generate`) instead of jsonschema. "
+        "t2gen/_generated/kubeschema/ (made by `make generate`) instead of jsonschema. "
         "Must preserve: an object passes only if jsonschema finds no error; one it "
         "rejects is checked again by jsonschema, which writes the messages."
     ),

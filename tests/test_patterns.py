@@ -26,7 +26,7 @@ def _module_patterns() -> list[tuple[str, str, object]]:
     found = []
     for info in pkgutil.walk_packages(t2gen.__path__, "t2gen."):
         if info.name == "t2gen.__main__" or info.name.startswith(
-            ("t2gen.render._precompiled", "t2gen.checks._kubeschema")
+            ("t2gen._generated.templates", "t2gen._generated.kubeschema")
         ):
             continue  # __main__ runs the CLI; generated code compiles its own
         module = importlib.import_module(info.name)

@@ -15,7 +15,11 @@ groups of every mechanism in :mod:`t2gen.gangs`: ``PodGroup``, ``Workload``, Kue
 stable ID and its docstring is its documentation. Every object gets
 :data:`GENERIC_CHECKS`, then the checks :data:`CHECKS_BY_KIND` lists for its
 kind; a kind not listed (a custom resource) gets only the generic ones. Checking a new kind means a module and an entry
-in :data:`CHECKS_BY_KIND`.
+in :data:`CHECKS_BY_KIND`. ``@check`` only describes a function: a check runs
+once a table lists it (these, or :data:`t2gen.checks.pods.POD_CHECKS` and
+``CONTAINER_CHECKS``), as the gang mechanisms and the job-file rules are
+registered by explicit tables too; ``tests/test_registries.py`` fails for a
+check written but listed nowhere.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ definitions file on every call and stops at the first error. Here each file is
 read once per run, each kind's validator is built once, and every error of
 every object is reported. ``byte`` fields (Secret ``data``) are checked to be
 base64, which the library skips. Code generated at build time from the same
-schemas passes valid objects of t2gen's kinds first (``t2gen/checks/_kubeschema/``).
+schemas passes valid objects of t2gen's kinds first (``t2gen/_generated/kubeschema/``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from t2gen import fastpaths
-from t2gen.checks import _kubeschema
+from t2gen._generated import kubeschema
 from t2gen.errors import T2genError
 from t2gen.kube.intformats import INTEGER_FORMATS, has_wide_numbers, integer_format
 from t2gen.record import Record
@@ -259,21 +259,21 @@ class KubeSchemas:
         key = (kind, api_version)
         if key not in self._fast:
             found = self._schema(kind, api_version)
-            module, digest = _kubeschema.VALIDATORS.get((api_version, kind), ("", ""))
+            module, digest = kubeschema.VALIDATORS.get((api_version, kind), ("", ""))
             own = key in self._own
             current = (
                 fastpaths.enabled("KUBE_SCHEMA_CODE")
-                and self.version == _kubeschema.KUBERNETES_VERSION
+                and self.version == kubeschema.KUBERNETES_VERSION
                 and found is not None
                 and own == (digest is not None)
                 and (  # t2gen's schema file, maybe edited since `make generate`
                     hashlib.sha256(found[0].read_bytes()).hexdigest() == digest
                     if own
                     else installed_kubernetes_validate()
-                    == _kubeschema.KUBERNETES_VALIDATE
+                    == kubeschema.KUBERNETES_VALIDATE
                 )
             )
-            name = f"{_kubeschema.__name__}.{module}"
+            name = f"{kubeschema.__name__}.{module}"
             formats = {} if own else {"byte": _is_base64}
             self._fast[key] = _passes(name, formats) if current else None
         return self._fast[key]

@@ -8,7 +8,6 @@ from typing import IO, Any
 import yaml
 
 from t2gen.errors import ConfigError, Problem, SchemaError
-from t2gen.jobfile.yaml.source import decode_source, line_col, read_source
 from t2gen.kube.yamlread import (
     MANIFEST_BOUNDS,
     BoundedReader,
@@ -17,6 +16,7 @@ from t2gen.kube.yamlread import (
     YamlLimitError,
 )
 from t2gen.record import Record
+from t2gen.textfile import decode_source, line_col, read_source
 
 __all__ = [
     "MAX_MANIFEST_BYTES",

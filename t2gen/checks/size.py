@@ -14,8 +14,8 @@ from t2gen.errors import Problem, format_json_path
 from t2gen.kube.limits import APPLY_LIMIT_BYTES
 
 if TYPE_CHECKING:
-    from t2gen.jobfile.model import Job
     from t2gen.jobfile.yaml import SourceDoc
+    from t2gen.model import Job
     from t2gen.render.engine import RenderedDocument
 
 __all__ = ["size_problems"]

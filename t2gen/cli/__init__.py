@@ -10,7 +10,8 @@
   their arguments are parsed, for both, and maps errors to exit codes
   (0 ok, 1 invalid input or a failed check, 2 usage error); ``_report`` prints
   the errors of the other commands.
-* ``_help`` holds the generated ``--help`` screen (``make docs``).
+* the ``--help`` screen they print is generated (``make docs``) into
+  :mod:`t2gen._generated.cli_help`.
 
 This module imports nothing, so that the console script stays free of Typer.
 """

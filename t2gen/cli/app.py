@@ -14,7 +14,7 @@ Exit codes: 0 ok, 1 invalid input (or a failed check), 2 usage error.
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -89,8 +89,6 @@ def main() -> None:
     usage block; a closed stdout (``t2gen render job.yaml | head``) ends quietly,
     and any other failure to write it (``> /dev/full``) is one line and exit 1.
     """
-    from typer import _click  # typer 0.27-0.28 vendor Click here
-
     if sys.stdout is None or sys.stdin is None:  # started with >&- or <&-
         from t2gen.cli.commands import guard_closed_streams
 
@@ -98,19 +96,8 @@ def main() -> None:
 
     try:
         result = app(standalone_mode=False, prog_name="t2gen")
-    except _click.exceptions.NoArgsIsHelpError as err:
-        typer.echo(err.format_message(), err=True)
-        sys.exit(err.exit_code)
-    except _click.exceptions.UsageError as err:
-        command = err.ctx.command_path if err.ctx is not None else "t2gen"
-        typer.echo(
-            f"{command}: {err.format_message().rstrip('.')} (see '{command} --help')",
-            err=True,
-        )
-        sys.exit(err.exit_code)
-    except _click.exceptions.ClickException as err:
-        typer.echo(f"t2gen: {err.format_message().rstrip('.')}", err=True)
-        sys.exit(err.exit_code)
+    except typer.TyperException as err:  # every Click error: Typer 0.27+ vendors Click
+        _report_click_error(err)
     except typer.Abort:
         typer.echo("t2gen: aborted", err=True)
         sys.exit(1)
@@ -121,3 +108,32 @@ def main() -> None:
 
         sys.exit(stdout_failed(err))
     sys.exit(result if isinstance(result, int) else 0)
+
+
+def _report_click_error(err: typer.TyperException) -> NoReturn:
+    """One line on stderr for a Click error, then its exit code, through Typer's public API.
+
+    Typer 0.27+ vendors Click (``typer._click``, private), whose exceptions all
+    derive from the public :class:`typer.TyperException`; Click tells them apart
+    by their public parts: a usage error (``UsageError`` and its kin: an unknown
+    option, a missing argument, a bad value) has exit code 2 and the ``ctx`` of
+    its command, and ``NoArgsIsHelpError`` (Click's public name for it), whose
+    message is that command's help, is printed as it is (click ``exceptions.py``).
+    """
+    message = err.format_message()
+    context = getattr(err, "ctx", None)
+    if type(err).__name__ == "NoArgsIsHelpError":  # no arguments: the command's help
+        typer.echo(message, err=True)
+        sys.exit(err.exit_code)
+    if err.exit_code == _USAGE_ERROR:
+        command = context.command_path if context is not None else "t2gen"
+        typer.echo(
+            f"{command}: {message.rstrip('.')} (see '{command} --help')", err=True
+        )
+    else:
+        typer.echo(f"t2gen: {message.rstrip('.')}", err=True)
+    sys.exit(err.exit_code)
+
+
+_USAGE_ERROR = 2
+"""Click's ``UsageError.exit_code``, t2gen's exit code for a usage error."""

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from enum import Enum
 from typing import Annotated, Optional
 
 import typer
-from typer._types import TyperChoice  # typer 0.27-0.28, as pinned in pyproject.toml
 
 from t2gen.cli._options import SETTINGS, check_namespace
 from t2gen.cli._report import reporting, write_stdout
 from t2gen.kube.validators import is_dns1123_label, is_dns1123_subdomain
+from t2gen.twister2 import names
 
 __all__ = ["app", "secret_ssh"]
 
@@ -21,28 +21,12 @@ app = typer.Typer(
 )
 
 
-class KeyTypeChoice(TyperChoice[str]):
-    """``--key-type``'s choices: :data:`t2gen.twister2.sshkeys.KEY_TYPES`, read when first needed.
+KeyType = Enum(  # type: ignore[misc]  # the functional API, built from the one list
+    "KeyType", [(name, name) for name in names.SSH_KEY_TYPES], type=str
+)
+"""``--key-type``'s choices: :data:`t2gen.twister2.names.SSH_KEY_TYPES`."""
 
-    Not an Enum built at import: the choices live in ``sshkeys``, which imports
-    ``cryptography`` (slow to import), and every command builds this option when
-    the command tree is built. Typer asks for the choices only to parse or show
-    ``--key-type``.
-    """
-
-    def __init__(self) -> None:
-        super().__init__((), case_sensitive=False)
-
-    @property
-    def choices(self) -> Sequence[str]:
-        """The key types ``sshkeys`` can make."""
-        from t2gen.twister2.sshkeys import KEY_TYPES
-
-        return KEY_TYPES
-
-    @choices.setter
-    def choices(self, value: Sequence[str]) -> None:
-        """Ignored: the choices are always ``sshkeys.KEY_TYPES``."""
+_DEFAULT_KEY_TYPE = KeyType(names.SSH_KEY_TYPES[0])
 
 
 def check_secret_name(value: str) -> str:
@@ -106,13 +90,13 @@ def secret_ssh(
         ),
     ] = None,
     key_type: Annotated[
-        str,
+        KeyType,
         typer.Option(
             "--key-type",
-            click_type=KeyTypeChoice(),
+            case_sensitive=False,
             help="Type of a fresh key pair.",
         ),
-    ] = "rsa",
+    ] = _DEFAULT_KEY_TYPE,
     from_key: Annotated[
         Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
         typer.Option(
@@ -149,7 +133,7 @@ def secret_ssh(
         documents = generate_ssh_secret(
             name,
             namespace=namespace,
-            key_type=key_type,
+            key_type=key_type.value,
             from_key=from_key,
             job=owner,
         )

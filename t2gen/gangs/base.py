@@ -25,7 +25,7 @@ from t2gen.record import Record
 from t2gen.twister2 import names
 
 if TYPE_CHECKING:
-    from t2gen.jobfile.model import Job
+    from t2gen.model import Job
 
 __all__ = [
     "Finding",

@@ -30,7 +30,7 @@ from t2gen.gangs.base import (
 )
 
 if TYPE_CHECKING:
-    from t2gen.jobfile.model import Job
+    from t2gen.model import Job
 
 __all__ = [
     "DEFAULT_SCHEDULER",

@@ -37,7 +37,7 @@ from t2gen.kube.versions import format_version
 from t2gen.record import Record
 
 if TYPE_CHECKING:
-    from t2gen.jobfile.model import Job
+    from t2gen.model import Job
 
 __all__ = [
     "DEFAULT_SCHEDULER",

@@ -21,7 +21,7 @@ from t2gen.errors import ConfigError, Problem, SchemaError
 from t2gen.importer.keys import CONF_DIRS, LOAD_ORDER, lookup
 from t2gen.importer.model import CommentedKey, Origin, Setting, Twister2Config
 from t2gen.jobfile.yaml import SourceDoc, parse_job
-from t2gen.jobfile.yaml.source import decode_source, read_source
+from t2gen.textfile import decode_source, read_source
 
 __all__ = ["commented_keys", "config_files", "load_config_files"]
 

@@ -77,21 +77,21 @@ def _validator() -> Any:
 
 @functools.cache
 def _generated_is_current() -> bool:
-    """Whether ``t2gen.jobfile._jobschema`` was generated from the packaged schema as it is now.
+    """Whether ``t2gen._generated.jobschema`` was generated from the packaged schema as it is now.
 
     A schema edited in a checkout without ``make generate`` then still takes
     effect at once (through jsonschema and the walk over the schema), as an
     edited template does.
     """
-    from t2gen.jobfile import _jobschema
+    from t2gen._generated import jobschema
 
     with Path(schema_path()).open(encoding="utf-8") as file:
         digest = hashlib.sha256(file.read().encode("utf-8")).hexdigest()
-    return bool(digest == _jobschema.SCHEMA_SHA256)
+    return bool(digest == jobschema.SCHEMA_SHA256)
 
 
 def is_valid_fast(data: Any) -> bool:
-    """Check a document against the schema with the generated code in ``t2gen.jobfile._jobschema``.
+    """Check a document against the schema with the generated code in ``t2gen._generated.jobschema``.
 
     Equivalent to :func:`schema_problems` being empty (the tests compare them),
     in a fraction of the time and without importing jsonschema; it says only
@@ -100,7 +100,7 @@ def is_valid_fast(data: Any) -> bool:
     ``T2GEN_NO_SCHEMA_CODE`` is set (the ``SCHEMA_CODE`` fast path of
     :mod:`t2gen.fastpaths`).
     """
-    from t2gen.jobfile import _jobschema
+    from t2gen._generated import jobschema
 
     if (
         not fastpaths.enabled("SCHEMA_CODE")
@@ -109,8 +109,8 @@ def is_valid_fast(data: Any) -> bool:
     ):
         return False
     try:
-        _jobschema.validate(data)  # type: ignore[no-untyped-call]
-    except _jobschema.JsonSchemaValueException:
+        jobschema.validate(data)  # type: ignore[no-untyped-call]
+    except jobschema.JsonSchemaValueException:
         return False
     return True
 
@@ -293,7 +293,7 @@ def _plan(
 def defaults_table(schema: dict[str, Any]) -> tuple[Any, ...]:
     """What :func:`apply_defaults` does, worked out from ``schema``, as a table of plain values.
 
-    ``scripts/gen_validator.py`` writes it into ``t2gen/jobfile/_jobschema.py``
+    ``scripts/gen_validator.py`` writes it into ``t2gen/_generated/jobschema.py``
     as ``DEFAULTS``, so a render neither parses the schema's JSON nor walks its
     ``$ref`` s (``docs/performance.md``).
 
@@ -329,12 +329,12 @@ def _defaults_plan() -> _Defaults:
 
     Worked out from the schema itself when the generated table is older than it.
     """
-    from t2gen.jobfile import _jobschema
+    from t2gen._generated import jobschema
 
     if not _generated_is_current():
         schema = _schema()
         return _plan(schema, schema, {})
-    table = _jobschema.DEFAULTS
+    table = jobschema.DEFAULTS
     plans = [_Defaults() for _ in table]
     for plan, (properties, items) in zip(plans, table, strict=True):
         plan.properties = tuple(

@@ -25,7 +25,6 @@ from t2gen.errors import (
     Warning_,
 )
 from t2gen.gangs import GROUP_KINDS
-from t2gen.jobfile.model import Job, build_job
 from t2gen.jobfile.rules import RuleOptions, run_rules
 from t2gen.jobfile.schema import (
     apply_defaults,
@@ -34,12 +33,13 @@ from t2gen.jobfile.schema import (
     without_rejected,
 )
 from t2gen.jobfile.yaml import SourceDoc, read_job
-from t2gen.jobfile.yaml.source import read_source
 from t2gen.kube.order import sort_documents
 from t2gen.kube.versions import KubeVersionError, require_kube_version
+from t2gen.model import Job, build_job
 from t2gen.render.context import build_context
 from t2gen.render.engine import RenderedDocument, TemplateSet, overlay_problem, render
 from t2gen.resources import templates_dir
+from t2gen.textfile import read_source
 
 if TYPE_CHECKING:  # typing.Unpack is 3.11+; mypy reads typing_extensions' stub
     from typing_extensions import Unpack

@@ -37,11 +37,11 @@ import msgspec
 
 from t2gen.errors import ConfigError
 from t2gen.fastpaths import enabled
-from t2gen.jobfile.yaml.source import read_source
 from t2gen.plan.listio import load_document
 from t2gen.plan.nodes import Node, parse_nodes
 from t2gen.plan.pods import ExistingPod, parse_pods
 from t2gen.plan.typedrecords import POD_DECODER, node_decoder, typed_nodes, typed_pods
+from t2gen.textfile import read_source
 
 if TYPE_CHECKING:
     from t2gen.plan.templates import WorkloadTemplate

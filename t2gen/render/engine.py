@@ -148,7 +148,7 @@ def make_environment(
 
     The environment is kept for the life of the process, so each template is
     compiled once however many jobs are rendered. The built-in templates are
-    not compiled at all when ``t2gen/render/_precompiled`` holds them for this
+    not compiled at all when ``t2gen/_generated/templates`` holds them for this
     Jinja2 version and these settings (:class:`PrecompiledLoader`); templates
     from ``--templates`` directories are compiled in memory. Nothing compiled
     is ever read from or written to a cache on disk.

@@ -74,6 +74,12 @@ PERSISTENT_VOLUME_PATH = "/persistent"
 SSH_KEY_VOLUME = "kube-openmpi-ssh-key"
 SSH_KEY_VOLUME_PATH = "/ssh-key/openmpi"
 SSH_KEY_MODE = 0o400
+SSH_KEY_TYPES = ("rsa", "ed25519")
+"""Key types ``t2gen secret ssh --key-type`` makes (the first is the default; RSA is 3072-bit).
+
+The one list of them, here rather than in :mod:`t2gen.twister2.sshkeys`, which
+imports ``cryptography`` (slow to import): the command line builds its
+``--key-type`` choices from it whatever command runs."""
 TMP_VOLUME = "twister2-tmp"
 """t2gen's emptyDir at :data:`TMP_VOLUME_PATH` with ``spec.security.readOnlyRootFilesystem``."""
 TMP_VOLUME_PATH = "/tmp"

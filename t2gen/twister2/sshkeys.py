@@ -32,10 +32,8 @@ __all__ = [
     "secret_context",
 ]
 
-KEY_TYPES = ("rsa", "ed25519")
-"""Key types ``t2gen secret ssh --key-type`` makes; RSA is 3072-bit.
-
-The one list of them: the CLI's ``--key-type`` choices are built from it."""
+KEY_TYPES = names.SSH_KEY_TYPES
+"""Key types :func:`generate_key_files` makes (:data:`t2gen.twister2.names.SSH_KEY_TYPES`)."""
 
 _RSA_BITS = 3072
 _PrivateKey = rsa.RSAPrivateKey | ed25519.Ed25519PrivateKey | ec.EllipticCurvePrivateKey

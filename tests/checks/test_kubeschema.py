@@ -1,4 +1,4 @@
-"""Kubernetes schemas of t2gen's kinds as generated code (t2gen/checks/_kubeschema/, make generate).
+"""Kubernetes schemas of t2gen's kinds as generated code (t2gen/_generated/kubeschema/, make generate).
 
 The generated validators must accept exactly what jsonschema accepts (what
 they reject is re-checked by jsonschema for the messages, so the output cannot
@@ -22,7 +22,7 @@ import yaml
 from typer.testing import CliRunner
 
 from scripts import gen_kube_validators
-from t2gen.checks import _kubeschema
+from t2gen._generated import kubeschema
 from t2gen.checks.openapi import KubeSchemas
 from t2gen.cli.app import app
 from t2gen.kube.versions import DEFAULT_KUBE_VERSION
@@ -118,7 +118,7 @@ def _agree(schemas: KubeSchemas, obj: dict[str, Any]) -> tuple[bool, bool] | Non
 def test_the_generated_validators_are_current() -> None:
     present = {
         path.name: path.read_text(encoding="utf-8")
-        for path in Path(_kubeschema.__file__).parent.glob("*.py")
+        for path in Path(kubeschema.__file__).parent.glob("*.py")
     }
     assert present == gen_kube_validators.generate(), "run `make generate`"
 
@@ -187,12 +187,12 @@ def test_generated_code_is_used_only_for_what_it_was_made_from(
     monkeypatch.setenv("T2GEN_NO_KUBE_SCHEMA_CODE", "1")
     assert not fast("StatefulSet", "apps/v1")
     monkeypatch.delenv("T2GEN_NO_KUBE_SCHEMA_CODE")
-    monkeypatch.setattr(_kubeschema, "KUBERNETES_VALIDATE", "1.37.99")
+    monkeypatch.setattr(kubeschema, "KUBERNETES_VALIDATE", "1.37.99")
     assert not fast("StatefulSet", "apps/v1")  # another kubernetes-validate
-    table = dict(_kubeschema.VALIDATORS)
+    table = dict(kubeschema.VALIDATORS)
     module, _ = table["scheduling.volcano.sh/v1beta1", "PodGroup"]
     table["scheduling.volcano.sh/v1beta1", "PodGroup"] = (module, "0" * 64)
-    monkeypatch.setattr(_kubeschema, "VALIDATORS", table)
+    monkeypatch.setattr(kubeschema, "VALIDATORS", table)
     assert not fast("PodGroup", "scheduling.volcano.sh/v1beta1")  # schema edited
 
 

@@ -538,7 +538,7 @@ def test_key_types_are_sshkeys_own() -> None:
         if param.name == "key_type"
     )
     assert tuple(option.type.choices) == KEY_TYPES
-    assert option.default == KEY_TYPES[0]
+    assert option.default.value == KEY_TYPES[0]
 
 
 def _always_warns(data: dict[str, Any], doc: Any) -> Iterator[Any]:

@@ -225,7 +225,7 @@ def test_a_node_list_of_megabytes_is_read(tmp_path: Path, in_root: Path) -> None
 
 
 def test_a_fifo_as_node_list_is_refused_not_waited_on(tmp_path: Path) -> None:
-    # The node list is read like a job file (t2gen.jobfile.yaml.source.read_source), only
+    # The node list is read like a job file (t2gen.textfile.read_source), only
     # without the 1 MiB limit: a FIFO would block for ever, so it is refused.
     fifo = tmp_path / "nodes"
     os.mkfifo(fifo)

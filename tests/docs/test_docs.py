@@ -109,7 +109,7 @@ def test_pre_commit_hooks_name_real_commands() -> None:
 def test_static_help_is_up_to_date() -> None:
     from scripts.docs import static_help_module
 
-    assert (ROOT / "t2gen/cli/_help.py").read_text(
+    assert (ROOT / "t2gen/_generated/cli_help.py").read_text(
         encoding="utf-8"
     ) == static_help_module(), "run `make docs`"
 

@@ -13,8 +13,8 @@ from t2gen.errors import SchemaError
 from t2gen.importer import import_config
 from t2gen.importer.convert import port_name
 from t2gen.importer.keys import KEYS, LOAD_ORDER, Use, lookup
-from t2gen.jobfile.model import Job
 from t2gen.jobfile.yaml import parse_job
+from t2gen.model import Job
 from t2gen.pipeline.job import generate, validate, validate_files
 from t2gen.record import replace
 from tests.conftest import ROOT, build_file_tree

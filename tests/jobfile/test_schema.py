@@ -133,7 +133,7 @@ def test_defaults_come_from_the_schema() -> None:
 def test_the_generated_defaults_table_fills_what_the_schema_says(
     document: dict[str, object],
 ) -> None:
-    """apply_defaults reads _jobschema.DEFAULTS; the same walk over the schema itself agrees."""
+    """apply_defaults reads jobschema.DEFAULTS; the same walk over the schema itself agrees."""
     from t2gen.jobfile import schema
 
     expected = schema._copied(document)

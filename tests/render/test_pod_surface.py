@@ -73,3 +73,29 @@ def test_job_wide_fields_reach_the_other_group_and_the_job_master() -> None:
         assert {"name": "dshm", "mountPath": "/dev/shm"} in container["volumeMounts"]
         assert "ephemeral-storage" not in container["resources"].get("limits", {})
         assert container["env"][-1]["name"] == "KEY"
+
+
+def test_service_links_are_the_scopes_else_the_jobs_else_unwritten() -> None:
+    """``enableServiceLinks``: a worker group or the job master replaces ``spec``'s (issue 29's new field)."""
+    context = build_context(
+        valid_job(
+            job_text(
+                "enableServiceLinks: false\n"
+                "workers: [{count: 2, enableServiceLinks: true}, {count: 2}]\n"
+            )
+        )
+    )
+    first, second = (g["podTemplate"]["spec"] for g in context["workerGroups"])
+    master = context["jobMaster"]["podTemplate"]["spec"]
+    assert (first["enableServiceLinks"], second["enableServiceLinks"]) == (True, False)
+    assert master["enableServiceLinks"] is False
+    # it stands with the other pod-level fields, before the containers
+    keys = list(second)
+    assert keys.index("enableServiceLinks") < keys.index("containers")
+    plain = build_context(
+        valid_job(
+            job_text("workers: [{count: 2}]\njobMaster: {enableServiceLinks: false}\n")
+        )
+    )
+    assert "enableServiceLinks" not in plain["workerGroups"][0]["podTemplate"]["spec"]
+    assert plain["jobMaster"]["podTemplate"]["spec"]["enableServiceLinks"] is False

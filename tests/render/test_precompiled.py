@@ -12,13 +12,14 @@ from typing import Any
 import jinja2
 import pytest
 
+from t2gen._generated import templates as precompiled_templates
 from t2gen.pipeline.job import builtin_template_set
-from t2gen.render import _precompiled, engine
+from t2gen.render import engine
 from t2gen.render.context import build_context
 from tests.conftest import ROOT
 from tests.helpers import valid_job
 
-PRECOMPILED = ROOT / "t2gen" / "render" / "_precompiled"
+PRECOMPILED = ROOT / "t2gen" / "_generated" / "templates"
 
 
 def test_the_committed_precompiled_templates_are_current() -> None:
@@ -27,7 +28,7 @@ def test_the_committed_precompiled_templates_are_current() -> None:
         path.name: path.read_text(encoding="utf-8") for path in PRECOMPILED.glob("*.py")
     }
     assert present == expected, (
-        "t2gen/render/_precompiled is stale: run `make generate`"
+        "t2gen/_generated/templates is stale: run `make generate`"
     )
 
 
@@ -67,7 +68,9 @@ def test_precompiled_code_for_another_jinja2_is_ignored(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(
-        _precompiled, "KEY", _precompiled.KEY.replace(jinja2.__version__, "2.11.3", 1)
+        precompiled_templates,
+        "KEY",
+        precompiled_templates.KEY.replace(jinja2.__version__, "2.11.3", 1),
     )
     assert "configmap.yaml.j2" in _compiled_from_source(monkeypatch)
 
@@ -75,8 +78,8 @@ def test_precompiled_code_for_another_jinja2_is_ignored(
 def test_precompiled_code_of_an_edited_template_is_ignored(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    stale = dict(_precompiled.TEMPLATES)
+    stale = dict(precompiled_templates.TEMPLATES)
     digest, module = stale["k8s/configmap.yaml.j2"]
     stale["k8s/configmap.yaml.j2"] = ("0" * len(digest), module)
-    monkeypatch.setattr(_precompiled, "TEMPLATES", stale)
+    monkeypatch.setattr(precompiled_templates, "TEMPLATES", stale)
     assert _compiled_from_source(monkeypatch) == ["configmap.yaml.j2"]

@@ -295,9 +295,9 @@ def test_an_ordinary_overlay_still_renders(tmp_path: Path) -> None:
 
 
 def test_the_built_in_templates_were_compiled_by_the_sandbox() -> None:
-    from t2gen.render import _precompiled
+    from t2gen._generated import templates as precompiled_templates
     from t2gen.render.engine import make_environment
 
     environment = make_environment([])
     assert isinstance(environment, sandbox.T2genSandbox)
-    assert f"T2genSandbox {sandbox.SANDBOX_VERSION}" in _precompiled.KEY
+    assert f"T2genSandbox {sandbox.SANDBOX_VERSION}" in precompiled_templates.KEY

@@ -17,7 +17,8 @@ and :func:`rule_warnings` only the warnings. How warnings are printed (stderr,
 exit status 0) is the command line's business.
 
 To add a rule: write a function in the module of its concern (or a new module,
-imported below), decorate it with ``@rule("an-id", fields=(...))``, give it a
+listed in :data:`REGISTRY` below), decorate it with ``@rule("an-id", fields=(...))``,
+list it in the module's ``RULES`` table, give it a
 docstring whose first line says what must hold and whose body says why and
 cites the source (Twister2 or Kubernetes, as a public file path or URL), then
 run ``make docs``.
@@ -28,9 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from t2gen.errors import Problem, Warning_
-
-# Importing each module registers its rules; docs/rules.md lists them in this order.
-from t2gen.jobfile.rules import (  # noqa: F401
+from t2gen.jobfile.rules import (
     env,
     image,
     job_master,
@@ -53,7 +52,7 @@ from t2gen.jobfile.rules import (  # noqa: F401
     volumes,
     workers,
 )
-from t2gen.jobfile.rules._base import REGISTRY, Rule, RuleOptions
+from t2gen.jobfile.rules._base import Rule, RuleOptions, registry
 from t2gen.jobfile.rules.size import MAX_ENV_ENTRIES
 from t2gen.jobfile.rules.workers import MAX_TOTAL_WORKERS
 from t2gen.jobfile.yaml import SourceDoc
@@ -71,6 +70,36 @@ __all__ = [
     "rule_warnings",
     "run_rules",
 ]
+
+
+REGISTRY: dict[str, Rule] = registry(
+    module.RULES
+    for module in (
+        env,
+        image,
+        job_master,
+        labels,
+        mpi,
+        naming,
+        network,
+        package,
+        placement,
+        pod_security,
+        quantities,
+        rbac,
+        resources,
+        scaling,
+        scheduling,
+        separate_nodes,
+        size,
+        storage,
+        text,
+        volumes,
+        workers,
+    )
+)
+"""Every rule by ID: each module's ``RULES`` table, module by module, in the order
+``docs/rules.md`` lists them (the explicit table of yamllint's ``rules/__init__.py``)."""
 
 
 class RuleFindings(Record):

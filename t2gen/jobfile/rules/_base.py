@@ -1,4 +1,4 @@
-"""The rule registry and the helpers every rule module shares.
+"""The rule record, its decorator and the helpers every rule module shares.
 
 A rule is a function ``(data, doc) -> Iterator[Problem]`` registered with
 :func:`rule` under a stable ID; a rule that also depends on a command-line
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -28,7 +28,6 @@ from t2gen.kube.versions import require_kube_version
 from t2gen.record import Record
 
 __all__ = [
-    "REGISTRY",
     "Check",
     "Rule",
     "RuleOptions",
@@ -39,6 +38,7 @@ __all__ = [
     "fmt_decimal",
     "groups",
     "problem",
+    "registry",
     "rule",
     "warning",
 ]
@@ -116,14 +116,16 @@ class Rule(Record):
         return self.check.__module__.rsplit(".", 1)[-1]
 
 
-REGISTRY: dict[str, Rule] = {}
-"""Every rule by ID, in registration order (module by module, as the package imports them)."""
-
-
 def rule(
     rule_id: str, *, fields: tuple[str, ...], options: tuple[str, ...] = ()
-) -> Callable[[Any], Any]:
-    """Register a rule function under ``rule_id``.
+) -> Callable[[Any], Rule]:
+    """Make a rule function a :class:`Rule` with ``rule_id``; its module's ``RULES`` registers it.
+
+    A decorator only describes: the rule runs once it is listed in its
+    module's ``RULES`` table, which :data:`t2gen.jobfile.rules.REGISTRY`
+    collects module by module (one way for every registry: the gangs, the
+    output checks and the rules are explicit tables; ``tests/test_registries.py``
+    fails for a rule or check written but never listed).
 
     Args:
         rule_id: a kebab-case ID, unique across the registry.
@@ -132,24 +134,36 @@ def rule(
             the function then takes ``(data, doc, options)``.
 
     Returns:
-        A decorator that registers the function and returns it unchanged.
+        A decorator that returns the :class:`Rule`.
 
     Raises:
-        ValueError: the ID is not kebab-case, is taken, or the function has no docstring.
+        ValueError: the ID is not kebab-case, or the function has no docstring.
     """
 
-    def register(check: Any) -> Any:
+    def describe(check: Any) -> Rule:
         if not re.fullmatch(_ID, rule_id):
             raise ValueError(f"rule ID {rule_id!r} is not kebab-case")
-        if rule_id in REGISTRY:
-            raise ValueError(f"rule ID {rule_id!r} is registered twice")
         # `python -OO` strips every docstring; the rules still run, only their docs are empty.
         if not (check.__doc__ or "").strip() and sys.flags.optimize < 2:
             raise ValueError(f"rule {rule_id!r} has no docstring")
-        REGISTRY[rule_id] = Rule(rule_id, check, fields, options)
-        return check
+        return Rule(rule_id, check, fields, options)
 
-    return register
+    return describe
+
+
+def registry(tables: Iterable[tuple[Rule, ...]]) -> dict[str, Rule]:
+    """Every rule of ``tables`` by ID, in order.
+
+    Raises:
+        ValueError: two rules have one ID.
+    """
+    found: dict[str, Rule] = {}
+    for table in tables:
+        for listed in table:
+            if listed.id in found:
+                raise ValueError(f"rule ID {listed.id!r} is registered twice")
+            found[listed.id] = listed
+    return found
 
 
 def problem(

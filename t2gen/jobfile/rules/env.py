@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem, format_json_path
-from t2gen.jobfile.rules._base import as_dict, as_list, groups, problem, rule
+from t2gen.jobfile.rules._base import Rule, as_dict, as_list, groups, problem, rule
 from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.twister2.names import ENV_SET_BY_T2GEN
 
@@ -211,3 +211,13 @@ def check_env_from_source(data: dict[str, Any], doc: SourceDoc) -> Iterator[Prob
                 + ("; list the two as two entries" if given else ""),
                 key=bool(given),
             )
+
+
+RULES: tuple[Rule, ...] = (
+    check_env_reserved,
+    check_env_duplicate,
+    check_env_value_from,
+    check_job_submission_time,
+    check_env_from_source,
+)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

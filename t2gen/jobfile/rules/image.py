@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem, Warning_
-from t2gen.jobfile.rules._base import as_dict, problem, rule, warning
+from t2gen.jobfile.rules._base import Rule, as_dict, problem, rule, warning
 from t2gen.jobfile.yaml import SourceDoc
 from t2gen.kube.imageref import image_reference_error, upper_case_registry
 
@@ -57,3 +57,7 @@ def check_image_reference(
             f"{image!r} is not an image reference the kubelet accepts (its pods would "
             f"wait as InvalidImageName): {reason}",
         )
+
+
+RULES: tuple[Rule, ...] = (check_image_reference,)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
-from t2gen.jobfile.rules._base import as_dict, as_quantity, problem, rule
+from t2gen.jobfile.rules._base import Rule, as_dict, as_quantity, problem, rule
 from t2gen.jobfile.yaml import SourceDoc
 
 
@@ -86,3 +86,7 @@ def check_disk_claim(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
             "the job master's persistentDisk is a share of the job's PersistentVolumeClaim, which exists only "
             "when storage.persistent.perWorker is above 0; set perWorker or remove persistentDisk",
         )
+
+
+RULES: tuple[Rule, ...] = (check_address, check_address_unused, check_disk_claim)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

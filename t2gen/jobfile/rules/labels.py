@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
-from t2gen.jobfile.rules._base import as_dict, problem, rule
+from t2gen.jobfile.rules._base import Rule, as_dict, problem, rule
 from t2gen.jobfile.yaml import SourceDoc
 from t2gen.twister2.names import RESERVED_LABEL_KEYS
 
@@ -36,3 +36,7 @@ def check_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
                 "choose another key",
                 key=True,
             )
+
+
+RULES: tuple[Rule, ...] = (check_labels,)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
-from t2gen.jobfile.rules._base import as_dict, as_int, groups, problem, rule
+from t2gen.jobfile.rules._base import Rule, as_dict, as_int, groups, problem, rule
 from t2gen.jobfile.yaml import SourceDoc
 
 
@@ -56,3 +56,7 @@ def check_ssh_secret_unused(data: dict[str, Any], doc: SourceDoc) -> Iterator[Pr
             "sshSecretName is only used by OpenMPI jobs (enabled: true); remove it or enable OpenMPI",
             key=True,
         )
+
+
+RULES: tuple[Rule, ...] = (check_mpi_per_pod, check_ssh_secret_unused)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
-from t2gen.jobfile.rules._base import as_dict, problem, rule
+from t2gen.jobfile.rules._base import Rule, as_dict, problem, rule
 from t2gen.jobfile.yaml import SourceDoc
 from t2gen.twister2 import names
 
@@ -51,3 +51,7 @@ def check_job_name(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
                 + "; choose a name that does not end in "
                 + " or ".join(repr(s) for s in names.DERIVED_NAME_SUFFIXES),
             )
+
+
+RULES: tuple[Rule, ...] = (check_job_name,)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

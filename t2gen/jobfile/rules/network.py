@@ -6,7 +6,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
-from t2gen.jobfile.rules._base import as_dict, as_int, as_list, groups, problem, rule
+from t2gen.jobfile.rules._base import (
+    Rule,
+    as_dict,
+    as_int,
+    as_list,
+    groups,
+    problem,
+    rule,
+)
 from t2gen.jobfile.yaml import SourceDoc
 from t2gen.kube.validators import PORT_NAME_MAX
 from t2gen.twister2.topology import (
@@ -237,3 +245,14 @@ def check_port_name_collision(
                 f"{origin!r} port (container c >= 1 appends -<c>), and port names must be unique "
                 "in a pod; choose a name that does not end in -<number>",
             )
+
+
+RULES: tuple[Rule, ...] = (
+    check_ports,
+    check_node_port_per_pod,
+    check_node_port_unused,
+    check_port_names,
+    check_port_name_length,
+    check_port_name_collision,
+)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

@@ -7,6 +7,7 @@ from typing import Any
 
 from t2gen.errors import Problem
 from t2gen.jobfile.rules._base import (
+    Rule,
     as_dict,
     as_int,
     as_quantity,
@@ -132,3 +133,7 @@ def check_memory_volume(data: dict[str, Any], doc: SourceDoc) -> Iterator[Proble
             f"files), less than jobPackage.maxSize {package.get('maxSize')}; a larger package gets the pod "
             "evicted: set jobPackage.maxSize to the package's size and omit memoryVolumeSize (twice maxSize)",
         )
+
+
+RULES: tuple[Rule, ...] = (check_file_size, check_uri_unused, check_memory_volume)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

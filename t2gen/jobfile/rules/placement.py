@@ -6,13 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem, Warning_
-from t2gen.jobfile.rules._base import (
-    as_dict,
-    as_list,
-    problem,
-    rule,
-    warning,
-)
+from t2gen.jobfile.rules._base import Rule, as_dict, as_list, problem, rule, warning
 from t2gen.jobfile.rules._nodeaffinity import (
     INT64_MAX,
     contradictions,
@@ -246,3 +240,11 @@ def check_deprecated_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Wa
                     f"{key} is {DEPRECATED_NODE_LABELS[key]}",
                     key=True,
                 )
+
+
+RULES: tuple[Rule, ...] = (
+    check_operators,
+    check_contradictions,
+    check_deprecated_labels,
+)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

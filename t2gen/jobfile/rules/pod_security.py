@@ -7,6 +7,7 @@ from typing import Any
 
 from t2gen.errors import Problem, Warning_
 from t2gen.jobfile.rules._base import (
+    Rule,
     as_dict,
     as_int,
     as_list,
@@ -201,3 +202,12 @@ def check_low_id(data: dict[str, Any], doc: SourceDoc) -> Iterator[Warning_]:
                 f"{key} {value} may be a {kind} of the node (trivy {check} wants an ID above "
                 f"{HIGH_ID}); use an ID above {HIGH_ID}, such as the default 65532",
             )
+
+
+RULES: tuple[Rule, ...] = (
+    check_tolerations,
+    check_restricted_mpi,
+    check_read_only_root,
+    check_low_id,
+)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

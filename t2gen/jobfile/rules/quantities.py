@@ -9,6 +9,7 @@ from typing import Any
 
 from t2gen.errors import Problem
 from t2gen.jobfile.rules._base import (
+    Rule,
     as_dict,
     as_list,
     groups,
@@ -211,3 +212,7 @@ def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
                     f"{shown} leaves a JVM heap of 0 MiB (the heap is {percent}% of the memory); "
                     f"use at least {math.ceil(1 / fraction)}Mi",
                 )
+
+
+RULES: tuple[Rule, ...] = (check_quantities,)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

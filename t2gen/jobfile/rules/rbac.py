@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
-from t2gen.jobfile.rules._base import as_dict, problem, rule
+from t2gen.jobfile.rules._base import Rule, as_dict, problem, rule
 from t2gen.jobfile.yaml import SourceDoc
 
 
@@ -29,3 +29,7 @@ def check_rbac(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
             "after the job",
             key=True,
         )
+
+
+RULES: tuple[Rule, ...] = (check_rbac,)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

@@ -7,6 +7,7 @@ from typing import Any
 
 from t2gen.errors import Problem
 from t2gen.jobfile.rules._base import (
+    Rule,
     as_dict,
     as_quantity,
     fmt_decimal,
@@ -297,3 +298,13 @@ def check_limit_pins(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
             "set bindWorkersToCpu: true if that is meant, else remove cpuLimit (no CPU limit, as the "
             "Twister2 launcher) or set it above the request",
         )
+
+
+RULES: tuple[Rule, ...] = (
+    check_limit_below_request,
+    check_limit_bound,
+    check_extended_name,
+    check_extended_count,
+    check_limit_pins,
+)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

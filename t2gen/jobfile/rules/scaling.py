@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
-from t2gen.jobfile.rules._base import as_dict, groups, problem, rule
+from t2gen.jobfile.rules._base import Rule, as_dict, groups, problem, rule
 from t2gen.jobfile.yaml import SourceDoc
 
 
@@ -86,3 +86,7 @@ def check_scalable_mpi(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem
             "OpenMPI jobs are never scaled: Twister2's scaler refuses them (mpirun starts a fixed "
             "set of ranks); remove scalable or disable mpi",
         )
+
+
+RULES: tuple[Rule, ...] = (check_one_scalable, check_scalable_last, check_scalable_mpi)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

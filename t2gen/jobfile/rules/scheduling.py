@@ -9,6 +9,7 @@ from t2gen.errors import Problem
 from t2gen.gangs import REGISTRY
 from t2gen.gangs.base import GangRule
 from t2gen.jobfile.rules._base import (
+    Rule,
     RuleOptions,
     as_dict,
     as_int,
@@ -190,8 +191,8 @@ def check_settings(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
         )
 
 
-def _register(gang_rule: GangRule) -> None:
-    """Register a mechanism's own rule (:attr:`t2gen.gangs.base.Gang.RULES`) in the rule registry.
+def _gang_rule(gang_rule: GangRule) -> Rule:
+    """A mechanism's own rule (:attr:`t2gen.gangs.base.Gang.RULES`) as a job-file rule.
 
     Its findings are located in the job file here; its docstring is its documentation.
     """
@@ -204,12 +205,16 @@ def _register(gang_rule: GangRule) -> None:
             yield problem(doc, path, message, key=at_key)
 
     run.__doc__ = gang_rule.check.__doc__
-    rule(gang_rule.id, fields=gang_rule.fields, options=gang_rule.options)(run)
+    made: Rule = rule(gang_rule.id, fields=gang_rule.fields, options=gang_rule.options)(
+        run
+    )
+    return made
 
 
-for _gang in REGISTRY.values():
-    for _gang_rule in _gang.RULES:
-        _register(_gang_rule)
+_GANG_RULES = tuple(
+    _gang_rule(gang_rule) for gang in REGISTRY.values() for gang_rule in gang.RULES
+)
+"""Every gang mechanism's own rules, mechanism by mechanism (:data:`t2gen.gangs.REGISTRY`)."""
 
 
 def _group_topology(name: Any) -> str | None:
@@ -368,3 +373,13 @@ def check_conflicts(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
                     f"{what} in affinity[{affine[pair]}] (line {line}); "
                     "keep one of the two",
                 )
+
+
+RULES: tuple[Rule, ...] = (
+    check_group_names,
+    check_settings,
+    *_GANG_RULES,
+    check_task_names,
+    check_conflicts,
+)
+"""This module's rules and the gang mechanisms', in the order ``docs/rules.md`` lists them."""

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
-from t2gen.jobfile.rules._base import as_dict, as_int, as_list, problem, rule
+from t2gen.jobfile.rules._base import Rule, as_dict, as_int, as_list, problem, rule
 from t2gen.jobfile.rules._placements import HOSTNAME_KEY, group_terms
 from t2gen.jobfile.yaml import JsonPath, SourceDoc
 
@@ -129,3 +129,7 @@ def _too_few(
         f"{'s' if nodes != 1 else ''} ({listed}); the pods would stay Pending: list at least {pods} "
         f"nodes or use at most {nodes} pod{'s' if nodes != 1 else ''}",
     )
+
+
+RULES: tuple[Rule, ...] = (check_feasibility,)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

@@ -6,7 +6,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
-from t2gen.jobfile.rules._base import as_dict, as_int, as_list, groups, problem, rule
+from t2gen.jobfile.rules._base import (
+    Rule,
+    as_dict,
+    as_int,
+    as_list,
+    groups,
+    problem,
+    rule,
+)
 from t2gen.jobfile.yaml import SourceDoc
 
 __all__ = ["MAX_ENV_ENTRIES"]
@@ -170,3 +178,7 @@ def check_object_size(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]
         f"{APPLY_LIMIT_BYTES // 1024} KiB: use fewer or shorter variables, labels or "
         "annotations, or fewer workers per pod",
     )
+
+
+RULES: tuple[Rule, ...] = (check_size, check_object_size)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

@@ -7,6 +7,7 @@ from typing import Any
 
 from t2gen.errors import Problem, Warning_
 from t2gen.jobfile.rules._base import (
+    Rule,
     as_dict,
     as_int,
     as_quantity,
@@ -155,3 +156,7 @@ def check_access_mode(
             f"ReadWriteOnce attaches the claim to one node, but {who} mount it and {why}: a pod on "
             "another node would wait in ContainerCreating; use ReadWriteMany",
         )
+
+
+RULES: tuple[Rule, ...] = (check_storage, check_access_mode)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

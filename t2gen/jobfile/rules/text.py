@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
-from t2gen.jobfile.rules._base import as_dict, problem, rule
+from t2gen.jobfile.rules._base import Rule, as_dict, problem, rule
 from t2gen.jobfile.yaml import JsonPath, SourceDoc
 
 _INVISIBLE_CATEGORIES = frozenset({"Cf", "Co", "Cn"})
@@ -115,3 +115,7 @@ def check_image_scripts(data: dict[str, Any], doc: SourceDoc) -> Iterator[Proble
                 "InvalidImageName); write the Latin letter",
             )
             return
+
+
+RULES: tuple[Rule, ...] = (check_invisible_characters, check_image_scripts)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

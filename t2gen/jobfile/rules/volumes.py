@@ -9,6 +9,7 @@ from typing import Any
 
 from t2gen.errors import Problem, Warning_, format_json_path
 from t2gen.jobfile.rules._base import (
+    Rule,
     as_dict,
     as_list,
     as_quantity,
@@ -287,3 +288,12 @@ def check_shm_memory(data: dict[str, Any], doc: SourceDoc) -> Iterator[Warning_]
                 f"({int(shm.value / mib)} MiB) exceed the memory limit ({int(limit.value / mib)} MiB) "
                 "once they fill, and the container is OOM-killed; raise memory or lower shmSize",
             )
+
+
+RULES: tuple[Rule, ...] = (
+    check_volume_source,
+    check_volume_reserved,
+    check_volume_duplicate,
+    check_shm_memory,
+)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

@@ -7,6 +7,7 @@ from typing import Any
 
 from t2gen.errors import Problem
 from t2gen.jobfile.rules._base import (
+    Rule,
     as_dict,
     as_int,
     as_quantity,
@@ -124,3 +125,7 @@ def check_binding(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
                 f"{group['cpu']} is not a whole number of cores; with bindWorkersToCpu each worker owns "
                 f"whole cores (a core cannot be shared), so use {options}",
             )
+
+
+RULES: tuple[Rule, ...] = (check_divisible, check_total_workers, check_binding)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

@@ -10,7 +10,7 @@ every node) and refuse the same things in the same words:
   words every YAML error.
 
 :mod:`~t2gen.jobfile.yaml.yaml12` holds the rules and messages both apply,
-:mod:`~t2gen.jobfile.yaml.source` the bytes: reading within limits, decoding,
+:mod:`~t2gen.jobfile.yaml.source` the limits, and :mod:`t2gen.textfile` the bytes: reading within limits, decoding,
 offsets as ``line:col``. Callers use :func:`read_job` (a file) or
 :func:`parse_job` (text) and never choose a reader.
 """
@@ -21,7 +21,7 @@ from typing import IO
 
 from t2gen import fastpaths
 from t2gen.jobfile.yaml.loader import JsonPath, SourceDoc, parse_config
-from t2gen.jobfile.yaml.source import decode_source, read_source
+from t2gen.textfile import decode_source, read_source
 
 __all__ = ["JsonPath", "SourceDoc", "parse_job", "read_job"]
 

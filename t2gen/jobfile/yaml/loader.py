@@ -2,7 +2,7 @@
 
 ruamel.yaml reads anything and words every YAML error; :func:`t2gen.jobfile.yaml.read_job`
 uses it where the fast reader (:mod:`t2gen.jobfile.yaml.fastload`) is unsure.
-Reading the bytes and decoding them is :mod:`t2gen.jobfile.yaml.source`.
+Reading the bytes and decoding them is :mod:`t2gen.textfile`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from t2gen.jobfile.yaml.source import (
     MAX_NODES,
     check_line_breaks,
     entries_message,
-    line_col,
     locate_empty_values,
     nodes_message,
 )
@@ -44,6 +43,7 @@ from t2gen.jobfile.yaml.yaml12 import (
     yaml_error,
 )
 from t2gen.record import Record
+from t2gen.textfile import line_col
 
 __all__ = ["JsonPath", "SourceDoc", "parse_config"]
 

@@ -15,7 +15,8 @@ import re
 from typing import Any
 
 from t2gen.errors import ConfigError
-from t2gen.jobfile.yaml.source import MAX_DEPTH, MAX_INT_DIGITS, int_message, line_col
+from t2gen.jobfile.yaml.source import MAX_DEPTH, MAX_INT_DIGITS, int_message
+from t2gen.textfile import line_col
 
 __all__ = [
     "ALIAS_MESSAGE",

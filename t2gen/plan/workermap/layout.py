@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from t2gen.jobfile.model import Job
+from t2gen.model import Job
 from t2gen.plan.podspec import pod_requests, pod_resources
 from t2gen.plan.quantities import Resources, add_requests
 from t2gen.record import Record

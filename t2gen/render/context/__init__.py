@@ -5,10 +5,20 @@ Templates only lay values out; what a value *is* is decided here (Helm's
 context, with no clock, randomness or environment involved. ``docs/templates.md``
 describes each key (generated from :data:`CONTEXT_DOC`).
 
-One module per object family: :mod:`.pod` (the one pod builder of workers and
-job master, with its parts :mod:`.resources`, :mod:`.security` and
-:mod:`.placement`), :mod:`.workers`, :mod:`.job_master`, :mod:`.services`,
-:mod:`.rbac`, :mod:`.storage` (claim and ConfigMap), :mod:`.meta` (metadata).
+One module per object family, each named here (a test keeps this list whole):
+
+* :mod:`.pod`: the one pod builder of every scope, worker group or job master,
+  with its parts :mod:`.env` (environment), :mod:`.resources` (requests and
+  limits), :mod:`.memory` (heap, off-heap and the memory volume),
+  :mod:`.security` (security contexts), :mod:`.placement` (node affinity,
+  tolerations, uniform mapping), :mod:`.volumes` and :mod:`.surface` (runtime
+  class, the user's volumes, ``envFrom``, ``/dev/shm``);
+* :mod:`.workers` and :mod:`.job_master`: what is a worker's or the job
+  master's (their :class:`~.pod.PodScope`, containers and StatefulSet);
+* :mod:`.scheduling` (gang objects and the task topology), :mod:`.services`,
+  :mod:`.rbac`, :mod:`.storage` (claim and ConfigMap), :mod:`.meta`
+  (metadata) and :mod:`.scanners` (scanner skip annotations).
+
 Worker names and ports come from :mod:`t2gen.twister2.topology`.
 """
 
@@ -16,8 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from t2gen.jobfile.model import Job
 from t2gen.kube.versions import require_kube_version
+from t2gen.model import Job
 from t2gen.render.context import pod
 from t2gen.render.context.job_master import job_master
 from t2gen.render.context.meta import object_metadata

@@ -38,8 +38,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from t2gen.jobfile.model import Job, WorkerGroup
 from t2gen.kube.quantity import Quantity, parse_quantity
+from t2gen.model import Job, WorkerGroup
 from t2gen.record import Record
 
 __all__ = [

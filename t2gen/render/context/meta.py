@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from t2gen.jobfile.model import Job
+from t2gen.model import Job
 from t2gen.twister2 import names
 
 __all__ = ["object_metadata", "pod_metadata"]

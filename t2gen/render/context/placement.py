@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from t2gen.jobfile.model import Job, NodeSelectorRequirement, Placement, Toleration
+from t2gen.model import Job, NodeSelectorRequirement, Placement, Toleration
 from t2gen.twister2 import names
 
 __all__ = ["affinity", "node_affinity", "required_expressions", "tolerations"]
@@ -74,7 +74,7 @@ def affinity(job: Job, placement: Placement) -> dict[str, Any] | None:
     """Pod affinity of a worker group: node affinity plus uniform mapping.
 
     ``placement`` is the group's (``spec.placement`` with the group's own merged
-    over it, :meth:`~t2gen.jobfile.model.Placement.merged`). The Twister2
+    over it, :meth:`~t2gen.model.Placement.merged`). The Twister2
     launcher sets affinity on compute resource 0 only
     (``RequestObjectBuilder.java:229-231``, ``constructAffinity``); t2gen sets
     the job-wide placement on every group, and a group's own on that group, so

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from t2gen.jobfile.model import Job
+from t2gen.model import Job
 from t2gen.render.context.meta import object_metadata
 from t2gen.twister2 import names
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from t2gen.gangs import REGISTRY, Gang
 from t2gen.gangs.base import rendered_task_groups
-from t2gen.jobfile.model import Job
+from t2gen.model import Job
 from t2gen.record import Record
 from t2gen.render.context.meta import object_metadata
 from t2gen.twister2 import names

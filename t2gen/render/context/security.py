@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from t2gen.jobfile.model import Job
+from t2gen.model import Job
 
 __all__ = ["security_contexts"]
 

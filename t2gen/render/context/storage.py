@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from t2gen.jobfile.model import Job, JobSpec
+from t2gen.model import Job, JobSpec
 from t2gen.twister2.names import JOB_OBJECT_KEY
 
 __all__ = ["config_map_data", "has_claim", "persistent_volume_claim"]

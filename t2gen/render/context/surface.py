@@ -1,25 +1,25 @@
-"""The rest of the pod surface: runtime class, extra volumes, ``/dev/shm`` and environment from other objects.
+"""The rest of the pod surface: extra volumes, ``/dev/shm`` and environment from other objects.
 
 Part of the one pod builder (:mod:`t2gen.render.context.pod`). Each pod takes
 the job-wide fields of ``spec`` and then its own scope's (a worker group's or
 the job master's): volumes and environment add up (the rules refuse a name
-given twice), a scope's ``runtimeClassName`` and ``shmSize`` replace
-``spec``'s.
+given twice), a scope's ``shmSize`` replaces ``spec``'s, as its
+``runtimeClassName`` and ``enableServiceLinks`` do (read by
+:func:`t2gen.render.context.pod.pod_template` itself).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from t2gen.jobfile.model import Job
-from t2gen.jobfile.model.surface import PodSurface, thaw
+from t2gen.model import Job
+from t2gen.model.surface import PodSurface, thaw
 
 __all__ = [
     "SHM_VOLUME",
     "SHM_VOLUME_PATH",
     "env_from",
     "extra_volumes",
-    "runtime_class_name",
 ]
 
 SHM_VOLUME = "dshm"
@@ -29,11 +29,6 @@ SHM_VOLUME_PATH = "/dev/shm"
 """Where POSIX shared memory lives; the container runtime's own is 64 MiB
 (Docker's ``--shm-size`` default, https://docs.docker.com/reference/cli/docker/container/run/#shm-size),
 too small for the JVM and MPI shared-memory transports."""
-
-
-def runtime_class_name(job: Job, scope: PodSurface) -> str | None:
-    """The pod's ``runtimeClassName``: the scope's, else ``spec.runtimeClassName``, else None."""
-    return scope.runtime_class_name or job.spec.surface.runtime_class_name
 
 
 def extra_volumes(

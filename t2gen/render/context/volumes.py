@@ -1,8 +1,7 @@
 """Volumes of a Twister2 pod and the mounts of its containers.
 
-Part of the one pod builder (:mod:`t2gen.render.context.pod`, which re-exports
-these functions): t2gen's own volumes with the names and paths of Twister2's
-``KubernetesConstants``, the writable paths of a read-only root filesystem,
+Part of the one pod builder (:mod:`t2gen.render.context.pod`): t2gen's own
+volumes with the names and paths of Twister2's ``KubernetesConstants``, the writable paths of a read-only root filesystem,
 then the pod surface's (:func:`.surface.extra_volumes`).
 """
 
@@ -10,14 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from t2gen.jobfile.model import Job
-from t2gen.jobfile.model.surface import PodSurface
 from t2gen.kube.quantity import Quantity
-from t2gen.render.context.storage import has_claim
+from t2gen.model import Job
+from t2gen.model.surface import PodSurface
 from t2gen.render.context.surface import extra_volumes
 from t2gen.twister2 import names
 
-__all__ = ["pod_volumes", "worker_volumes"]
+__all__ = ["pod_volumes"]
 
 
 # What a Twister2 container writes with a read-only root filesystem (DSC-SPIDAL/twister2 at
@@ -125,16 +123,3 @@ def pod_volumes(
         mounts.append({"name": names.TMP_VOLUME, "mountPath": names.TMP_VOLUME_PATH})
     extra, extra_mounts = extra_volumes(job, scope or PodSurface())
     return volumes + extra, mounts + extra_mounts
-
-
-def worker_volumes(
-    job: Job, volatile: Quantity, scope: PodSurface | None = None
-) -> tuple[list[Any], list[Any]]:
-    """Volumes and mounts of a worker pod (claim when the job has one, SSH key with OpenMPI, the group's own)."""
-    return pod_volumes(
-        job,
-        volatile=volatile,
-        claim=has_claim(job.spec),
-        ssh_key=job.spec.mpi.enabled,
-        scope=scope,
-    )

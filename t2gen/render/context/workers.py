@@ -4,17 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from t2gen.jobfile.model import Job, WorkerGroup
+from t2gen.model import Job, WorkerGroup
 from t2gen.render.context import pod
 from t2gen.render.context.memory import worker_container_memory
 from t2gen.render.context.meta import object_metadata
-from t2gen.render.context.placement import affinity as placement_affinity
-from t2gen.render.context.placement import tolerations
 from t2gen.render.context.resources import resources
 from t2gen.render.context.scanners import with_checkov_skips
-from t2gen.render.context.scheduling import pod_scheduling, task_affinity
-from t2gen.render.context.security import security_contexts
-from t2gen.render.context.surface import env_from, runtime_class_name
+from t2gen.render.context.storage import has_claim
 from t2gen.twister2 import names
 from t2gen.twister2.topology import GroupTopology
 
@@ -22,11 +18,7 @@ __all__ = ["worker_group"]
 
 
 def _containers(
-    job: Job,
-    group: WorkerGroup,
-    layout: GroupTopology,
-    mounts: list[dict[str, Any]],
-    security_context: dict[str, Any] | None,
+    job: Job, group: WorkerGroup, layout: GroupTopology, parts: pod.PodParts
 ) -> list[dict[str, Any]]:
     """Containers of a worker pod: ``perPod`` of them, or one holding them all with OpenMPI.
 
@@ -56,6 +48,7 @@ def _containers(
     return [
         pod.container(
             job,
+            parts,
             name=slot.name,
             script="./init_openmpi.sh" if mpi else "./init.sh",
             ports=[
@@ -66,15 +59,6 @@ def _containers(
                 }
                 for name, number in slot.ports
             ],
-            env=pod.container_env(
-                job,
-                container_name=slot.name,
-                class_to_run=names.CLASS_MPI_MASTER if mpi else names.CLASS_WORKER,
-                heap_mib=memory.heap_mib,
-                worker_port=slot.worker_port,
-                job_master_ip=job_master_ip,
-                scope_env=group.surface.env,
-            ),
             resources=resources(
                 cpu,
                 memory.request,
@@ -84,12 +68,37 @@ def _containers(
                 ephemeral_storage=group.volatile_disk * share,
                 ephemeral_storage_limit=ephemeral_limit,
             ),
-            volume_mounts=mounts,
-            security_context=security_context,
-            env_from=env_from(job, group.surface),
+            class_to_run=names.CLASS_MPI_MASTER if mpi else names.CLASS_WORKER,
+            heap_mib=memory.heap_mib,
+            worker_port=slot.worker_port,
+            job_master_ip=job_master_ip,
         )
         for slot, memory in zip(layout.containers, memories, strict=True)
     ]
+
+
+def worker_scope(job: Job, group: WorkerGroup) -> pod.PodScope:
+    """The pod scope of a worker group: what its pods have that the job master's do not.
+
+    The group's task name and pod labels, its placement and pod surface, its
+    scratch space (``perPod`` x ``volatileDisk``), the job's claim whenever the
+    job has one, OpenMPI's sshd, and the binding claim
+    (``t2gen.dev/bind-workers-to-cpu: "true"``, verified by ``t2gen check``'s
+    ``bound-worker-guaranteed``) when workers are bound to cores.
+    """
+    return pod.PodScope(
+        role="worker",
+        task=group.name,
+        labels=names.worker_pod_labels(job.name, group.index),
+        placement=group.placement,
+        surface=group.surface,
+        volatile=group.volatile_disk * group.per_pod,
+        claim=has_claim(job.spec),
+        mpi=job.spec.mpi.enabled,
+        annotations={names.BIND_WORKERS_ANNOTATION: "true"}
+        if job.spec.bind_workers_to_cpu
+        else {},
+    )
 
 
 def worker_group(
@@ -109,25 +118,15 @@ def worker_group(
     Returns:
         ``{index, metadata, replicas, serviceName, selector, podTemplate,
         podMetadata, containers, volumes, affinity}``; ``podTemplate`` is the
-        whole pod template, the keys after it are its parts (kept for user
-        templates written before it existed).
+        whole pod template (:func:`t2gen.render.context.pod.pod_template`), the
+        keys after it are its parts (kept for user templates written before it
+        existed).
     """
-    volumes, mounts = pod.worker_volumes(
-        job, group.volatile_disk * group.per_pod, group.surface
-    )
-    pod_context, container_context = security_contexts(job, sshd=job.spec.mpi.enabled)
-    affinity = task_affinity(job, group.name, placement_affinity(job, group.placement))
     template = pod.pod_template(
         job,
-        labels=names.worker_pod_labels(job.name, group.index),
-        containers=_containers(job, group, layout, mounts, container_context),
-        volumes=volumes,
-        affinity=affinity,
-        scheduling=pod_scheduling(job, group.name, kube_version),
-        tolerations=tolerations(group.placement.tolerations),
-        pod_security_context=pod_context,
-        annotations=pod.pod_annotations(job, bound=job.spec.bind_workers_to_cpu),
-        runtime_class_name=runtime_class_name(job, group.surface),
+        worker_scope(job, group),
+        kube_version,
+        lambda parts: _containers(job, group, layout, parts),
     )
     return {
         "index": group.index,
@@ -147,6 +146,6 @@ def worker_group(
         "podTemplate": template,
         "podMetadata": template["metadata"],
         "containers": template["spec"]["containers"],
-        "volumes": volumes,
-        "affinity": affinity,
+        "volumes": template["spec"]["volumes"],
+        "affinity": template["spec"].get("affinity"),
     }

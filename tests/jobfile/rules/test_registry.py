@@ -39,11 +39,7 @@ def test_every_rule_has_a_unique_kebab_case_id_and_a_docstring() -> None:
         assert registered.fields, registered.id
 
 
-def test_registering_refuses_a_taken_id_or_no_docstring(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(_base, "REGISTRY", dict(REGISTRY))
-
+def test_a_rule_needs_a_unique_kebab_case_id_and_a_docstring() -> None:
     def documented(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
         """A rule."""
         yield from ()
@@ -51,8 +47,9 @@ def test_registering_refuses_a_taken_id_or_no_docstring(
     def undocumented(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
         yield from ()
 
+    taken = rule("workers-divisible", fields=("spec",))(documented)
     with pytest.raises(ValueError, match="registered twice"):
-        rule("workers-divisible", fields=("spec",))(documented)
+        _base.registry([tuple(REGISTRY.values()), (taken,)])
     with pytest.raises(ValueError, match="no docstring"):
         rule("a-new-rule", fields=("spec",))(undocumented)
     with pytest.raises(ValueError, match="kebab-case"):

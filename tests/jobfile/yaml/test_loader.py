@@ -8,7 +8,7 @@ import pytest
 from t2gen.errors import ConfigError
 from t2gen.jobfile.yaml import read_job
 from t2gen.jobfile.yaml.loader import parse_config
-from t2gen.jobfile.yaml.source import MAX_FILE_BYTES
+from t2gen.textfile import MAX_FILE_BYTES
 from tests.conftest import build_file_tree
 
 
@@ -131,7 +131,7 @@ def test_stdin() -> None:
 
 
 def test_line_col_counts_from_one_in_text_and_bytes() -> None:
-    from t2gen.jobfile.yaml.source import line_col
+    from t2gen.textfile import line_col
 
     assert line_col("ab\ncd", 0) == (1, 1)
     assert line_col("ab\ncd", 4) == (2, 2)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from t2gen.jobfile.model.surface import Frozen
 from t2gen.kube.quantity import Quantity
+from t2gen.model.surface import Frozen
 from t2gen.record import Record
 
 __all__ = [

@@ -9,25 +9,25 @@ them from the validated document. Every public name is importable from here.
 
 from __future__ import annotations
 
-from t2gen.jobfile.model.build import build_job
-from t2gen.jobfile.model.job import Job, JobSpec
-from t2gen.jobfile.model.placement import (
+from t2gen.model.build import build_job
+from t2gen.model.job import Job, JobSpec
+from t2gen.model.placement import (
     NodeSelectorRequirement,
     Placement,
     PreferredRequirement,
     Toleration,
 )
-from t2gen.jobfile.model.pods import JobMaster, WorkerGroup
-from t2gen.jobfile.model.runtime import (
+from t2gen.model.pods import JobMaster, WorkerGroup
+from t2gen.model.runtime import (
     EnvVar,
     JobPackage,
     Mpi,
     Network,
     PersistentStorage,
 )
-from t2gen.jobfile.model.scheduling import Scheduling
-from t2gen.jobfile.model.security import Rbac, Security
-from t2gen.jobfile.model.surface import ExtraVolume, PodSurface
+from t2gen.model.scheduling import Scheduling
+from t2gen.model.security import Rbac, Security
+from t2gen.model.surface import ExtraVolume, PodSurface
 
 __all__ = [
     "EnvVar",

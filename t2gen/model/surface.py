@@ -14,7 +14,7 @@ from t2gen.kube.quantity import Quantity
 from t2gen.record import Record
 
 if TYPE_CHECKING:
-    from t2gen.jobfile.model.runtime import EnvVar
+    from t2gen.model.runtime import EnvVar
 
 __all__ = ["ExtraVolume", "Frozen", "PodSurface", "freeze", "thaw"]
 
@@ -64,10 +64,12 @@ class PodSurface(Record):
     Attributes:
         runtime_class_name: ``runtimeClassName``; None: the scope above decides.
         volumes: extra volumes, in order.
-        env: the scope's ``env`` entries (:class:`~t2gen.jobfile.model.runtime.EnvVar`).
+        env: the scope's ``env`` entries (:class:`~t2gen.model.runtime.EnvVar`).
         env_from: frozen ``EnvFromSource`` entries.
         shm_size: bytes of the memory-backed ``/dev/shm``; zero for none, None
             when the scope does not say (the scope above decides).
+        enable_service_links: ``enableServiceLinks``; None: the scope above
+            decides (and at the top, Kubernetes' default, true).
     """
 
     runtime_class_name: str | None = None
@@ -75,3 +77,4 @@ class PodSurface(Record):
     env: tuple[EnvVar, ...] = ()
     env_from: tuple[Frozen, ...] = ()
     shm_size: Quantity | None = None
+    enable_service_links: bool | None = None

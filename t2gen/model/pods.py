@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from t2gen.jobfile.model.placement import Placement
-from t2gen.jobfile.model.surface import PodSurface
 from t2gen.kube.quantity import Quantity
+from t2gen.model.placement import Placement
+from t2gen.model.surface import PodSurface
 from t2gen.record import Record
 
 __all__ = [

@@ -1,29 +1,29 @@
-"""Build the typed :class:`~t2gen.jobfile.model.job.Job` from a validated job document."""
+"""Build the typed :class:`~t2gen.model.job.Job` from a validated job document."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 from typing import Any, TypedDict
 
-from t2gen.jobfile.model.job import Job, JobSpec
-from t2gen.jobfile.model.placement import (
+from t2gen.kube.quantity import Quantity, parse_quantity
+from t2gen.model.job import Job, JobSpec
+from t2gen.model.placement import (
     NodeSelectorRequirement,
     Placement,
     PreferredRequirement,
     Toleration,
 )
-from t2gen.jobfile.model.pods import JobMaster, WorkerGroup
-from t2gen.jobfile.model.runtime import (
+from t2gen.model.pods import JobMaster, WorkerGroup
+from t2gen.model.runtime import (
     EnvVar,
     JobPackage,
     Mpi,
     Network,
     PersistentStorage,
 )
-from t2gen.jobfile.model.scheduling import Scheduling
-from t2gen.jobfile.model.security import Rbac, Security
-from t2gen.jobfile.model.surface import ExtraVolume, PodSurface, freeze
-from t2gen.kube.quantity import Quantity, parse_quantity
+from t2gen.model.scheduling import Scheduling
+from t2gen.model.security import Rbac, Security
+from t2gen.model.surface import ExtraVolume, PodSurface, freeze
 from t2gen.twister2 import names
 
 __all__ = ["build_job"]
@@ -147,7 +147,7 @@ def _env(raw: list[dict[str, Any]]) -> tuple[EnvVar, ...]:
 
 
 def _surface(raw: dict[str, Any]) -> PodSurface:
-    """The runtime class, extra volumes, env, envFrom and ``/dev/shm`` of one scope."""
+    """The runtime class, extra volumes, env, envFrom, ``/dev/shm`` and service links of one scope."""
     volumes = []
     for item in raw.get("volumes", ()):
         kind = next(key for key in _VOLUME_SOURCES if key in item)
@@ -168,6 +168,7 @@ def _surface(raw: dict[str, Any]) -> PodSurface:
         env=_env(raw.get("env", ())),
         env_from=tuple(freeze(item) for item in raw.get("envFrom", ())),
         shm_size=None if shm is None else parse_quantity(shm),
+        enable_service_links=raw.get("enableServiceLinks"),
     )
 
 

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from t2gen.jobfile.model.placement import Placement
-from t2gen.jobfile.model.pods import JobMaster, WorkerGroup
-from t2gen.jobfile.model.runtime import (
+from t2gen.model.placement import Placement
+from t2gen.model.pods import JobMaster, WorkerGroup
+from t2gen.model.runtime import (
     EnvVar,
     JobPackage,
     Mpi,
     Network,
     PersistentStorage,
 )
-from t2gen.jobfile.model.scheduling import Scheduling
-from t2gen.jobfile.model.security import Rbac, Security
-from t2gen.jobfile.model.surface import PodSurface
+from t2gen.model.scheduling import Scheduling
+from t2gen.model.security import Rbac, Security
+from t2gen.model.surface import PodSurface
 from t2gen.record import Record
 
 __all__ = ["Job", "JobSpec"]
