@@ -8,7 +8,6 @@ from typing import Annotated, Optional
 import typer
 
 from t2gen.cli._report import reporting, warn, write_stdout
-from t2gen.errors import T2genError
 from t2gen.jobfile.yaml import JsonPath
 
 __all__ = ["EPILOG", "import_"]
