@@ -8,6 +8,7 @@ from typing import IO, Any
 import yaml
 
 from t2gen.errors import ConfigError, Problem, SchemaError
+from t2gen.kube.validators import is_api_version, is_kind
 from t2gen.kube.yamlread import (
     MANIFEST_BOUNDS,
     BoundedReader,
@@ -257,6 +258,10 @@ def read_located_manifests(
 def _identity_problem(document: dict[str, Any]) -> tuple[str, str] | None:
     """What makes a document no Kubernetes object, as ``(JSON path, message)``: a missing or non-string kind, apiVersion or name.
 
+    A ``kind`` or ``apiVersion`` must also be a name (:func:`~t2gen.kube.validators.is_kind`,
+    :func:`~t2gen.kube.validators.is_api_version`): the schema checks find a
+    kind's schema file by them, and ``../`` in one once read a file elsewhere.
+
     Every API object has string ``apiVersion`` and ``kind`` and, when given, a
     string ``metadata.name`` (Kubernetes API conventions,
     https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#resources);
@@ -276,6 +281,16 @@ def _identity_problem(document: dict[str, Any]) -> tuple[str, str] | None:
         return "kind", (
             "a t2gen job file, not a Kubernetes object: `t2gen validate` checks it, "
             "and `t2gen render <file> | t2gen check -` the manifests it renders"
+        )
+    if not is_api_version(document["apiVersion"]):
+        return "apiVersion", (
+            f"{document['apiVersion']!r} is no API version: it is [group/]version, a "
+            "DNS subdomain and a DNS label such as apps/v1 or v1"
+        )
+    if not is_kind(document["kind"]):
+        return "kind", (
+            f"{document['kind']!r} is no kind: a kind is a name of letters, digits and "
+            "'-' starting with a letter, such as ConfigMap"
         )
     metadata = document.get("metadata", {})
     if not isinstance(metadata, dict):

@@ -7,6 +7,7 @@ from typing import Any
 import yaml
 
 from t2gen.errors import TemplateError
+from t2gen.kube.validators import is_api_version, is_kind
 from t2gen.kube.yamlread import BoundedReader, ReadBounds, YamlLimitError
 from t2gen.record import Record
 
@@ -116,6 +117,13 @@ def documents_of(objects: list[Any], label: str) -> list[RenderedDocument]:
                     line=None,
                     message=f"renders an object without {key}",
                 )
+        if not is_api_version(obj["apiVersion"]) or not is_kind(obj["kind"]):
+            raise TemplateError(
+                template=label,
+                line=None,
+                message=f"renders apiVersion {obj['apiVersion']!r} and kind {obj['kind']!r}: "
+                "both must be names, such as apps/v1 and StatefulSet",
+            )
         if (
             not isinstance(obj["metadata"].get("name"), str)
             or not obj["metadata"]["name"]
