@@ -27,6 +27,7 @@ from t2gen.record import Record
 from t2gen.render import skeleton
 from t2gen.render.budget import MAX_OUTPUT_CHARS, TemplateLimitError, metered
 from t2gen.render.environment import FILTERS, new_environment
+from t2gen.render.oslimits import OS_MEMORY_MB, os_bounds
 from t2gen.render.precompiled import (
     PrecompiledLoader,
     compile_builtin_templates,
@@ -212,13 +213,33 @@ def render(
         # The built-in templates are t2gen's own: their work is bounded by the
         # job file's bounds (docs/untrusted-input.md), so nothing is metered.
         return _render_all(environment, context, template_set)
-    with metered():  # one work budget for all the job's templates, built-in ones too
-        return _render_all(environment, context, template_set)
+    current = [""]  # the template being rendered or read back
+    try:  # one work budget for all the job's templates, built-in ones too
+        with metered(), os_bounds():
+            return _render_all(environment, context, template_set, current)
+    except (TemplateLimitError, MemoryError) as err:  # outside a template's own code
+        raise TemplateError(
+            template=current[0], line=None, message=_limit_message(err)
+        ) from None
+
+
+def _limit_message(err: BaseException) -> str:
+    """What a limit met while rendering says (a MemoryError says nothing itself)."""
+    if isinstance(err, MemoryError):
+        return (
+            f"the templates needed more than {OS_MEMORY_MB} MB of memory "
+            "(the operating system's bound behind the work meter)"
+        )
+    return str(err) or type(err).__name__
 
 
 def _render_all(
-    environment: jinja2.Environment, context: dict[str, Any], template_set: TemplateSet
+    environment: jinja2.Environment,
+    context: dict[str, Any],
+    template_set: TemplateSet,
+    current: list[str] | None = None,
 ) -> list[RenderedDocument]:
+    current = current if current is not None else [""]
     documents: list[RenderedDocument] = []
     written = [0]  # characters written by all templates so far
     parsed = [0]  # values read from what they wrote
@@ -226,6 +247,7 @@ def _render_all(
     # `{{ }}` wrote, so with overlays every template's text is parsed.
     fast = not template_set.overlays and fastpaths.enabled("SKELETON")
     for file_name, label in template_set.templates():
+        current[0] = label
         if fast:
             objects = skeleton.render_objects(environment, file_name, context)
             if objects is not None:
@@ -243,7 +265,7 @@ def _render_all(
         except Exception as err:  # a template may raise anything ({{ 1 / 0 }})
             labels = _labels(template_set)
             filename, line = _template_line(err, set(labels))
-            message = str(err) or type(err).__name__
+            message = _limit_message(err)
             if isinstance(err, jinja2.TemplateNotFound):
                 message = f"no template {err.name!r} in the template directories"
             raise TemplateError(
