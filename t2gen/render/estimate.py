@@ -116,8 +116,11 @@ def value_shape(value: Any, limit: int) -> tuple[int, int, int]:
         items += 1
         if kind is str:
             chars += len(item)
-        elif kind is list or kind is tuple or kind is dict or isinstance(
-            item, (Mapping, list, tuple, set, frozenset)
+        elif (
+            kind is list
+            or kind is tuple
+            or kind is dict
+            or isinstance(item, (Mapping, list, tuple, set, frozenset))
         ):
             level += 1
             depth = max(depth, level)
@@ -183,7 +186,9 @@ def format_size(
                 total += widest + _field_width(spec or "")
                 if "{" in (spec or ""):
                     total += widest
-    except ValueError:  # malformed: str.format raises at the same place, having written nothing
+    except (
+        ValueError
+    ):  # malformed: str.format raises at the same place, having written nothing
         return min(total, len(template))
     return total
 
