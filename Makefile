@@ -41,10 +41,11 @@ golden: $(STAMP) ## Rewrite the golden files from the current output (review the
 docs: $(STAMP) ## Regenerate docs/ (from the schema and the context) and t2gen/_generated/cli_help.py (from the CLI)
 	$(BIN)/python -m scripts.docs .
 
-generate: docs ## Regenerate everything derived: the docs, t2gen/_generated/jobschema.py, t2gen/_generated/kubeschema/, t2gen/_generated/templates/
+generate: docs ## Regenerate everything derived: the docs, t2gen/_generated/jobschema.py, t2gen/_generated/kubeschema/, t2gen/_generated/templates/, t2gen/_generated/twister2_job_pb2.py
 	$(BIN)/python scripts/gen_validator.py
 	$(BIN)/python scripts/gen_kube_validators.py
 	$(BIN)/python scripts/precompile_templates.py
+	$(BIN)/python scripts/gen_proto.py
 
 lint: $(STAMP) ## ruff check and ruff format --check
 	$(BIN)/ruff check t2gen tests bench scripts
@@ -67,12 +68,13 @@ wheel-smoke: $(STAMP) ## Build the wheel, install it in a fresh venv, run t2gen 
 
 check: lint typecheck test wheel-smoke ## Every gate CI runs
 
-bench: $(STAMP) $(HELM) ## Time t2gen against python -c pass (and peers: kubectl kustomize, helm template), writes bench/results.md; then t2gen plan on 100 to 20,000 realistic nodes, the flood files, each fast path by ablation, and the module layout's import overhead
+bench: $(STAMP) $(HELM) ## Time t2gen against python -c pass (and peers: kubectl kustomize, helm template), writes bench/results.md; then t2gen plan on 100 to 20,000 realistic nodes, the flood files, each fast path by ablation, and the module layout's import overhead, and t2gen package of a 10 and a 100 MB jar against tar -czf
 	$(BIN)/python bench/bench.py
 	$(BIN)/python bench/plan_bench.py --append bench/results.md
 	$(BIN)/python bench/floods.py --append bench/results.md
 	$(BIN)/python bench/ablation.py --append bench/results.md
 	$(BIN)/python bench/layout.py --append bench/results.md
+	$(BIN)/python bench/package_bench.py --append bench/results.md
 
 fuzz: $(STAMP) ## A long property-based run over the job schema, and -o DIR under kills and concurrency
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/properties/test_properties.py tests/properties/test_injection.py tests/jobfile/yaml/test_fastpath.py -q -s

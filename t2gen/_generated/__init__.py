@@ -12,7 +12,10 @@ code"). They are checked in so that an installed t2gen runs no code generator:
 * ``templates/``: the built-in templates compiled by Jinja2
   (``scripts/precompile_templates.py``);
 * ``cli_help.py``: what ``t2gen --version`` and ``t2gen --help`` print without
-  importing Typer (``make docs``, ``scripts/docs.py``).
+  importing Typer (``make docs``, ``scripts/docs.py``);
+* ``twister2_job_pb2.py`` (and its stub ``.pyi``): the ``tws.proto.job.Job``
+  message of a job package's ``<job>.job``, compiled by protoc from
+  ``schemas/proto/twister2_job.proto`` (``scripts/gen_proto.py``).
 
 This package imports nothing of t2gen: it is the floor under every stage.
 """

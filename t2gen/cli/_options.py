@@ -25,6 +25,7 @@ __all__ = [
     "JobFiles",
     "KubeVersion",
     "Namespace",
+    "PackageFile",
     "TemplateDirs",
     "check_kube_version",
     "check_namespace",
@@ -93,6 +94,16 @@ Namespace = Annotated[
         "-n",
         callback=check_namespace,
         help="Namespace for every object; overrides metadata.namespace of the job file.",
+    ),
+]
+PackageFile = Annotated[
+    Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+    typer.Option(
+        "--package",
+        help="The job's package (<job>.tar.gz from `t2gen package` or `twister2 submit`): "
+        "refused unless it agrees with the job file (job ID, compute resources, namespace, "
+        "jar, ports); sets jobPackage.fileSize and sizes the memory volume from it. One job file only.",
+        metavar="PKG",
     ),
 ]
 KubeVersion = Annotated[

@@ -23,6 +23,7 @@ from t2gen.cli import (
     explain,
     import_,
     init,
+    package,
     plan,
     render,
     schema,
@@ -47,6 +48,7 @@ app.command(epilog=validate.EPILOG)(validate.validate)
 app.command(epilog=render.EPILOG)(render.render)
 app.command(epilog=check.EPILOG)(check.check)
 app.command(epilog=plan.EPILOG)(plan.plan)
+app.command(epilog=package.EPILOG)(package.package)
 app.command(name="import", epilog=import_.EPILOG)(import_.import_)
 app.command(epilog=schema.EPILOG)(schema.schema)
 app.command(epilog=init.EPILOG)(init.init)

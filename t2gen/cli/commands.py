@@ -199,13 +199,17 @@ def stdout_failed(err: OSError) -> int:
     return 1
 
 
-def run_validate(jobs: Sequence[str], namespace: str | None = None) -> int:
+def run_validate(
+    jobs: Sequence[str], namespace: str | None = None, *, package: str | None = None
+) -> int:
     """``t2gen validate``: one summary line per valid job on stdout; see :func:`run`."""
 
     def body(warnings: list[Warning_]) -> None:
         from t2gen.pipeline.job import validate_files
 
-        for job in validate_files(jobs, namespace=namespace, warnings=warnings):
+        for job in validate_files(
+            jobs, namespace=namespace, warnings=warnings, package=package
+        ):
             workers, pods = job.spec.total_workers, job.spec.total_pods
             echo(
                 f"{job.source}: valid: job {job.name}, {workers} worker{'s' if workers != 1 else ''} "
@@ -227,6 +231,7 @@ def run_render(
     kube_version: str | None = None,
     processes: int | None = None,
     force: bool = False,
+    package: str | None = None,
 ) -> int:
     """``t2gen render`` once its options are checked; see :func:`run`.
 
@@ -243,6 +248,7 @@ def run_render(
         processes: ``--jobs``: at most this many processes for many job files
             (:mod:`t2gen.pipeline.batch`); None: one per usable CPU.
         force: ``--force``: replace ``output`` whatever files it holds.
+        package: ``--package``: the job's package (one job file only).
     """
 
     def body(warnings: list[Warning_]) -> None:
@@ -260,8 +266,13 @@ def run_render(
                 template_dirs=templates,
                 warnings=warnings,
                 kube_version=kube_version,
+                package=package,
             )
         else:
+            if package is not None:
+                raise T2genError(
+                    f"--package {package}: a job package belongs to one job; give one job file"
+                )
             from t2gen.pipeline.batch import generate_batch
 
             emit = None

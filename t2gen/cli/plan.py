@@ -10,7 +10,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from t2gen.cli._options import Namespace, check_kube_version
+from t2gen.cli._options import Namespace, PackageFile, check_kube_version
 from t2gen.cli._report import reporting, write_stdout
 from t2gen.errors import Warning_
 from t2gen.kube.versions import DEFAULT_KUBE_VERSION, supported_range
@@ -101,6 +101,7 @@ def plan(
             metavar="VERSION",
         ),
     ] = None,
+    package: PackageFile = None,
 ) -> None:
     """Show where every worker runs, or check that the job fits a cluster.
 
@@ -141,14 +142,18 @@ def plan(
         if job == "-":
             stdin = io.BytesIO(sys.stdin.buffer.read())  # read twice: job, then render
         (loaded,) = validate_files(
-            [job], namespace=namespace, stdin=stdin, warnings=warnings
+            [job], namespace=namespace, stdin=stdin, warnings=warnings, package=package
         )
         if stdin is not None:
             stdin.seek(0)
         objects = [
             document.obj
             for document in generate(
-                [job], namespace=namespace, stdin=stdin, kube_version=kube_version
+                [job],
+                namespace=namespace,
+                stdin=stdin,
+                kube_version=kube_version,
+                package=package,
             )
         ]
         if nodes is None:

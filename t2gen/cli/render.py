@@ -11,6 +11,7 @@ import typer
 from t2gen.cli._options import (
     JobFiles,
     Namespace,
+    PackageFile,
     TemplateDirs,
     check_kube_version,
     template_dirs,
@@ -29,7 +30,8 @@ EPILOG = (
     "  t2gen render job.yaml --namespace analytics -o json\n\n"
     "  t2gen render job.yaml --validate --kube-version 1.30\n\n"
     "  t2gen render gang-job.yaml --kube-version 1.36\n\n"
-    "  t2gen render job.yaml -o helm > chart/templates/job.yaml"
+    "  t2gen render job.yaml -o helm > chart/templates/job.yaml\n\n"
+    "  t2gen render job.yaml --package wordcount.tar.gz | kubectl apply -f -"
 )
 
 
@@ -127,6 +129,7 @@ def render(
         ),
     ] = None,
     templates: TemplateDirs = None,
+    package: PackageFile = None,
     kube_validate: Annotated[
         bool,
         typer.Option(
@@ -210,6 +213,7 @@ def render(
         kube_version=kube_version,
         processes=processes,
         force=force,
+        package=package,
     )
     if code:
         raise typer.Exit(code)

@@ -124,7 +124,7 @@ def secret_ssh(
         )
     with reporting():
         from t2gen.output.stream import to_yaml_stream
-        from t2gen.pipeline.job import generate_ssh_secret
+        from t2gen.pipeline.secret import generate_ssh_secret
 
         owner = None
         if job is not None:

@@ -4,22 +4,25 @@ from __future__ import annotations
 
 import typer
 
-from t2gen.cli._options import JobFiles, Namespace
+from t2gen.cli._options import JobFiles, Namespace, PackageFile
 from t2gen.cli.commands import run_validate
 
 __all__ = ["EPILOG", "validate"]
 
 EPILOG = (
     "Examples:\n\n  t2gen validate examples/*.yaml\n\n  cat job.yaml | t2gen validate -"
+    "\n\n  t2gen validate job.yaml --package wordcount.tar.gz"
 )
 
 
-def validate(jobs: JobFiles, namespace: Namespace = None) -> None:
+def validate(
+    jobs: JobFiles, namespace: Namespace = None, package: PackageFile = None
+) -> None:
     """Check job files against the schema and Twister2's rules.
 
     Every problem of every file is printed as `file:line:col: field: message`;
     exit code 1 if there is any.
     """
-    code = run_validate(jobs, namespace)
+    code = run_validate(jobs, namespace, package=package)
     if code:
         raise typer.Exit(code)

@@ -23,6 +23,8 @@ COMMENT_COLUMN = 40
 SPEC_ORDER = (
     "image",
     "imagePullPolicy",
+    "workerClass",
+    "driverClass",
     "workers",
     "bindWorkersToCpu",
     "jvmMemoryFraction",

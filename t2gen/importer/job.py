@@ -105,7 +105,7 @@ def convert_metadata(conv: Conversion, job_name: str | None) -> None:
 
 
 def convert_image(conv: Conversion) -> None:
-    """spec.image and spec.imagePullPolicy (the image is required)."""
+    """spec.image, spec.imagePullPolicy (the image is required) and the worker and driver classes."""
     if not conv.field("twister2.resource.kubernetes.docker.image", ("spec", "image")):
         conv.problems.append(
             conv.missing(
@@ -114,6 +114,8 @@ def convert_image(conv: Conversion) -> None:
             )
         )
     conv.field("kubernetes.image.pull.policy", ("spec", "imagePullPolicy"))
+    conv.field("twister2.resource.job.worker.class", ("spec", "workerClass"))
+    conv.field("twister2.resource.job.driver.class", ("spec", "driverClass"))
 
 
 def convert_package(conv: Conversion, jar_file: str | None) -> None:

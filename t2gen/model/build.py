@@ -287,5 +287,11 @@ def build_job(
             termination_grace_period_seconds=spec["terminationGracePeriodSeconds"],
             surface=_surface(spec),
             jvm_memory_fraction=Decimal(str(spec["jvmMemoryFraction"])),
+            worker_class=spec.get("workerClass"),
+            driver_class=spec.get("driverClass"),
+            job_config=tuple(
+                (key, tuple(value) if isinstance(value, list) else value)
+                for key, value in sorted(spec.get("jobConfig", {}).items())
+            ),
         ),
     )

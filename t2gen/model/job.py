@@ -21,6 +21,10 @@ from t2gen.record import Record
 __all__ = ["Job", "JobSpec"]
 
 
+JobConfigValue = str | int | float | bool | tuple[str | int | float | bool, ...]
+"""A ``spec.jobConfig`` value as the typed job keeps it (a list becomes a tuple)."""
+
+
 class JobSpec(Record):
     """Everything under ``spec`` of the job file."""
 
@@ -43,6 +47,12 @@ class JobSpec(Record):
     surface: PodSurface = PodSurface()
     jvm_memory_fraction: Decimal = Decimal("0.8")
     """Share of a worker's memory given to its JVM heap (``spec.jvmMemoryFraction``)."""
+    worker_class: str | None = None
+    """``spec.workerClass``: the Twister2 worker class, for the job package's ``.job``."""
+    driver_class: str | None = None
+    """``spec.driverClass``: the optional Twister2 driver class."""
+    job_config: tuple[tuple[str, JobConfigValue], ...] = ()
+    """``spec.jobConfig`` as sorted ``(key, value)`` pairs; a list value is a tuple."""
 
     @property
     def total_workers(self) -> int:

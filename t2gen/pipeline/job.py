@@ -48,7 +48,6 @@ __all__ = [
     "RenderSettings",
     "builtin_template_set",
     "generate",
-    "generate_ssh_secret",
     "make_template_set",
     "render_jobs",
     "validate",
@@ -56,7 +55,6 @@ __all__ = [
 ]
 
 _JOB_OBJECT_BOUND = "base64-encoded, the job object must fit the ConfigMap (1 MiB)"
-_KEY_BOUND = "an SSH private key is a few KiB"
 
 
 class RenderSettings(TypedDict, total=False):
@@ -72,6 +70,7 @@ class RenderSettings(TypedDict, total=False):
     template_dirs: Sequence[str]
     warnings: list[Warning_] | None
     kube_version: str | None
+    package: str | None
 
 
 def builtin_template_set() -> TemplateSet:
@@ -162,6 +161,7 @@ def validate_files(
     namespace: str | None = None,
     stdin: IO[bytes] | None = None,
     warnings: list[Warning_] | None = None,
+    package: str | None = None,
 ) -> list[Job]:
     """Load and validate several job files, reporting the problems of all of them.
 
@@ -170,6 +170,7 @@ def validate_files(
         namespace: overrides every job's ``metadata.namespace``.
         stdin: the stream read for ``-`` (default ``sys.stdin.buffer``).
         warnings: when given, every file's located warnings are appended to it.
+        package: ``--package``: see :func:`t2gen.package.agree.with_package`.
 
     Returns:
         The validated jobs, in argument order.
@@ -179,9 +180,12 @@ def validate_files(
             ``object-size`` rule's estimate that an object cannot fit ``kubectl
             apply``; nothing is rendered); holds every problem of every file.
     """
+    options = RuleOptions(package=package is not None)
     loaded = _load_all(
-        paths, namespace=namespace, stdin=stdin, warnings=warnings, options=None
+        paths, namespace=namespace, stdin=stdin, warnings=warnings, options=options
     )
+    if package is not None:
+        loaded = _with_package(loaded, package, warnings)
     # Nothing is rendered: the object-size rule (t2gen.jobfile.rules.size) has
     # judged from the job file whether its objects fit kubectl apply.
     return [job for job, _ in loaded]
@@ -214,6 +218,17 @@ def _load_all(
     if problems:
         raise SchemaError(problems=problems)
     return loaded
+
+
+def _with_package(
+    loaded: list[tuple[Job, SourceDoc]],
+    package: str,
+    warnings: list[Warning_] | None,
+) -> list[tuple[Job, SourceDoc]]:
+    """:func:`t2gen.package.agree.with_package`, imported only with ``--package`` (it loads protobuf)."""
+    from t2gen.package.agree import with_package
+
+    return with_package(loaded, package, warnings)
 
 
 def _duplicate_jobs(loaded: Sequence[tuple[Job, SourceDoc]]) -> list[Problem]:
@@ -251,6 +266,7 @@ def render_jobs(
     template_dirs: Sequence[str] = (),
     warnings: list[Warning_] | None = None,
     kube_version: str | None = None,
+    package: str | None = None,
 ) -> list[RenderedDocument]:
     """Validate job files and render their objects, checking each object's size only.
 
@@ -276,8 +292,10 @@ def render_jobs(
         namespace=namespace,
         stdin=stdin,
         warnings=warnings,
-        options=RuleOptions(kube_version=version),
+        options=RuleOptions(kube_version=version, package=package is not None),
     )
+    if package is not None:
+        loaded = _with_package(loaded, package, warnings)
     duplicates = _duplicate_jobs(loaded)
     if duplicates:
         raise SchemaError(problems=duplicates)
@@ -327,6 +345,7 @@ def generate(
         kube_version: the Kubernetes version rendered for (``--kube-version``,
             e.g. ``1.36``); None: :data:`t2gen.kube.versions.DEFAULT_KUBE_VERSION`.
             It chooses the Workload API's shape (``gang: kubernetes``).
+        package: ``--package``: see :func:`t2gen.package.agree.with_package`.
 
     Returns:
         The objects of every job, sorted by :func:`t2gen.kube.order.sort_documents`.
@@ -350,49 +369,3 @@ def generate(
     if findings:
         raise ValidationError(findings=findings)
     return sort_documents(documents, GROUP_KINDS)
-
-
-def generate_ssh_secret(
-    name: str,
-    *,
-    namespace: str | None = None,
-    key_type: str | None = None,
-    from_key: str | None = None,
-    job: str | None = None,
-) -> list[RenderedDocument]:
-    """Render the Secret holding an OpenMPI job's SSH key pair.
-
-    Args:
-        name: the Secret's name (``spec.mpi.sshSecretName`` of the jobs using it).
-        namespace: its namespace, or None.
-        job: the job whose own key this is (labelled with it), or None.
-        key_type: one of :data:`t2gen.twister2.sshkeys.KEY_TYPES` for a fresh key
-            pair; None: the first of them (``rsa``).
-        from_key: a private key file to use instead of a fresh one (``-`` for stdin),
-            so that running again gives the same Secret.
-
-    Returns:
-        The Secret, checked like every rendered object.
-
-    Raises:
-        ConfigError: ``from_key`` is unreadable or not an unencrypted private key.
-        ValidationError: the Secret fails a semantic check.
-    """
-    from t2gen.twister2.sshkeys import (
-        KEY_TYPES,
-        generate_key_files,
-        key_files_from_private_key,
-        secret_context,
-    )
-
-    if from_key is not None:
-        raw = read_source(from_key, what="private key file", advice=_KEY_BOUND)
-        files = key_files_from_private_key(raw, path=from_key, comment=name)
-    else:
-        files = generate_key_files(key_type or KEY_TYPES[0], comment=name)
-    templates = TemplateSet(name="secret", builtin=str(Path(templates_dir(), "secret")))
-    documents = render(secret_context(name, namespace, files, job=job), templates)
-    findings = object_problems([document.obj for document in documents])
-    if findings:
-        raise ValidationError(findings=findings)
-    return documents

@@ -440,3 +440,26 @@ def test_missing_jar_file_warns(tmp_path: Path) -> None:
     (tmp_path / "r.yaml").write_text(BASE, encoding="utf-8")
     result = import_config([str(tmp_path / "r.yaml")])
     assert any(w.key == "spec.jobPackage.jarFile" for w in result.warnings)
+
+
+def test_worker_and_driver_classes_become_the_job_s_own(tmp_path: Path) -> None:
+    """twister2.resource.job.{worker,driver}.class (SchedulerContext.java:38-39) -> spec.workerClass, driverClass."""
+    path = tmp_path / "resource.yaml"
+    path.write_text(
+        BASE
+        + 'twister2.resource.job.worker.class: "edu.iu.dsc.tws.examples.basic.HelloWorld"\n'
+        + 'twister2.resource.job.driver.class: "edu.iu.dsc.tws.examples.internal.rsched.DriverExample"\n',
+        encoding="utf-8",
+    )
+    result = import_config([str(path)], jar_file="j.jar")
+    spec = result.job["spec"]
+    assert spec["workerClass"] == "edu.iu.dsc.tws.examples.basic.HelloWorld"
+    assert (
+        spec["driverClass"] == "edu.iu.dsc.tws.examples.internal.rsched.DriverExample"
+    )
+    assert (
+        "workerClass: edu.iu.dsc.tws.examples.basic.HelloWorld # from twister2.resource.job.worker.class ("
+        in result.text
+    )
+    job = imported_job(result.text, str(path))
+    assert job.spec.worker_class == "edu.iu.dsc.tws.examples.basic.HelloWorld"

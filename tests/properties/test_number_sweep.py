@@ -124,6 +124,12 @@ def test_every_number_field_at_the_edges(
     for path, node in FIELDS:
         field = format_json_path(path)
         for label, (yaml_text, json_text, value) in VALUES.items():
+            if (
+                form == "json"
+                and json_text in ("NaN", "Infinity")
+                and path[:2] == ("spec", "jobConfig")
+            ):
+                continue  # read as YAML, bare NaN is a string, which a jobConfig value may be
             data = _with_value(path, "@@VALUE@@")
             if form == "yaml":
                 text = yaml.safe_dump(data, sort_keys=False)

@@ -65,9 +65,12 @@ class RuleOptions(Record):
             (``--kube-version``, already checked against
             :func:`t2gen.kube.versions.supported_range`); default
             :data:`t2gen.kube.versions.DEFAULT_KUBE_VERSION`.
+        package: a job package is given (``--package``): it supplies
+            ``jobPackage.fileSize``.
     """
 
     kube_version: tuple[int, int] = _DEFAULT_KUBE_VERSION
+    package: bool = False
 
 
 _ID = r"[a-z][a-z0-9]*(-[a-z0-9]+)*"

@@ -8,8 +8,10 @@ from typing import Any
 from t2gen.errors import Problem
 from t2gen.jobfile.rules._base import (
     Rule,
+    RuleOptions,
     as_dict,
     as_int,
+    as_list,
     as_quantity,
     problem,
     rule,
@@ -27,24 +29,71 @@ def _client_to_pods(data: dict[str, Any]) -> dict[str, Any] | None:
 @rule(
     "package-file-size",
     fields=("spec.jobPackage.uploadMethod", "spec.jobPackage.fileSize"),
+    options=("package",),
 )
-def check_file_size(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
-    """``uploadMethod: client-to-pods`` needs ``fileSize``.
+def check_file_size(
+    data: dict[str, Any], doc: SourceDoc, options: RuleOptions | None = None
+) -> Iterator[Problem]:
+    """``uploadMethod: client-to-pods`` needs ``fileSize``, or ``--package``.
 
     With ``client-to-pods`` the client copies the package into each pod, and
-    the pods wait until ``JOB_PACKAGE_FILE_SIZE`` bytes have arrived.
+    the pods wait until ``JOB_PACKAGE_FILE_SIZE`` bytes have arrived
+    (``docker/kubernetes/image/rootfs/twister2/get_job_package.sh:30-46``).
+    ``render --package`` takes the size from the package itself.
 
     Sources: Twister2's ``K8sEnvVariables`` and ``uploader/UploaderToPod.java``
     (cylondata/twister2,
     ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/``).
     """
     package = _client_to_pods(data)
-    if package is not None and "fileSize" not in package:
+    given = options is not None and options.package
+    if package is not None and "fileSize" not in package and not given:
         yield problem(
             doc,
             ("spec", "jobPackage", "uploadMethod"),
-            "client-to-pods needs jobPackage.fileSize: the pods wait until that many bytes have arrived",
+            "client-to-pods needs jobPackage.fileSize: the pods wait until that many bytes have "
+            "arrived; give --package PKG to take it from the package",
         )
+
+
+@rule(
+    "client-to-pods-hangs",
+    fields=("spec.jobPackage.uploadMethod", "spec.workers[].scalable"),
+)
+def check_client_to_pods(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """``uploadMethod: client-to-pods`` leaves a pod created after the copy waiting for ever (a warning).
+
+    With ``client-to-pods`` each pod's first container waits, without a time
+    limit, until ``fileSize`` bytes of the package are in its memory volume
+    (``docker/kubernetes/image/rootfs/twister2/get_job_package.sh:30-46``).
+    Twister2's client keeps watching the job's pods and copies the package
+    into every one that starts until the job ends
+    (``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/uploaders/k8s/DirectUploader.java:99-162``);
+    without it, a pod the StatefulSet re-creates (every job's pods can be
+    restarted) or the scaler adds (a ``scalable`` group) after a one-time
+    ``kubectl cp`` never starts. Use ``webserver`` (the pods download the
+    package themselves) or keep the copy loop of docs/package.md running
+    until the job ends.
+    """
+    package = _client_to_pods(data)
+    if package is None:
+        return
+    scalable = any(
+        isinstance(g, dict) and g.get("scalable") is True
+        for g in as_list(as_dict(data.get("spec")).get("workers"))
+    )
+    why = (
+        "the scalable worker group's new pods"
+        if scalable
+        else "a pod that Kubernetes re-creates (a failed or evicted pod)"
+    )
+    yield warning(
+        doc,
+        ("spec", "jobPackage", "uploadMethod"),
+        f"client-to-pods: {why} would wait for ever for a package copied before it existed; "
+        "use uploadMethod: webserver (or a uri), or keep the copy loop of docs/package.md "
+        "running until the job ends",
+    )
 
 
 @rule(
@@ -135,5 +184,10 @@ def check_memory_volume(data: dict[str, Any], doc: SourceDoc) -> Iterator[Proble
         )
 
 
-RULES: tuple[Rule, ...] = (check_file_size, check_uri_unused, check_memory_volume)
+RULES: tuple[Rule, ...] = (
+    check_file_size,
+    check_client_to_pods,
+    check_uri_unused,
+    check_memory_volume,
+)
 """This module's rules, in the order ``docs/rules.md`` lists them."""

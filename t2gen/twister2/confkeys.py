@@ -1,0 +1,97 @@
+"""Twister2 configuration key names shared by ``t2gen package`` (writes them) and ``t2gen import`` (reads them).
+
+Every name is Twister2 0.8's (DSC-SPIDAL/twister2 at c6844d2);
+``KC`` is ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/KubernetesContext.java``,
+``SC`` ``twister2/api/src/java/edu/iu/dsc/tws/api/config/SchedulerContext.java``,
+``JMC`` ``twister2/master/src/java/edu/iu/dsc/tws/master/JobMasterContext.java``.
+The importer's key table (``t2gen/importer/keys/``) documents each one further.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ADDITIONAL_PORTS",
+    "BASE_PORT",
+    "CHANNEL_CLASS",
+    "COMPUTE_RESOURCES",
+    "DEFAULTS",
+    "DOCKER_IMAGE",
+    "JOB_ID",
+    "JOB_MASTER_CPU",
+    "JOB_MASTER_PERSISTENT_VOLUME",
+    "JOB_MASTER_PORT",
+    "JOB_MASTER_RAM",
+    "JOB_MASTER_RUNS_IN_CLIENT",
+    "JOB_NAME",
+    "MPI_CHANNEL",
+    "NAMESPACE",
+    "NODE_PORT",
+    "NODE_PORT_SERVICE",
+    "PERSISTENT_VOLUME_PER_WORKER",
+    "SSH_SECRET_NAME",
+    "TCP_CHANNEL",
+    "TRANSPORT_PROTOCOL",
+    "UPLOADER_WEB_SERVER",
+    "UPLOADING_METHOD",
+]
+
+NAMESPACE = "kubernetes.namespace"
+"""Every API call of the runtime goes to this namespace (``KC:24-25``, default ``default``)."""
+JOB_NAME = "twister2.resource.job.name"
+"""The job name (``Context.java:70``); ``updateConfigs`` overwrites it from the ``.job`` in the pods."""
+JOB_ID = "twister2.job.id"
+"""The job ID (``Context.java:72``); ``updateConfigs`` overwrites it from the ``.job`` in the pods."""
+DOCKER_IMAGE = "twister2.resource.kubernetes.docker.image"
+"""The image of the job's pods (``KC:21-22``); read by the client only."""
+COMPUTE_RESOURCES = "twister2.resource.worker.compute.resources"
+"""The compute resources a ``main()`` loads (``SC:54``, ``Twister2Job.java:395-421``)."""
+ADDITIONAL_PORTS = "twister2.resource.worker.additional.ports"
+"""Names of each worker's extra ports; workers derive the ports from its length (``SC:94,221-228``)."""
+PERSISTENT_VOLUME_PER_WORKER = "twister2.resource.persistent.volume.per.worker"
+"""GB of the job's claim per worker; above 0 the workers log to ``/persistent`` (``K8sWorkerStarter.java:146-150``)."""
+JOB_MASTER_PERSISTENT_VOLUME = "twister2.job.master.persistent.volume.size"
+"""The job master's share of the claim, GB (``JMC``)."""
+UPLOADING_METHOD = "twister2.kubernetes.uploading.method"
+"""``webserver`` or ``client-to-pods`` (``KC``)."""
+UPLOADER_WEB_SERVER = "twister2.kubernetes.uploader.web.server"
+"""The uploader's address the pods download from (``KC``)."""
+CHANNEL_CLASS = "twister2.network.channel.class"
+"""The communication channel; its code default is OpenMPI's (``SC:43-44,122-124``)."""
+TCP_CHANNEL = "edu.iu.dsc.tws.comms.tcp.TWSTCPChannel"
+"""The TCP channel, as Twister2's shipped ``conf/kubernetes/network.yaml`` sets it."""
+MPI_CHANNEL = "edu.iu.dsc.tws.comms.mpi.TWSMPIChannel"
+"""The OpenMPI channel: ``SchedulerContext.usingOpenMPI`` (``SC:209-211``)."""
+BASE_PORT = "kubernetes.worker.base.port"
+"""The first worker port (``KC``)."""
+TRANSPORT_PROTOCOL = "kubernetes.worker.transport.protocol"
+"""TCP or UDP (``KC``)."""
+NODE_PORT_SERVICE = "kubernetes.node.port.service.requested"
+"""A NodePort Service for the workers (``KC``); the job master deletes it at the end."""
+NODE_PORT = "kubernetes.service.node.port"
+"""The NodePort's number, 0 for any (``KC``)."""
+SSH_SECRET_NAME = "kubernetes.secret.name"
+"""The OpenMPI SSH key Secret (``KC``)."""
+JOB_MASTER_RUNS_IN_CLIENT = "twister2.job.master.runs.in.client"
+"""The job master runs in the submitting client, not in a pod (``JMC``)."""
+JOB_MASTER_PORT = "twister2.job.master.port"
+"""The job master's port; workers connect to it (``JMC``)."""
+JOB_MASTER_CPU = "twister2.job.master.cpu"
+"""The job master pod's cores (``JMC``); read by the client."""
+JOB_MASTER_RAM = "twister2.job.master.ram"
+"""The job master pod's MB (``JMC``); read by the client."""
+
+DEFAULTS: dict[str, object] = {
+    NAMESPACE: "default",
+    BASE_PORT: 9000,
+    TRANSPORT_PROTOCOL: "TCP",
+    NODE_PORT_SERVICE: False,
+    JOB_MASTER_RUNS_IN_CLIENT: False,
+    JOB_MASTER_PORT: 11011,
+    PERSISTENT_VOLUME_PER_WORKER: 0.0,
+    UPLOADING_METHOD: "webserver",
+    UPLOADER_WEB_SERVER: "http://twister2-uploader.default.svc.cluster.local",
+    CHANNEL_CLASS: MPI_CHANNEL,
+    ADDITIONAL_PORTS: [],
+}
+"""What the runtime uses for a key no file sets: the defaults in Twister2's code
+(``KC``, ``JMC``, ``SC``; the importer's key table cites each line)."""

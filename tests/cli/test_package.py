@@ -1,0 +1,243 @@
+"""``t2gen package`` and ``render|validate|plan --package`` end to end, as a user runs them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from t2gen.importer import import_config
+from t2gen.jobfile.schema import apply_defaults
+from t2gen.kube.quantity import parse_quantity
+from tests.conftest import ROOT
+
+T2GEN = Path(sys.executable).parent / "t2gen"
+ELASTIC = ROOT / "tests/fixtures/package/scalable"
+
+
+def t2gen(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(T2GEN), *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
+
+
+@pytest.fixture
+def jar(tmp_path: Path) -> Path:
+    path = tmp_path / "user.jar"
+    path.write_bytes(bytes(range(256)) * 4096)  # 1 MiB
+    return path
+
+
+def test_import_of_the_package_configuration_gives_the_job_back(
+    tmp_path: Path, jar: Path
+) -> None:
+    """Package then import is the identity on what they share: workers, namespace, ports."""
+    done = t2gen(
+        "package",
+        str(ELASTIC / "job.yaml"),
+        "--jar",
+        str(jar),
+        "--conf",
+        str(ELASTIC / "conf"),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    with tarfile.open(tmp_path / "elastic.tar.gz") as tar:
+        tar.extractall(tmp_path / "unpacked", filter="data")
+    imported = apply_defaults(
+        import_config([str(tmp_path / "unpacked/twister2-job")]).job
+    )
+    original = apply_defaults(
+        yaml.safe_load((ELASTIC / "job.yaml").read_text(encoding="utf-8"))
+    )
+    assert imported["metadata"]["namespace"] == original["metadata"]["namespace"]
+    assert (
+        imported["spec"]["network"]["basePort"]
+        == original["spec"]["network"]["basePort"]
+    )
+    assert len(imported["spec"]["network"]["additionalPorts"]) == len(
+        original["spec"]["network"]["additionalPorts"]
+    )
+    assert (
+        imported["spec"]["jobMaster"]["port"] == original["spec"]["jobMaster"]["port"]
+    )
+    for got, want in zip(
+        imported["spec"]["workers"], original["spec"]["workers"], strict=True
+    ):
+        for field in ("count", "perPod", "scalable"):
+            assert got.get(field, False) == want.get(field, False), field
+        for field in ("cpu", "memory", "volatileDisk"):
+            assert (
+                parse_quantity(got.get(field, 0)).value
+                == parse_quantity(want.get(field, 0)).value
+            ), field
+
+
+def test_render_with_another_jobs_package_names_both_sides(
+    tmp_path: Path, jar: Path
+) -> None:
+    job = ROOT / "examples/wordcount.yaml"
+    assert (
+        t2gen(
+            "package", str(ELASTIC / "job.yaml"), "--jar", str(jar), cwd=tmp_path
+        ).returncode
+        == 0
+    )
+    done = t2gen("render", str(job), "--package", "elastic.tar.gz", cwd=tmp_path)
+    assert done.returncode == 1 and done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert any(
+        f"{job}:9:9: metadata.name: job ID 'wordcount' here, but elastic.tar.gz:twister2-job/elastic.job has job_id 'elastic'"
+        in line
+        for line in lines
+    ), done.stderr
+    assert any(
+        "spec.workers: 1 worker group(s) here, but the package's" in line
+        and "has 2 compute resource(s)" in line
+        for line in lines
+    )
+    assert any(
+        "network.basePort 9000 here, but the package sets kubernetes.worker.base.port 9100"
+        in line
+        for line in lines
+    )
+
+
+def test_the_right_package_sizes_the_memory_volume(tmp_path: Path, jar: Path) -> None:
+    job = ROOT / "examples/wordcount.yaml"
+    assert t2gen("package", str(job), "--jar", str(jar), cwd=tmp_path).returncode == 0
+    size = (tmp_path / "wordcount.tar.gz").stat().st_size
+    done = t2gen("render", str(job), "--package", "wordcount.tar.gz", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    objects = [
+        o for o in yaml.safe_load_all(done.stdout) if o and o["kind"] == "StatefulSet"
+    ]
+    for obj in objects:
+        pod = obj["spec"]["template"]["spec"]
+        (memory,) = [v for v in pod["volumes"] if v["name"] == "twister2-memory-dir"]
+        assert (
+            memory["emptyDir"]["sizeLimit"] == "3Mi"
+        )  # 1 MiB packed + 1 MiB unpacked + slack
+        env = {e["name"]: e.get("value") for e in pod["containers"][0]["env"]}
+        assert env["JOB_PACKAGE_FILE_SIZE"] == str(size)
+    without = t2gen("render", str(job), cwd=tmp_path)
+    assert "sizeLimit: 1Gi" in without.stdout
+
+
+def test_validate_and_plan_take_the_package(tmp_path: Path, jar: Path) -> None:
+    job = ROOT / "examples/openmpi.yaml"
+    assert t2gen("package", str(job), "--jar", str(jar), cwd=tmp_path).returncode == 0
+    done = t2gen("validate", str(job), "--package", "openmpi.tar.gz", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (
+        "client-to-pods" in done.stderr
+    )  # the warning: a pod created later waits for ever
+    assert (
+        t2gen("plan", str(job), "--package", "openmpi.tar.gz", cwd=tmp_path).returncode
+        == 0
+    )
+
+
+def test_package_needs_a_worker_class(tmp_path: Path, jar: Path) -> None:
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "apiVersion: t2gen/v1\nkind: Twister2Job\nmetadata: {name: nowork}\n"
+        "spec:\n  image: twister2/twister2-k8s:0.8.0\n  workers: [{count: 2}]\n",
+        encoding="utf-8",
+    )
+    done = t2gen("package", str(job), "--jar", str(jar), cwd=tmp_path)
+    assert done.returncode == 1
+    assert (
+        f"{job}:5:3: spec.workerClass: t2gen package needs spec.workerClass"
+        in done.stderr
+    )
+    assert not (tmp_path / "nowork.tar.gz").exists()
+
+
+def test_a_java_keyword_is_no_class_name(tmp_path: Path) -> None:
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "apiVersion: t2gen/v1\nkind: Twister2Job\nmetadata: {name: kw}\n"
+        "spec:\n  image: twister2/twister2-k8s:0.8.0\n  workerClass: edu.iu.class.Worker\n"
+        "  workers: [{count: 2}]\n",
+        encoding="utf-8",
+    )
+    done = t2gen("validate", str(job), cwd=tmp_path)
+    assert done.returncode == 1
+    assert "'class' is a Java keyword" in done.stderr and ":6:16:" in done.stderr
+
+
+def test_a_memory_volume_too_small_is_refused_and_another_file_size_warned(
+    tmp_path: Path, jar: Path
+) -> None:
+    """The memory volume must hold the package; fileSize is the package's (get_job_package.sh:39-49)."""
+    text = (ROOT / "examples/wordcount.yaml").read_text(encoding="utf-8")
+    job = tmp_path / "wordcount.yaml"
+    job.write_text(text, encoding="utf-8")
+    assert t2gen("package", str(job), "--jar", str(jar), cwd=tmp_path).returncode == 0
+    size = (tmp_path / "wordcount.tar.gz").stat().st_size
+    small = text.replace(
+        "  jobPackage:\n", "  storage: {memoryVolumeSize: 1Mi}\n  jobPackage:\n"
+    )
+    assert small != text
+    job.write_text(small, encoding="utf-8")
+    done = t2gen("render", str(job), "--package", "wordcount.tar.gz", cwd=tmp_path)
+    assert done.returncode == 1 and done.stdout == ""
+    assert (
+        "spec.storage.memoryVolumeSize: memoryVolumeSize 1Mi here, but wordcount.tar.gz needs"
+        in done.stderr
+    )
+    stale = text.replace("  jobPackage:\n", "  jobPackage:\n    fileSize: 1000\n")
+    job.write_text(stale, encoding="utf-8")
+    done = t2gen("render", str(job), "--package", "wordcount.tar.gz", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (
+        f"warning: spec.jobPackage.fileSize: fileSize 1000 here, but wordcount.tar.gz has {size} bytes"
+        in done.stderr
+    )
+    assert f'value: "{size}"' in done.stdout and 'value: "1000"' not in done.stdout
+
+
+def test_classes_and_job_config_the_job_file_states_must_be_the_package_s(
+    tmp_path: Path, jar: Path
+) -> None:
+    """The pods run the .job's classes and see its JobConfig (JobUtils.java:122-138)."""
+    text = (ROOT / "examples/wordcount.yaml").read_text(encoding="utf-8")
+    job = tmp_path / "wordcount.yaml"
+    job.write_text(text, encoding="utf-8")
+    assert t2gen("package", str(job), "--jar", str(jar), cwd=tmp_path).returncode == 0
+    assert (
+        t2gen(
+            "render", str(job), "--package", "wordcount.tar.gz", cwd=tmp_path
+        ).returncode
+        == 0
+    )
+    changed = text.replace("tset.WordCount", "tset.WordCountAgain").replace(
+        "    NO_OF_SAMPLE_WORDS: 100\n",
+        "    NO_OF_SAMPLE_WORDS: 101\n    extra: true\n",
+    )
+    assert changed.count("WordCountAgain") == 1 and "101" in changed
+    job.write_text(changed, encoding="utf-8")
+    done = t2gen("render", str(job), "--package", "wordcount.tar.gz", cwd=tmp_path)
+    assert done.returncode == 1 and done.stdout == ""
+    assert (
+        "spec.workerClass: workerClass 'edu.iu.dsc.tws.examples.batch.wordcount.tset.WordCountAgain' here, but wordcount.tar.gz:twister2-job/wordcount.job names 'edu.iu.dsc.tws.examples.batch.wordcount.tset.WordCount'"
+        in done.stderr
+    )
+    assert (
+        "spec.jobConfig.NO_OF_SAMPLE_WORDS: jobConfig NO_OF_SAMPLE_WORDS is 101 here (java.lang.Integer), but wordcount.tar.gz:twister2-job/wordcount.job has 100"
+        in done.stderr
+    )
+    assert (
+        "spec.jobConfig.extra: jobConfig extra is True here (java.lang.Boolean), but wordcount.tar.gz:twister2-job/wordcount.job has no such key"
+        in done.stderr
+    )
