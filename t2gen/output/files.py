@@ -1,14 +1,16 @@
 """What a path t2gen writes to may be, and one file written whole (``import --output-file``).
 
 One rule for every command that writes to a path (``import --output-file FILE``,
-``render --output-dir DIR``), stated in ``docs/untrusted-input.md``:
+``package --output-file FILE``, ``render --output-dir DIR``), stated in
+``docs/untrusted-input.md``:
 
 * **Missing**: created (its parent directory must exist).
 * **A regular file** (for a file) **or a directory** (for ``--output-dir``):
-  replaced in one step, and only when t2gen wrote it: a file that starts with
-  the writer's first line (an empty file holds nothing to lose), a directory
-  whose every file does (:mod:`t2gen.output.directory`); otherwise refused,
-  unless ``--force``.
+  replaced in one step, and only when t2gen wrote it: a file that starts as
+  the writer's files start (``import``'s first line; ``package``'s gzip
+  header with no name and no time), or is empty (nothing to lose), a
+  directory whose every file does (:mod:`t2gen.output.directory`); otherwise
+  refused, unless ``--force``.
 * **Anything else** (a character or block device such as ``/dev/null``, a
   FIFO, a socket, a directory where a file is wanted): refused, ``--force`` or
   not. t2gen never writes into it, and never replaces it with a file.
@@ -32,7 +34,7 @@ from pathlib import Path
 
 from t2gen.errors import OutputError
 
-__all__ = ["resolve_target", "special_file_kind", "write_file"]
+__all__ = ["replaceable_target", "resolve_target", "special_file_kind", "write_file"]
 
 
 def special_file_kind(mode: int) -> str | None:
@@ -105,6 +107,33 @@ def resolve_target(
     if not target.parent.is_dir():
         raise OutputError(f"{path}: parent directory {target.parent} does not exist")
     return target, status
+
+
+def replaceable_target(path: Path, *, marker: bytes, force: bool = False) -> Path:
+    """Where a write of one file to ``path`` may land by this module's rule, or an error.
+
+    Args:
+        path: the file as the user named it.
+        marker: how every file this writer makes starts (bytes): an existing
+            file is replaced only when it starts so (or is empty).
+        force: replace a regular file whatever it holds (never a device,
+            FIFO, socket or dangling link).
+
+    Returns:
+        The path to replace: ``path``, or a symbolic link's final target.
+
+    Raises:
+        OutputError: see :func:`resolve_target`; or the file exists and t2gen
+            did not write it, without ``force``.
+    """
+    target, status = resolve_target(path, directory=False)
+    if status is not None and not force and not _starts_with(target, marker):
+        raise OutputError(
+            f"{path}: exists and t2gen did not write it (it does not start as t2gen's "
+            "do); t2gen refuses rather than lose it: give another file name, or pass "
+            "--force to replace it"
+        )
+    return target
 
 
 def _starts_with(target: Path, marker: bytes) -> bool:

@@ -411,3 +411,30 @@ def test_output_dir_follows_the_rule(tmp_path: Path) -> None:
     os.mkfifo(out / "fifo.yaml")
     done = _run("render", job, "--output-dir", "out", cwd=tmp_path)
     assert done.returncode == 1 and "(fifo.yaml)" in done.stderr
+
+
+def test_package_output_follows_the_rule(tmp_path: Path) -> None:
+    job = str(ROOT / "examples/wordcount.yaml")
+    jar = tmp_path / "user.jar"
+    jar.write_bytes(b"PK\x03\x04 a jar")
+    package = ("package", job, "--jar", str(jar))
+    assert _run(*package, cwd=tmp_path).returncode == 0
+    written = (tmp_path / "wordcount.tar.gz").read_bytes()
+    assert _run(*package, cwd=tmp_path).returncode == 0  # its own file: replaced
+    link = tmp_path / "link.tar.gz"
+    link.symlink_to(tmp_path / "wordcount.tar.gz")
+    done = _run(*package, "--output-file", "link.tar.gz", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr  # written through to t2gen's file
+    assert link.is_symlink() and (tmp_path / "wordcount.tar.gz").read_bytes() == written
+    (tmp_path / "other.tar.gz").write_bytes(b"\x1f\x8b\x08\x08 made by tar -czf")
+    done = _run(*package, "--output-file", "other.tar.gz", cwd=tmp_path)
+    assert done.returncode == 1 and "pass --force to replace it" in done.stderr
+    done = _run(*package, "--output-file", "other.tar.gz", "--force", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    dangling = tmp_path / "dangling.tar.gz"
+    dangling.symlink_to(tmp_path / "elsewhere" / "x.tar.gz")
+    done = _run(*package, "--output-file", "dangling.tar.gz", "--force", cwd=tmp_path)
+    assert done.returncode == 1 and "which does not exist" in done.stderr
+    fifo = _fifo(tmp_path)
+    done = _run(*package, "--output-file", str(fifo), "--force", cwd=tmp_path)
+    assert done.returncode == 1 and "is a FIFO" in done.stderr
