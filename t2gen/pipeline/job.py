@@ -373,7 +373,15 @@ def generate(
     duplicates = duplicate_findings(documents)
     if duplicates:  # checking the rest would only repeat it
         raise ValidationError(findings=duplicates)
-    findings = object_problems([document.obj for document in documents])
+    # An object an overlay's template rendered is named with the template.
+    builtin = f"{builtin_template_set().name}/"
+    origins = [
+        None if document.template.startswith(builtin) else document.template
+        for document in documents
+    ]
+    findings = object_problems(
+        [document.obj for document in documents], origins if any(origins) else None
+    )
     if findings:
         raise ValidationError(findings=findings)
     return sort_documents(documents, GROUP_KINDS)

@@ -225,6 +225,11 @@ def render(
 
 def _limit_message(err: BaseException) -> str:
     """What a limit met while rendering says (a MemoryError says nothing itself)."""
+    if isinstance(err, RecursionError):
+        return (
+            "the templates include, import or call each other too deep (a template that "
+            "includes itself, or a macro that calls itself without end)"
+        )
     if isinstance(err, MemoryError):
         return (
             f"the templates needed more than {OS_MEMORY_MB} MB of memory "
