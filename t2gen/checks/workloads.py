@@ -43,9 +43,14 @@ def selector_matches_template(obj: dict[str, Any], stream: Stream) -> Iterator[F
     The API server rejects a workload whose ``spec.selector`` does not match
     ``spec.template.metadata.labels``. Source: kubernetes/kubernetes
     ``pkg/apis/apps/validation`` (``ValidateStatefulSetSpec``: "selector does not
-    match template labels").
+    match template labels"). A ``batch/v1`` Job has none unless ``manualSelector``:
+    the API server generates it from the Job's UID
+    (https://kubernetes.io/docs/concepts/workloads/controllers/job/#specifying-your-own-pod-selector).
     """
-    selector = as_dict(as_dict(obj.get("spec")).get("selector"))
+    spec = as_dict(obj.get("spec"))
+    if obj.get("kind") == "Job" and spec.get("manualSelector") is not True:
+        return  # the API server writes a Job's selector (its own UID label)
+    selector = as_dict(spec.get("selector"))
     labels = as_dict(as_dict(_template(obj).get("metadata")).get("labels"))
     if not selector.get("matchLabels") and not selector.get("matchExpressions"):
         yield (
