@@ -8,7 +8,7 @@ import yaml
 
 from t2gen.errors import TemplateError
 from t2gen.kube.validators import is_api_version, is_kind
-from t2gen.kube.yamlread import BoundedReader, ReadBounds, YamlLimitError
+from t2gen.kube.yamlbounds import ReadBounds, YamlLimitError
 from t2gen.record import Record
 
 __all__ = ["OUTPUT_BOUNDS", "RenderedDocument", "documents_of", "parse_output"]
@@ -65,6 +65,8 @@ def parse_output(text: str, label: str, read: list[int]) -> list[RenderedDocumen
         read: ``[values read so far]`` from this job's templates, updated: all
             of them share :data:`OUTPUT_BOUNDS`' values.
     """
+    from t2gen.kube.yamlread import BoundedReader  # only with overlays
+
     reader = BoundedReader(text, OUTPUT_BOUNDS, start=read[0])
     try:
         objects = [document.data for document in reader.documents()]
