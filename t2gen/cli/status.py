@@ -63,13 +63,15 @@ def status(
 ) -> None:
     """Say what happened to a job: its phase, each worker's state by worker ID, and what is left over.
 
-    Offline, like `plan --nodes`: reads a saved `kubectl get -o json` of the objects
-    labelled app.kubernetes.io/instance=<job>. Phases: Pending (with the scheduler's
-    reason per pod), Running, Restarting (restart counts and the last exit), Suspended,
-    Succeeded or Failed (from the supervisor Job of spec.lifecycle.supervise, with its
-    reason), Ended (the job master cleaned up, and no supervisor kept the outcome),
-    NotFound. After the end, the objects left over and the command that deletes them.
-    Exit code 0 when the state was read, 1 for invalid input.
+    Offline, like `plan --nodes`: reads a saved `kubectl get -o json` of
+    the objects labelled app.kubernetes.io/instance=<job>. Phases:
+    Pending (with the scheduler's reason per pod), Running, Restarting
+    (restart counts and the last exit), Suspended, Succeeded or Failed
+    (from the supervisor Job of spec.lifecycle.supervise, with its
+    reason), Ended (the job master cleaned up, and no supervisor kept
+    the outcome), NotFound. After the end, the objects left over and the
+    command that deletes them. Exit code 0 when the state was read, 1
+    for invalid input.
     """
     warnings: list[Warning_] = []
     with reporting(warnings):
