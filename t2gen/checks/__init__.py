@@ -184,7 +184,7 @@ def object_findings(
 
 def object_problems(
     objects: Sequence[dict[str, Any]],
-    origins: Sequence[str] | None = None,
+    origins: Sequence[str | None] | None = None,
     *,
     part: Part = "all",
 ) -> list[Problem]:
@@ -196,7 +196,8 @@ def object_problems(
     Args:
         objects: parsed manifests (one dict per object), e.g. one render.
         origins: one per object, where it was read (``a.yaml:12``, for ``t2gen
-            check``); each problem's ``path`` is then ``a.yaml:12: Kind/name``.
+            check``; an overlay's template for ``render``); each problem's
+            ``path`` is then ``a.yaml:12: Kind/name`` (None: ``Kind/name``).
         part: ``all`` checks; or only those whose findings depend on each
             object alone (``object``: the same findings whatever else is in
             the stream, so they may run on any subset of it); or only those

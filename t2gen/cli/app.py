@@ -64,7 +64,9 @@ def _version(value: bool) -> None:
     if value:
         from importlib.metadata import version
 
-        typer.echo(f"t2gen {version('t2gen')}")
+        from t2gen.cli.commands import echo
+
+        echo(f"t2gen {version('t2gen')}")  # whole or an error, as all output
         raise typer.Exit()
 
 

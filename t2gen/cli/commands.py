@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from t2gen.errors import T2genError, Warning_, one_line
+from t2gen.output import write_text
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -46,7 +47,8 @@ def echo(message: str, *, err: bool = False) -> None:
     """Print one line on stdout (or stderr) and flush, exactly as ``typer.echo`` does.
 
     As Click's ``echo``, ANSI escape sequences (``ESC [ ... letter``) are removed
-    when the stream is not a terminal.
+    when the stream is not a terminal. The line is written whole or the call
+    fails (:func:`t2gen.output.write_text`).
     """
     global _ANSI
     stream: IO[str] = sys.stderr if err else sys.stdout
@@ -57,8 +59,7 @@ def echo(message: str, *, err: bool = False) -> None:
 
             _ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")  # Click's _ansi_re
         text = _ANSI.sub("", text)
-    stream.write(text)
-    stream.flush()
+    write_text(stream, text)
 
 
 def _isatty(stream: IO[str]) -> bool:

@@ -196,6 +196,7 @@ def plan(
 def _worker_map(
     job: Any, objects: list[dict[str, Any]], output_format: PlanFormat, *, summary: bool
 ) -> None:
+    from t2gen.plan.text import inert
     from t2gen.plan.workermap import build_worker_map, write_json, write_table
 
     wmap = build_worker_map(job, objects)
@@ -204,7 +205,7 @@ def _worker_map(
         write_json(wmap, buffer, summary=summary)
     else:
         write_table(wmap, buffer, summary=summary)
-    write_stdout(buffer.getvalue())
+    write_stdout(inert(buffer.getvalue()))
 
 
 def _feasibility(
@@ -223,6 +224,7 @@ def _feasibility(
         plan_to_dict,
         workload_templates,
     )
+    from t2gen.plan.text import inert
     from t2gen.plan.typedread import node_label_keys, read_nodes, read_pods
 
     templates = workload_templates(objects)
@@ -237,8 +239,8 @@ def _feasibility(
         min_members=min_members(objects),
     )
     if output_format is PlanFormat.json:
-        write_stdout(_dumps(plan_to_dict(result)))
+        write_stdout(inert(_dumps(plan_to_dict(result))))
     else:
-        write_stdout(format_plan(result))
+        write_stdout(inert(format_plan(result)))
     if not result.feasible:
         raise typer.Exit(1)

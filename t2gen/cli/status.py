@@ -111,7 +111,11 @@ def status(
         )
         objects = parse_objects(decode_source(cluster, raw, what="file"), cluster)
         found = job_status(loaded, rendered, objects)
+        from t2gen.plan.text import (
+            inert,
+        )  # what the cluster says, never a terminal's command
+
         if output_format is StatusFormat.json:
-            write_stdout(json.dumps(found, indent=2, ensure_ascii=False) + "\n")
+            write_stdout(inert(json.dumps(found, indent=2, ensure_ascii=False) + "\n"))
         else:
-            write_stdout(status_text(found))
+            write_stdout(inert(status_text(found)))

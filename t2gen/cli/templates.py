@@ -8,6 +8,7 @@ import typer
 
 from t2gen.cli._options import SETTINGS, TemplateDirs, template_dirs
 from t2gen.cli._report import reporting, write_stdout
+from t2gen.cli.commands import echo
 
 __all__ = ["app"]
 
@@ -27,7 +28,7 @@ def templates_list(templates: TemplateDirs = None) -> None:
         from t2gen.pipeline.job import make_template_set
 
         for name, label in make_template_set(template_dirs(templates)).all_templates():
-            typer.echo(f"{name}\t{label}")
+            echo(f"{name}\t{label}")
 
 
 def complete_template_names(ctx: typer.Context, incomplete: str) -> list[str]:

@@ -37,9 +37,9 @@ def _status(*args: str) -> tuple[int, str, str]:
     ],
 )
 def test_bad_cluster_state_is_a_located_error(
-    in_root: Path, text: str, says: str
+    in_root: Path, tmp_path: Path, text: str, says: str
 ) -> None:
-    state = in_root / "state.json"
+    state = tmp_path / "state.json"  # never in the repository: tests run in parallel
     state.write_text(text, encoding="utf-8")
     code, out, err = _status(JOB, "--cluster", str(state))
     assert code == 1
@@ -54,15 +54,15 @@ def test_missing_file_and_unknown_option(in_root: Path) -> None:
     assert _status(JOB, "--nodes", "x")[0] == 2
 
 
-def test_an_empty_list_is_a_job_not_found(in_root: Path) -> None:
-    state = in_root / "state.json"
+def test_an_empty_list_is_a_job_not_found(in_root: Path, tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
     state.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": []}))
     code, out, _ = _status(JOB, "--cluster", str(state), "-o", "json")
     assert code == 0
     assert json.loads(out)["phase"] == "NotFound"
 
 
-def test_a_killed_runs_config_map_is_a_leftover(in_root: Path) -> None:
+def test_a_killed_runs_config_map_is_a_leftover(in_root: Path, tmp_path: Path) -> None:
     """A ConfigMap with KILL_JOB and no pod would kill the next run at once (JobKillWatcher.java:88-99)."""
     labels = {"t2-job": "wordcount-supervised", "app": "twister2"}
     config_map = {
@@ -75,7 +75,7 @@ def test_a_killed_runs_config_map_is_a_leftover(in_root: Path) -> None:
         },
         "data": {"JOB_ID": "wordcount-supervised", "KILL_JOB": "true"},
     }
-    state = in_root / "state.json"
+    state = tmp_path / "state.json"
     state.write_text(json.dumps({"kind": "List", "items": [config_map]}))
     code, out, _ = _status(JOB, "--cluster", str(state), "-o", "json")
     found = json.loads(out)

@@ -8,7 +8,10 @@ One case is one directory (the example-folder style of check-jsonschema's
   job file and ``{case}`` the case directory; without it the case runs both
   ``t2gen validate {file}`` and ``t2gen render {file}``, which must agree;
 - ``expected.stderr``, ``expected.stdout`` and ``expected.exit_code`` (each
-  absent when empty or 0); ``{file}`` in them stands for the job file's path.
+  absent when empty or 0); ``{file}`` in them stands for the job file's path;
+- ``templates/`` (optional): a template overlay, which ``args`` names as
+  ``--templates {case}/templates`` (hostile overlays: what they render is read
+  as any manifest is).
 
 Every case lives in ``tests/cases/<name>/``, except the ten that predate the
 tree: ``tests/golden/invalid-*/`` has the same layout and is run here too, but
@@ -78,7 +81,11 @@ def test_every_case_has_one_input_and_an_expectation() -> None:
     assert len(INPUT_CASES) >= 139
     for case in INPUT_CASES:
         _input(case)
-        names = {p.name for p in case.iterdir()} - {"args", _input(case).name}
+        names = {p.name for p in case.iterdir()} - {
+            "args",
+            "templates",
+            _input(case).name,
+        }
         expected = {"expected.stdout", "expected.stderr", "expected.exit_code"}
         assert names <= expected, case
         assert names & {"expected.stdout", "expected.stderr"}, f"{case}: no expectation"
@@ -111,8 +118,9 @@ def test_case(
     )
     if result.exit_code:
         assert result.stdout == "", "nothing may reach stdout when t2gen fails"
+        overlay = f"{case.relative_to(ROOT).as_posix()}/templates/"
         for problem in result.stderr.splitlines():  # every problem names the file
-            assert problem.startswith(f"{file}:"), problem
+            assert problem.startswith((f"{file}:", overlay)), problem
 
 
 def test_billion_laughs_is_refused_without_expanding() -> None:
