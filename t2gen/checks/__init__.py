@@ -153,7 +153,7 @@ def _problems(
 
 def object_findings(
     objects: Sequence[dict[str, Any]],
-    origins: Sequence[str] | None = None,
+    origins: Sequence[str | None] | None = None,
     *,
     part: Part = "all",
     strict: bool = True,

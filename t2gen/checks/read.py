@@ -7,6 +7,7 @@ from typing import IO, Any
 
 import yaml
 
+from t2gen.checks.aliased import load_with_aliases
 from t2gen.errors import ConfigError, Problem, SchemaError
 from t2gen.kube.validators import is_api_version, is_kind
 from t2gen.kube.yamlread import (
@@ -91,7 +92,14 @@ def load_all_yaml_located(
             :class:`~t2gen.kube.yamlread.YamlLimitError` for a bound passed.
         TooManyObjects: the stream holds more than ``max_objects`` objects.
     """
-    return list(BoundedReader(text, MANIFEST_BOUNDS).documents(max_objects))
+    try:
+        return list(BoundedReader(text, MANIFEST_BOUNDS).documents(max_objects))
+    except YamlLimitError as err:
+        if not err.alias:
+            raise
+    # Anchors, aliases or merge keys: kubectl reads them, so t2gen does, within
+    # the same bounds and go-yaml's bound on their expansion (t2gen.checks.aliased).
+    return load_with_aliases(text, MANIFEST_BOUNDS, max_objects)
 
 
 def read_manifests(

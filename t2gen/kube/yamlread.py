@@ -233,6 +233,13 @@ class BoundedReader:
         result: dict[Any, Any] = {}
         while not loader.check_event(MappingEndEvent):
             key_event = loader.peek_event()
+            if (
+                type(key_event) is ScalarEvent
+                and key_event.value == "<<"
+                and key_event.tag is None
+                and key_event.implicit[0]
+            ):  # a merge key: what it merges is built by the composer (aliases)
+                raise YamlLimitError(key_event.start_mark, ALIAS_MESSAGE, alias=True)
             key = self._value(key_event, depth + 1)
             value_event = loader.peek_event()
             if (

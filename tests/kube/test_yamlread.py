@@ -40,10 +40,24 @@ def _outcome(read: Any, text: str) -> str:
         return f"{type(err).__name__}: {err}"
 
 
+def _check_reads(text: str) -> list[Any]:
+    """What ``t2gen check`` reads: the bounded reader, or the alias path for anchors and merge keys."""
+    from t2gen.checks.read import load_all_yaml_located
+
+    return [document.data for document in load_all_yaml_located(text)]
+
+
 @pytest.mark.parametrize("text", SAME)
 def test_reads_as_kubectls_loader_does(text: str) -> None:
     expected = _outcome(load_all_yaml, text)
-    assert _outcome(lambda t: load_all_bounded(t, MANIFEST_BOUNDS), text) == expected
+    assert _outcome(_check_reads, text) == expected
+
+
+def test_a_merge_key_is_left_to_the_alias_path() -> None:
+    with pytest.raises(YamlLimitError) as info:
+        load_all_bounded("a: {<<: {b: 1}, c: 2}", MANIFEST_BOUNDS)
+    assert info.value.alias
+    assert _check_reads("a: {<<: {b: 1}, c: 2}") == [{"a": {"b": 1, "c": 2}}]
 
 
 def test_reads_every_golden_manifest_and_tricky_string_alike() -> None:
