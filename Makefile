@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help install tools demo test golden docs generate lint format typecheck examples wheel-smoke check bench fuzz clean
+.PHONY: help install tools demo test golden docs generate lint format typecheck examples wheel-smoke dist check bench fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -66,12 +66,16 @@ examples: $(STAMP) ## Validate and render every example
 wheel-smoke: $(STAMP) ## Build the wheel, install it in a fresh venv, run t2gen from another directory
 	$(BIN)/python scripts/wheel_smoke.py
 
+dist: $(STAMP) ## Build the sdist and wheel into dist/, after installing the wheel in a fresh venv and running it elsewhere
+	$(BIN)/python scripts/wheel_smoke.py --outdir dist
+
 check: lint typecheck test wheel-smoke ## Every gate CI runs
 
-bench: $(STAMP) $(HELM) ## Time t2gen against python -c pass (and peers: kubectl kustomize, helm template), writes bench/results.md; then t2gen plan on 100 to 20,000 realistic nodes, the flood files, each fast path by ablation, and the module layout's import overhead, and t2gen package of a 10 and a 100 MB jar against tar -czf
+bench: $(STAMP) $(HELM) ## Time t2gen against python -c pass (and peers: kubectl kustomize, helm template), writes bench/results.md; then t2gen plan on 100 to 20,000 realistic nodes, the flood files and the round-4 hostile corpus, each fast path by ablation, and the module layout's import overhead, and t2gen package of a 10 and a 100 MB jar against tar -czf
 	$(BIN)/python bench/bench.py
 	$(BIN)/python bench/plan_bench.py --append bench/results.md
 	$(BIN)/python bench/floods.py --append bench/results.md
+	$(BIN)/python bench/round4.py --append bench/results.md
 	$(BIN)/python bench/ablation.py --append bench/results.md
 	$(BIN)/python bench/layout.py --append bench/results.md
 	$(BIN)/python bench/package_bench.py --append bench/results.md

@@ -29,6 +29,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from report import appended_to
 
@@ -365,12 +366,13 @@ def flood_files(directory: Path) -> dict[str, list[str]]:
     return commands
 
 
-def run_once(argv: list[str]) -> tuple[float, float, float, int, int]:
+def run_once(argv: list[str], *, stderr_head: bool = False) -> tuple[Any, ...]:
     """Run ``t2gen ARGV`` once as a fresh process.
 
     Returns:
         (wall seconds, CPU seconds (user + system) of the child, its peak resident
-        MB, stderr bytes, exit code).
+        MB, stderr bytes, exit code), and with ``stderr_head`` the first line of
+        its stderr.
     """
     code = (
         "import json, resource, subprocess, sys, time\n"
@@ -379,17 +381,21 @@ def run_once(argv: list[str]) -> tuple[float, float, float, int, int]:
         " capture_output=True)\n"
         "wall = time.perf_counter() - start\n"
         "usage = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-        "print(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,"
-        " len(done.stderr), done.returncode)\n"
+        "head = done.stderr.decode('utf-8', 'replace').partition('\\n')[0]\n"
+        "print(json.dumps([wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,"
+        " len(done.stderr), done.returncode, head]))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(argv)],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-    ).stdout.split()
-    return float(out[0]), float(out[1]), float(out[2]), int(out[3]), int(out[4])
+    out = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", code, json.dumps(argv)],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+        ).stdout
+    )
+    values = (float(out[0]), float(out[1]), float(out[2]), int(out[3]), int(out[4]))
+    return (*values, str(out[5])) if stderr_head else values
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,5 +1,8 @@
 """Build t2gen's sdist and wheel, install the wheel into a fresh venv, and run it elsewhere.
 
+``make wheel-smoke`` builds into a temporary directory; ``make dist`` runs
+``--outdir dist`` and keeps the sdist and wheel it has tested there.
+
 What a user gets from ``pip install``: the wheel must carry ``templates/`` and
 ``schemas/``, a wheel built from the sdist must too, and the installed ``t2gen``
 must validate and render every example from an unrelated directory, byte for
@@ -35,7 +38,20 @@ def check_wheel(wheel: Path) -> None:
 
 
 def main() -> None:
-    """Build, check, install and run."""
+    """Build, check, install and run; with ``--outdir DIR``, keep the sdist and wheel in DIR."""
+    import argparse
+    import re
+    import shutil
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "--outdir", type=Path, help="keep the tested sdist and wheel here"
+    )
+    keep = parser.parse_args().outdir
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    match = re.search(r'^version = "([^"]+)"$', pyproject, re.MULTILINE)
+    assert match is not None, "pyproject.toml has no version line"
+    version = match[1]
     with tempfile.TemporaryDirectory(prefix="t2gen-smoke-") as scratch:
         work = Path(scratch)
         dist = work / "dist"
@@ -82,7 +98,11 @@ def main() -> None:
         t2gen = str(env / "bin" / "t2gen")
         elsewhere = work / "elsewhere"
         elsewhere.mkdir()
-        print(run(t2gen, "--version", cwd=elsewhere).strip())
+        reported = run(t2gen, "--version", cwd=elsewhere).strip()
+        print(reported)
+        assert reported == f"t2gen {version}", f"{reported!r}, not t2gen {version}"
+        for script in ("kubectl-t2gen", "kubectl_complete-t2gen", "t2gen-kustomize"):
+            assert (env / "bin" / script).is_file(), f"the wheel installs no {script}"
         examples = sorted((ROOT / "examples").glob("*.yaml"))
         run(t2gen, "validate", *map(str, examples), cwd=elsewhere)
         for example in examples:
@@ -97,6 +117,11 @@ def main() -> None:
         (elsewhere / "job.yaml").write_text(starter, encoding="utf-8")
         run(t2gen, "render", "job.yaml", cwd=elsewhere)
         run(str(python), "-m", "t2gen", "schema", cwd=elsewhere)
+        if keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
+            for built in (wheel, sdist):
+                shutil.copy2(built, keep / built.name)
+                print(f"{keep / built.name}")
     print("wheel smoke test passed")
 
 

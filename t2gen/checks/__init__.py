@@ -14,8 +14,17 @@ their containers), :mod:`~t2gen.checks.services`, :mod:`~t2gen.checks.rbac`,
 groups of every mechanism in :mod:`t2gen.gangs`: ``PodGroup``, ``Workload``, Kueue pod groups). Each :class:`~t2gen.checks.base.Check` has a
 stable ID and its docstring is its documentation. Every object gets
 :data:`GENERIC_CHECKS`, then the checks :data:`CHECKS_BY_KIND` lists for its
-kind; a kind not listed (a custom resource) gets only the generic ones. Checking a new kind means a module and an entry
-in :data:`CHECKS_BY_KIND`. ``@check`` only describes a function: a check runs
+kind when the object is of that kind's API group (:data:`KIND_GROUPS`: a
+``batch.volcano.sh`` Job is not a ``batch/v1`` Job), and the gang group kinds
+when a mechanism of :mod:`t2gen.gangs` owns the object; any other object (a
+custom resource) gets only the generic ones. Checking a new kind means a module and an entry
+in :data:`CHECKS_BY_KIND` and :data:`KIND_GROUPS`.
+
+Findings that hold an object to t2gen's own standard rather than a
+Kubernetes rule (:class:`~t2gen.checks.base.Note`, and every finding of a
+check registered ``strict``) are errors for t2gen's objects (labelled
+``app.kubernetes.io/managed-by: t2gen``) and with ``strict``, and notes for
+anyone else's: ``t2gen check`` is safe on any valid manifest. ``@check`` only describes a function: a check runs
 once a table lists it (these, or :data:`t2gen.checks.pods.POD_CHECKS` and
 ``CONTAINER_CHECKS``), as the gang mechanisms and the job-file rules are
 registered by explicit tables too; ``tests/test_registries.py`` fails for a
@@ -28,19 +37,22 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from t2gen.checks import metadata, pods, rbac, scheduling, services, storage, workloads
-from t2gen.checks.base import Check, as_dict
+from t2gen.checks.base import Check, Note, as_dict, is_t2gens
 from t2gen.checks.stream import WORKLOAD_KINDS, Part, Stream, matches
 from t2gen.errors import Problem
-from t2gen.gangs import GROUP_KINDS
+from t2gen.gangs import GROUP_KINDS, group_owner
 
 __all__ = [
     "ALL_CHECKS",
     "CHECKS_BY_KIND",
     "GENERIC_CHECKS",
+    "KIND_GROUPS",
     "Check",
     "check_objects",
     "checks_for",
+    "kind_checks",
     "matches",
+    "object_findings",
     "object_problems",
 ]
 
@@ -67,6 +79,19 @@ CHECKS_BY_KIND: dict[str, tuple[Check, ...]] = {
 }
 """Object checks by ``kind``, run after :data:`GENERIC_CHECKS`, in order."""
 
+KIND_GROUPS: dict[str, str] = {
+    **dict.fromkeys(["DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"], "apps"),
+    "Job": "batch",
+    "Service": "",
+    "PersistentVolumeClaim": "",
+    "Role": "rbac.authorization.k8s.io",
+    "RoleBinding": "rbac.authorization.k8s.io",
+}
+"""The API group of each built-in kind of :data:`CHECKS_BY_KIND` (``""``: the core group, ``v1``).
+
+Their checks apply only to an object of that group: a kind name alone is
+anyone's (Volcano's ``batch.volcano.sh`` Job, Kueue's and JobSet's kinds)."""
+
 
 def _unique(checks: Sequence[Check]) -> tuple[Check, ...]:
     return tuple(dict.fromkeys(checks))
@@ -92,31 +117,87 @@ def checks_for(kind: Any) -> tuple[Check, ...]:
     )
 
 
+def kind_checks(obj: dict[str, Any]) -> tuple[Check, ...]:
+    """The object checks run on ``obj``: the generic ones, then its kind's if it is that kind.
+
+    A built-in kind's checks need the kind's API group (:data:`KIND_GROUPS`),
+    a gang group kind's a mechanism that owns the object; anything else (a
+    custom resource) gets the generic checks only.
+    """
+    kind = obj.get("kind")
+    if not isinstance(kind, str) or kind not in CHECKS_BY_KIND:
+        return GENERIC_CHECKS
+    if kind in GROUP_KINDS:
+        return checks_for(kind) if group_owner(obj) is not None else GENERIC_CHECKS
+    api_version = obj.get("apiVersion")
+    group = api_version.rpartition("/")[0] if isinstance(api_version, str) else None
+    return checks_for(kind) if group == KIND_GROUPS.get(kind) else GENERIC_CHECKS
+
+
 def _problems(
-    obj: dict[str, Any], stream: Stream, origin: str | None
-) -> Iterator[Problem]:
+    obj: dict[str, Any], stream: Stream, origin: str | None, strict: bool
+) -> Iterator[tuple[Problem, bool]]:
+    """Each finding of ``obj`` as a located problem, and whether it is only a note."""
     where = f"{obj.get('kind', '?')}/{as_dict(obj.get('metadata')).get('name', '?')}"
     if origin is not None:
         where = f"{origin}: {where}"
-    for object_check in checks_for(obj.get("kind")):
+    lenient = not strict and not is_t2gens(obj)
+    for object_check in kind_checks(obj):
         if not stream.runs(object_check):
             continue
-        for json_path, message in object_check.run(obj, stream):
-            yield Problem(where, 0, 0, message, json_path)
+        for finding in object_check.run(obj, stream):
+            json_path, message = finding
+            is_note = lenient and (object_check.strict or isinstance(finding, Note))
+            yield Problem(where, 0, 0, message, json_path), is_note
+
+
+def object_findings(
+    objects: Sequence[dict[str, Any]],
+    origins: Sequence[str | None] | None = None,
+    *,
+    part: Part = "all",
+    strict: bool = True,
+) -> tuple[list[Problem], list[Problem]]:
+    """:func:`object_problems`, with t2gen's stricter findings on others' objects kept apart as notes.
+
+    Args:
+        objects: as :func:`object_problems`.
+        origins: as :func:`object_problems`.
+        part: as :func:`object_problems`.
+        strict: hold every object to t2gen's standard (``t2gen check --strict``,
+            and every render); when False, only objects labelled
+            ``app.kubernetes.io/managed-by: t2gen`` are, and the others'
+            :class:`~t2gen.checks.base.Note` findings are notes.
+
+    Returns:
+        ``(errors, notes)``, each located as :func:`object_problems` locates them.
+    """
+    stream = Stream(objects, part=part)
+    errors: list[Problem] = []
+    notes: list[Problem] = []
+    for index, obj in enumerate(objects):
+        origin = origins[index] if origins is not None else None
+        for problem, is_note in _problems(obj, stream, origin, strict):
+            (notes if is_note else errors).append(problem)
+    return errors, notes
 
 
 def object_problems(
     objects: Sequence[dict[str, Any]],
-    origins: Sequence[str] | None = None,
+    origins: Sequence[str | None] | None = None,
     *,
     part: Part = "all",
 ) -> list[Problem]:
-    """Check a set of Kubernetes objects for semantic errors no schema catches.
+    """Check a set of Kubernetes objects for semantic errors no schema catches, strictly.
+
+    Every finding counts, t2gen's own standard included (as for every render);
+    :func:`object_findings` tells t2gen's stricter findings on others' objects apart.
 
     Args:
         objects: parsed manifests (one dict per object), e.g. one render.
         origins: one per object, where it was read (``a.yaml:12``, for ``t2gen
-            check``); each problem's ``path`` is then ``a.yaml:12: Kind/name``.
+            check``; an overlay's template for ``render``); each problem's
+            ``path`` is then ``a.yaml:12: Kind/name`` (None: ``Kind/name``).
         part: ``all`` checks; or only those whose findings depend on each
             object alone (``object``: the same findings whatever else is in
             the stream, so they may run on any subset of it); or only those
@@ -130,14 +211,7 @@ def object_problems(
         the field, so each prints as ``Kind/name: field.path: message``. Empty
         when everything is fine.
     """
-    stream = Stream(objects, part=part)
-    return [
-        problem
-        for index, obj in enumerate(objects)
-        for problem in _problems(
-            obj, stream, origins[index] if origins is not None else None
-        )
-    ]
+    return object_findings(objects, origins, part=part)[0]
 
 
 def check_objects(objects: Sequence[dict[str, Any]]) -> list[str]:

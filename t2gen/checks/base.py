@@ -16,13 +16,14 @@ from typing import Any, Literal
 
 from t2gen.kube.quantity import parse_quantity
 from t2gen.record import Record
-from t2gen.twister2.names import JOB_LABEL, WORKER_POD_LABEL
+from t2gen.twister2.names import JOB_LABEL, MANAGED_BY_LABEL, MANAGER, WORKER_POD_LABEL
 
 __all__ = [
     "JOB_LABEL",
     "WORKER_POD_LABEL",
     "Check",
     "Finding",
+    "Note",
     "PodState",
     "Reads",
     "as_dict",
@@ -30,11 +31,31 @@ __all__ = [
     "as_value",
     "check",
     "hashable",
+    "is_t2gens",
     "quantity_findings",
 ]
 
 Finding = tuple[str, str]
 """One thing wrong: ``(json_path, message)``, e.g. ``("spec.selector", "empty selector; ...")``."""
+
+
+class Note(tuple[str, str]):
+    """A finding of t2gen's own stricter standard, not of a Kubernetes rule: a style note.
+
+    It is an error for t2gen's objects (:func:`is_t2gens`) and under ``t2gen
+    check --strict``, and a note (a warning) for anyone else's: the API server
+    accepts what it finds (a quantity not in canonical form, for one). It is
+    still a ``(json_path, message)`` pair, so every consumer of findings reads it.
+    """
+
+    __slots__ = ()
+
+
+def is_t2gens(obj: dict[str, Any]) -> bool:
+    """Whether ``obj`` is t2gen's: labelled ``app.kubernetes.io/managed-by: t2gen``, as every render is."""
+    labels = as_dict(as_dict(obj.get("metadata")).get("labels"))
+    return labels.get(MANAGED_BY_LABEL) == MANAGER
+
 
 Level = Literal["object", "pod", "container"]
 
@@ -55,6 +76,8 @@ class Check(Record):
             ``(path, container, pod_state)``. Each returns an iterator of
             :data:`Finding`.
         run: the check function; its docstring is the check's documentation.
+        strict: every finding is a :class:`Note`: the check holds t2gen's own
+            objects to a standard Kubernetes does not require of others.
         reads: ``object`` when its findings depend on the object alone,
             ``stream`` when they depend on other objects of the stream (a
             selector, a ``serviceName``, a RoleBinding's references, a gang's
@@ -68,6 +91,7 @@ class Check(Record):
     level: Level
     run: Callable[..., Iterator[Finding]]
     reads: Reads = "object"
+    strict: bool = False
 
     @property
     def doc(self) -> str:
@@ -76,7 +100,11 @@ class Check(Record):
 
 
 def check(
-    check_id: str, level: Level = "object", *, reads: Reads = "object"
+    check_id: str,
+    level: Level = "object",
+    *,
+    reads: Reads = "object",
+    strict: bool = False,
 ) -> Callable[[Callable[..., Iterator[Finding]]], Check]:
     """Decorate a check function, making it a :class:`Check` with ``check_id``.
 
@@ -84,13 +112,14 @@ def check(
         check_id: the stable ID.
         level: ``object``, ``pod`` or ``container`` (see :class:`Check`).
         reads: ``object``, ``stream`` or ``checks`` (see :class:`Check`).
+        strict: whether every finding is a :class:`Note` (see :class:`Check`).
 
     Returns:
         A decorator that returns the :class:`Check`.
     """
 
     def register(function: Callable[..., Iterator[Finding]]) -> Check:
-        return Check(check_id, level, function, reads)
+        return Check(check_id, level, function, reads, strict)
 
     return register
 
@@ -132,7 +161,8 @@ def quantity_findings(path: str, value: Any) -> Iterator[Finding]:
 
     A quantity must parse (Kubernetes ``resource.ParseQuantity``), not be
     negative, be a whole number of milli-units (the API server rounds finer
-    values up) and be written canonically, as ``kubectl get -o yaml`` shows it,
+    values up) and, as a :class:`Note` (t2gen's standard, not the API
+    server's), be written canonically, as ``kubectl get -o yaml`` shows it,
     or every apply shows a diff. Source: kubernetes/kubernetes
     ``staging/src/k8s.io/apimachinery/pkg/api/resource/quantity.go``.
     """
@@ -150,9 +180,11 @@ def quantity_findings(path: str, value: Any) -> Iterator[Finding]:
     if not quantity.is_milli_precise():
         yield path, f"{value!r} is finer than 1m; the API server rounds it up"
     if isinstance(value, str) and str(quantity) != value:
-        yield (
-            path,
-            f"{value!r} is not in canonical form ({quantity}); kubectl would show a diff",
+        yield Note(
+            (
+                path,
+                f"{value!r} is not in canonical form ({quantity}); kubectl would show a diff",
+            )
         )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import IO, Any
 
-from t2gen.checks import object_problems
+from t2gen.checks import object_findings
 from t2gen.errors import ValidationError
 from t2gen.kube.versions import DEFAULT_KUBE_VERSION
 
@@ -24,6 +24,8 @@ def validate_manifests(
     origins: Sequence[str] | None = None,
 ) -> list[str]:
     """Check objects against Kubernetes' OpenAPI schemas (strict) and t2gen's semantic checks.
+
+    Every object is held to t2gen's own standard too (a render's objects are t2gen's).
 
     Args:
         objects: parsed manifests.
@@ -39,14 +41,35 @@ def validate_manifests(
         ValidationError: every schema and semantic finding, ``[file:line: ]Kind/name: field: message``.
         T2genError: kubernetes-validate is not installed, or the version is not bundled.
     """
+    unchecked, _ = _validate(objects, kube_version, origins, strict=True)
+    return unchecked
+
+
+def _validate(
+    objects: Sequence[dict[str, Any]],
+    kube_version: str | None,
+    origins: Sequence[str] | None,
+    *,
+    strict: bool,
+) -> tuple[list[str], list[str]]:
+    """:func:`validate_manifests`, returning ``(unchecked, notes)``.
+
+    With ``strict`` False only t2gen's objects (``app.kubernetes.io/managed-by:
+    t2gen``) are held to t2gen's standard; the stricter findings on others'
+    objects are notes (:func:`t2gen.checks.object_findings`), each ending
+    ``(a note: an error under --strict)``. The ValidationError's warnings are
+    both lists.
+    """
     from t2gen.checks.openapi import KubeSchemas
 
     schemas = KubeSchemas(kube_version or DEFAULT_KUBE_VERSION)
-    findings, warnings = schemas.check(objects, origins)
-    findings += [str(problem) for problem in object_problems(objects, origins)]
+    findings, unchecked = schemas.check(objects, origins)
+    errors, found_notes = object_findings(objects, origins, strict=strict)
+    findings += [str(problem) for problem in errors]
+    notes = [f"{problem} (a note: an error under --strict)" for problem in found_notes]
     if findings:
-        raise ValidationError(findings=findings, warnings=warnings)
-    return warnings
+        raise ValidationError(findings=findings, warnings=unchecked + notes)
+    return unchecked, notes
 
 
 def check_manifests(
@@ -54,7 +77,8 @@ def check_manifests(
     kube_version: str | None = None,
     *,
     stdin: IO[bytes] | None = None,
-) -> tuple[int, list[str]]:
+    strict: bool = False,
+) -> tuple[int, list[str], list[str]]:
     """Read manifest streams (YAML or JSON, ``List`` kinds unwrapped) and validate them.
 
     Every finding names the file and the line where its object starts
@@ -64,9 +88,12 @@ def check_manifests(
         paths: files, ``-`` for standard input.
         kube_version: the Kubernetes minor version; None: the newest bundled.
         stdin: the stream read for ``-``.
+        strict: hold every object to t2gen's own standard, not only t2gen's
+            objects (see :func:`validate_manifests`).
 
     Returns:
-        ``(number of objects, warnings)``.
+        ``(number of objects, unchecked, notes)``: the warnings for objects of
+        kinds without a schema, and t2gen's stricter findings on others' objects.
 
     Raises:
         SchemaError: a file is unreadable or not YAML (located).
@@ -75,8 +102,10 @@ def check_manifests(
     from t2gen.checks.read import read_located_manifests
 
     manifests = read_located_manifests(paths, stdin=stdin)
-    return len(manifests), validate_manifests(
+    unchecked, notes = _validate(
         [manifest.obj for manifest in manifests],
         kube_version,
-        origins=[manifest.origin for manifest in manifests],
+        [manifest.origin for manifest in manifests],
+        strict=strict,
     )
+    return len(manifests), unchecked, notes

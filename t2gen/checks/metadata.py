@@ -41,14 +41,21 @@ def object_name(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
     each pod ``controller-revision-hash: <name>-<10-character hash>`` and a label
     value has at most 63 (kubernetes/kubernetes#64023); every other kind,
     custom resources included, is a DNS-1123 subdomain. A missing name is
-    reported too. Source: kubernetes/kubernetes ``pkg/apis/core/validation``
+    reported too, unless ``metadata.generateName`` asks the API server for one
+    (``kubectl create``, as Kueue's sample Jobs do). Source: kubernetes/kubernetes ``pkg/apis/core/validation``
     (``ValidateServiceName``) and ``pkg/apis/apps/validation``
     (``ValidateStatefulSetName``); https://kubernetes.io/docs/concepts/overview/working-with-objects/names/
     """
     kind = obj.get("kind")
-    name = as_dict(obj.get("metadata")).get("name")
+    metadata = as_dict(obj.get("metadata"))
+    name = metadata.get("name")
     if not isinstance(name, str):
-        yield "metadata.name", "missing"
+        if isinstance(metadata.get("generateName"), str):
+            return  # the API server names it (kubectl create)
+        yield (
+            "metadata.name",
+            "missing (or write metadata.generateName for a generated one)",
+        )
         return
     if kind == "Service":
         if not validators.is_dns1035_label(name):

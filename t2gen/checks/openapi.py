@@ -28,6 +28,7 @@ from t2gen import fastpaths
 from t2gen._generated import kubeschema
 from t2gen.errors import T2genError
 from t2gen.kube.intformats import INTEGER_FORMATS, has_wide_numbers, integer_format
+from t2gen.kube.validators import is_api_version, is_kind
 from t2gen.record import Record
 
 __all__ = [
@@ -117,9 +118,7 @@ def _is_kubernetes_group(group: str) -> bool:
     ``*.x-k8s.io`` groups belong to Kubernetes SIG projects installed as custom
     resources (e.g. scheduler-plugins' ``scheduling.x-k8s.io``), not to Kubernetes.
     """
-    return "." not in group or (
-        group.endswith(".k8s.io") and not group.endswith(".x-k8s.io")
-    )
+    return "." not in group or (group.endswith(".k8s.io") and "x-k8s.io" not in group)
 
 
 def _is_base64(value: object) -> bool:
@@ -200,12 +199,12 @@ class KubeSchemas:
         """The schema file and schema of one kind (None if none: a custom resource t2gen knows nothing of).
 
         Kubernetes' own groups are checked against the bundled schemas of this
-        version; a kind they lack, and every other group, against the schema
-        t2gen ships for it (:func:`t2gen.resources.custom_resource_schema_path`),
-        if any.
+        version; a kind they lack, and every other group, against the schema t2gen
+        ships for it (:func:`t2gen.resources.custom_resource_schema_path`), if any.
         """
-        key = (kind, api_version)
-        if key not in self._schemas:
+        if not is_kind(kind) or not is_api_version(api_version):
+            return None  # names, never paths: nothing is read for them
+        if (key := (kind, api_version)) not in self._schemas:
             from t2gen.resources import custom_resource_schema_path
 
             group = api_version.rpartition("/")[0]
@@ -290,8 +289,8 @@ class KubeSchemas:
             the object's kind exists.
         """
         kind, api_version = obj.get("kind"), obj.get("apiVersion")
-        if not isinstance(kind, str) or not isinstance(api_version, str):
-            return ["apiVersion and kind are required (strings)"], True
+        if not is_kind(kind) or not is_api_version(api_version):  # names, never paths
+            return ["apiVersion and kind must be names (apps/v1 Pod)"], True
         if self._schema(kind, api_version) is None:
             return [], False
         fast = self._fast_validator(kind, api_version)

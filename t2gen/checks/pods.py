@@ -248,8 +248,11 @@ def container_volume_mounts(
 ) -> Iterator[Finding]:
     """Every volume mount names a volume of the pod.
 
-    Source: kubernetes/kubernetes ``pkg/apis/core/validation``
-    (``ValidateVolumeMounts``: "not found").
+    A StatefulSet's ``volumeClaimTemplates`` are volumes of its pods too (the
+    controller adds one per claim). Source: kubernetes/kubernetes
+    ``pkg/apis/core/validation`` (``ValidateVolumeMounts``: "not found");
+    ``pkg/apis/apps/validation`` (``ValidateStatefulSetSpec`` validates the
+    template with the claims as volumes).
     """
     for index, mount in enumerate(as_list(container.get("volumeMounts"))):
         name = as_dict(mount).get("name")
@@ -376,13 +379,12 @@ def pod_findings(
     Yields:
         Findings, container by container, then pod-wide.
     """
-    state = PodState(
-        {
-            name
-            for volume in as_list(pod.get("volumes"))
-            if hashable(name := as_dict(volume).get("name"))
-        }
-    )
+    spec = as_dict(owner.get("spec")) if owner.get("kind") == "StatefulSet" else {}
+    names = [as_dict(v).get("name") for v in as_list(pod.get("volumes"))] + [
+        as_dict(as_dict(claim).get("metadata")).get("name")
+        for claim in as_list(spec.get("volumeClaimTemplates"))  # its pods' volumes too
+    ]
+    state = PodState({name for name in names if hashable(name)})
     runs = stream.runs
     for index, container in enumerate(as_list(pod.get("containers"))):
         for container_check in CONTAINER_CHECKS:

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-import re
-import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
 import yaml
 
+from t2gen.checks.aliased import load_with_aliases
 from t2gen.errors import ConfigError, Problem, SchemaError
-from t2gen.kube.yamlio import KubeLoader
+from t2gen.kube.validators import is_api_version, is_kind
+from t2gen.kube.yamlread import (
+    MANIFEST_BOUNDS,
+    BoundedReader,
+    LocatedDocument,
+    TooManyObjects,
+    YamlLimitError,
+)
 from t2gen.record import Record
 from t2gen.textfile import decode_source, line_col, read_source
 
@@ -62,97 +68,38 @@ class Manifest(Record):
         return f"{self.path}:{self.line}"
 
 
-class LocatedDocument(Record):
-    """One document of a YAML stream with where it starts.
-
-    Attributes:
-        data: the parsed document (None when empty).
-        line: 1-based line of the document's first node (its first key).
-        item_lines: for a mapping with an ``items`` list (a ``List`` kind), the
-            1-based line where each item starts; else empty.
-    """
-
-    data: Any
-    line: int
-    item_lines: tuple[int, ...]
-
-
-def _item_lines(node: yaml.Node) -> tuple[int, ...]:
-    if not isinstance(node, yaml.MappingNode):
-        return ()
-    for key, value in node.value:
-        if key.value == "items" and isinstance(value, yaml.SequenceNode):
-            return tuple(item.start_mark.line + 1 for item in value.value)
-    return ()
-
-
-class TooManyObjects(Exception):
-    """A stream holds more objects than :func:`load_all_yaml_located` was allowed to read.
-
-    Attributes:
-        line: 1-based line of the first document (or ``List`` item) past the limit.
-    """
-
-    def __init__(self, line: int) -> None:
-        super().__init__(line)
-        self.line = line
-
-
-def _is_list(node: yaml.Node) -> bool:
-    """Whether a document node is a mapping with ``kind: List``."""
-    return isinstance(node, yaml.MappingNode) and any(
-        key.value == "kind" and getattr(value, "value", None) == "List"
-        for key, value in node.value
-    )
-
-
 def load_all_yaml_located(
     text: str, *, max_objects: int | None = None
 ) -> list[LocatedDocument]:
-    """Parse a multi-document YAML stream as :func:`load_all_yaml` does, keeping each document's line.
+    """Parse a multi-document YAML stream as kubectl reads it, keeping each document's line.
+
+    Read within :data:`~t2gen.kube.yamlread.MANIFEST_BOUNDS` (depth, values,
+    aliases, integer digits), each checked as its event is read, before anything
+    is built (:class:`~t2gen.kube.yamlread.BoundedReader`).
 
     Args:
         text: the stream (YAML or JSON).
         max_objects: when given, the most objects read: each document counts
-            one, a ``kind: List`` its items. Counted on the parsed nodes,
-            before a document's Python objects are built, so a stream of many
-            small objects stops there.
+            one, a document with a top-level ``items`` list (a ``List``) one per
+            item, counted as each is read, so that neither many small documents
+            nor one long ``List`` is built past the limit.
 
     Returns:
         One :class:`LocatedDocument` per document, in order.
 
     Raises:
-        yaml.YAMLError: the text is not YAML, or a mapping repeats a key.
+        yaml.YAMLError: the text is not YAML, or a mapping repeats a key;
+            :class:`~t2gen.kube.yamlread.YamlLimitError` for a bound passed.
         TooManyObjects: the stream holds more than ``max_objects`` objects.
     """
-    loader = KubeLoader(text)
-    documents = []
-    count = 0
     try:
-        while loader.check_node():
-            node = loader.get_node()
-            item_lines = _item_lines(node)
-            if max_objects is not None:
-                listed = _is_list(node)
-                count += len(item_lines) if listed else 1
-                if count > max_objects:
-                    over = count - max_objects  # the first object past the limit
-                    line = (
-                        item_lines[len(item_lines) - over]
-                        if listed
-                        else node.start_mark.line + 1
-                    )
-                    raise TooManyObjects(line)
-            documents.append(
-                LocatedDocument(
-                    loader.construct_document(node),
-                    node.start_mark.line + 1,
-                    item_lines,
-                )
-            )
-    finally:
-        loader.dispose()
-    return documents
+        return list(BoundedReader(text, MANIFEST_BOUNDS).documents(max_objects))
+    except YamlLimitError as err:
+        if not err.alias:
+            raise
+    # Anchors, aliases or merge keys: kubectl reads them, so t2gen does, within
+    # the same bounds and go-yaml's bound on their expansion (t2gen.checks.aliased).
+    return load_with_aliases(text, MANIFEST_BOUNDS, max_objects)
 
 
 def read_manifests(
@@ -214,6 +161,13 @@ def read_located_manifests(
         except ConfigError as err:  # unreadable, too large, or not UTF-8 (located)
             problems += err.problems
             continue
+        except YamlLimitError as err:  # too deep, too many values, an alias (located)
+            mark = err.problem_mark
+            line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+            # An alias is YAML t2gen does not read; the other bounds are sizes.
+            prefix = "not valid YAML: " if err.alias else ""
+            problems.append(Problem(path, line, col, f"{prefix}{err.problem}"))
+            continue
         except yaml.reader.ReaderError as err:  # a character YAML forbids
             line, col = line_col(text, err.position)
             what = (
@@ -239,21 +193,6 @@ def read_located_manifests(
                     line,
                     col,
                     f"not valid YAML: {getattr(err, 'problem', None) or err}",
-                )
-            )
-            continue
-        except (
-            ValueError
-        ):  # int() of a number longer than Python converts (4,300 digits)
-            limit = sys.get_int_max_str_digits()
-            long_number = re.search(rf"[0-9_]{{{limit + 1},}}", text)
-            line, col = line_col(text, long_number.start()) if long_number else (1, 1)
-            problems.append(
-                Problem(
-                    path,
-                    line,
-                    col,
-                    f"a number of more than {limit:,} digits; no Kubernetes field takes one",
                 )
             )
             continue
@@ -327,6 +266,10 @@ def read_located_manifests(
 def _identity_problem(document: dict[str, Any]) -> tuple[str, str] | None:
     """What makes a document no Kubernetes object, as ``(JSON path, message)``: a missing or non-string kind, apiVersion or name.
 
+    A ``kind`` or ``apiVersion`` must also be a name (:func:`~t2gen.kube.validators.is_kind`,
+    :func:`~t2gen.kube.validators.is_api_version`): the schema checks find a
+    kind's schema file by them, and ``../`` in one once read a file elsewhere.
+
     Every API object has string ``apiVersion`` and ``kind`` and, when given, a
     string ``metadata.name`` (Kubernetes API conventions,
     https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#resources);
@@ -346,6 +289,16 @@ def _identity_problem(document: dict[str, Any]) -> tuple[str, str] | None:
         return "kind", (
             "a t2gen job file, not a Kubernetes object: `t2gen validate` checks it, "
             "and `t2gen render <file> | t2gen check -` the manifests it renders"
+        )
+    if not is_api_version(document["apiVersion"]):
+        return "apiVersion", (
+            f"{document['apiVersion']!r} is no API version: it is [group/]version, a "
+            "DNS subdomain and a DNS label such as apps/v1 or v1"
+        )
+    if not is_kind(document["kind"]):
+        return "kind", (
+            f"{document['kind']!r} is no kind: a kind is a name of letters, digits and "
+            "'-' starting with a letter, such as ConfigMap"
         )
     metadata = document.get("metadata", {})
     if not isinstance(metadata, dict):

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from t2gen.model import Job
     from t2gen.render.engine import RenderedDocument
 
-__all__ = ["size_problems"]
+__all__ = ["size_problems", "surely_fits"]
 
 
 _JOB_OBJECT_KEY = "TWISTER2_JOB_OBJECT"
@@ -66,6 +66,37 @@ def _contributions(
                 into["env"] = into.get("env", 0) + _json_size(item)
             else:
                 _contributions(item, user_env, into, key)
+
+
+_CONTAINER_FIXED = 8 * 1024
+"""Bytes of a worker container's JSON that do not come from the job file's text: at
+most this (about 1,500 measured: names, command, runtime variables, the job name
+a few times, ports, mounts, resources)."""
+
+_OBJECT_FIXED = 16 * 1024
+"""Bytes of a worker StatefulSet's JSON outside its containers that do not come from
+the job file's text (about 1,000 measured)."""
+
+_TEXT_GROWTH = 6
+"""Most bytes of compact JSON one byte of a job file's text can become (a control
+character, ``"\\0"`` in YAML, is ``\\u0000`` in JSON)."""
+
+
+def surely_fits(job: Job, text_bytes: int) -> bool:
+    """Whether every object of ``job`` surely fits ``kubectl apply``, judged without rendering.
+
+    An upper bound of a worker StatefulSet's JSON: every byte of the job file
+    (``text_bytes`` of it) counted :data:`_TEXT_GROWTH` times in each of its
+    containers and three times more outside them (labels and annotations on
+    the object and its pods, placement, volumes), plus fixed parts larger than
+    any measured. A job under it needs no rendering to be judged; one over it
+    is rendered and measured exactly, by ``validate`` as by ``render``
+    (:func:`t2gen.pipeline.job.validate_files`), so the two never disagree.
+    """
+    containers = max((group.per_pod for group in job.spec.workers), default=1)
+    text = _TEXT_GROWTH * text_bytes
+    upper = _OBJECT_FIXED + 3 * text + containers * (_CONTAINER_FIXED + text)
+    return upper <= APPLY_LIMIT_BYTES
 
 
 def size_problems(

@@ -10,18 +10,21 @@ from typing import Annotated, Optional
 
 import typer
 
+from t2gen.cli.commands import warn
 from t2gen.kube.validators import is_dns1123_label
 from t2gen.kube.versions import (
     DEFAULT_KUBE_VERSION,
     KubeVersionError,
     format_version,
     require_kube_version,
+    supported_kube_versions,
     supported_range,
 )
 
 __all__ = [
     "KUBE_VERSION_HELP",
     "SETTINGS",
+    "FileNames",
     "JobFiles",
     "KubeVersion",
     "Namespace",
@@ -29,6 +32,8 @@ __all__ = [
     "TemplateDirs",
     "check_kube_version",
     "check_namespace",
+    "complete_kube_versions",
+    "job_files",
     "template_dirs",
 ]
 
@@ -75,16 +80,91 @@ def check_kube_version(value: Optional[str]) -> Optional[str]:  # noqa: UP045 - 
         raise typer.BadParameter(str(err)) from None
 
 
+def complete_kube_versions(incomplete: str) -> list[str]:
+    """Shell completion of ``--kube-version``: the supported versions, newest first."""
+    return [
+        version
+        for version in reversed(supported_kube_versions())
+        if version.startswith(incomplete.removeprefix("v"))
+    ]
+
+
+def job_files(
+    arguments: list[str] | None,
+    filenames: list[str] | None,
+    *,
+    formats: tuple[str, ...] = (),
+    noun: str = "job file",
+) -> tuple[list[str], str | None]:
+    """The files a command reads: its arguments, then every ``-f FILE``, as kubectl's ``-f``.
+
+    Until t2gen 0.2, ``-f`` was the short form of ``--format``. For one release
+    a ``-f`` value that is one of ``formats`` (``-f json``) is still read as
+    the output format, with a warning that names ``-o``; any other value is a
+    file. A file with a format's name is ``-f ./json``.
+
+    Args:
+        arguments: the positional files (None when none were given).
+        filenames: the values of ``-f``/``--filename`` in order (None when none).
+        formats: the command's output formats, lower case; empty when the
+            command has no ``-o``.
+        noun: what a file is, for the message when there is none.
+
+    Returns:
+        The files, positional ones first, and the deprecated ``-f`` format (the
+        last one given) or None.
+
+    Raises:
+        typer.BadParameter: no file at all (a usage error, exit code 2).
+    """
+    files = list(arguments or ())
+    deprecated: str | None = None
+    for value in filenames or ():
+        if value.lower() in formats:
+            deprecated = value.lower()
+            _warn_deprecated_format(value)
+        else:
+            files.append(value)
+    if not files:
+        raise typer.BadParameter(
+            f"give a {noun}: `FILE` or `-f FILE` (`-` reads standard input)",
+            param_hint="'JOB...'" if noun == "job file" else "'FILE...'",
+        )
+    return files, deprecated
+
+
+def _warn_deprecated_format(value: str) -> None:
+    """Teach the change of ``-f``: it is a file now; the format is ``-o``."""
+    warn(
+        [
+            f"-f {value} as the output format is deprecated and stops working in t2gen 0.3: "
+            f"-f is a file, as in kubectl (`-f job.yaml`); use -o {value.lower()} "
+            f"(a file named {value}: -f ./{value})"
+        ]
+    )
+
+
 def template_dirs(templates: list[Path] | None) -> list[str]:
     """``--templates`` directories as the user named them (shown in ``# Source:`` lines)."""
     return [str(path) for path in templates or ()]
 
 
 JobFiles = Annotated[
-    list[str],
+    Optional[list[str]],  # noqa: UP045 - Typer reads the annotation at run time
     typer.Argument(
-        help="Job files (YAML or JSON); `-` reads one from standard input.",
+        help="Job files (YAML or JSON); `-` reads one from standard input. Or -f FILE.",
         metavar="JOB...",
+        show_default=False,
+    ),
+]
+FileNames = Annotated[
+    Optional[list[str]],  # noqa: UP045 - Typer reads the annotation at run time
+    typer.Option(
+        "--filename",
+        "-f",
+        help="A job file, as kubectl's -f (repeatable; `-` reads standard input).",
+        metavar="FILE",
+        show_default=False,
     ),
 ]
 Namespace = Annotated[
@@ -113,6 +193,7 @@ KubeVersion = Annotated[
         callback=check_kube_version,
         help=KUBE_VERSION_HELP,
         metavar="VERSION",
+        autocompletion=complete_kube_versions,
     ),
 ]
 TemplateDirs = Annotated[

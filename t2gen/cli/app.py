@@ -1,7 +1,7 @@
 """The ``t2gen`` command line: the Typer app, one module per command.
 
 Each command lives in its own module (``validate``, ``render``, ``check``,
-``plan``, ``import_`` (the ``import`` command), ``schema``, ``init``,
+``plan``, ``status``, ``import_`` (the ``import`` command), ``schema``, ``init``,
 ``templates``, ``secret``); this one only collects them
 in the order ``--help`` lists them, and runs the app with t2gen's usage-error
 format. Shared options are in ``_options``, error reporting in ``_report``.
@@ -28,6 +28,7 @@ from t2gen.cli import (
     render,
     schema,
     secret,
+    status,
     templates,
     validate,
 )
@@ -48,6 +49,7 @@ app.command(epilog=validate.EPILOG)(validate.validate)
 app.command(epilog=render.EPILOG)(render.render)
 app.command(epilog=check.EPILOG)(check.check)
 app.command(epilog=plan.EPILOG)(plan.plan)
+app.command(epilog=status.EPILOG)(status.status)
 app.command(epilog=package.EPILOG)(package.package)
 app.command(name="import", epilog=import_.EPILOG)(import_.import_)
 app.command(epilog=schema.EPILOG)(schema.schema)
@@ -62,7 +64,9 @@ def _version(value: bool) -> None:
     if value:
         from importlib.metadata import version
 
-        typer.echo(f"t2gen {version('t2gen')}")
+        from t2gen.cli.commands import echo
+
+        echo(f"t2gen {version('t2gen')}")  # whole or an error, as all output
         raise typer.Exit()
 
 

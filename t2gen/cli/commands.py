@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from t2gen.errors import T2genError, Warning_, one_line
+from t2gen.output import write_text
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -46,7 +47,8 @@ def echo(message: str, *, err: bool = False) -> None:
     """Print one line on stdout (or stderr) and flush, exactly as ``typer.echo`` does.
 
     As Click's ``echo``, ANSI escape sequences (``ESC [ ... letter``) are removed
-    when the stream is not a terminal.
+    when the stream is not a terminal. The line is written whole or the call
+    fails (:func:`t2gen.output.write_text`).
     """
     global _ANSI
     stream: IO[str] = sys.stderr if err else sys.stdout
@@ -57,8 +59,7 @@ def echo(message: str, *, err: bool = False) -> None:
 
             _ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")  # Click's _ansi_re
         text = _ANSI.sub("", text)
-    stream.write(text)
-    stream.flush()
+    write_text(stream, text)
 
 
 def _isatty(stream: IO[str]) -> bool:
@@ -318,20 +319,28 @@ def run_render(
     return run(body)
 
 
-def run_check(manifests: Sequence[str], kube_version: str | None = None) -> int:
-    """``t2gen check``: a summary line on stdout, warnings on stderr; see :func:`run`."""
+def run_check(
+    manifests: Sequence[str], kube_version: str | None = None, *, strict: bool = False
+) -> int:
+    """``t2gen check``: a summary line on stdout, warnings and notes on stderr; see :func:`run`."""
 
     def body(_: list[Warning_]) -> None:
         from t2gen.checks.manifests import check_manifests
         from t2gen.kube.versions import DEFAULT_KUBE_VERSION
 
-        count, warnings = check_manifests(manifests, kube_version)
+        count, unchecked, notes = check_manifests(
+            manifests, kube_version, strict=strict
+        )
         version = kube_version or DEFAULT_KUBE_VERSION
-        warn(warnings)
-        checked = count - len(warnings)
+        warn(unchecked)
+        for note in notes:
+            echo(one_line(f"note: {note}"), err=True)
+        checked = count - len(unchecked)
         summary = f"{checked} object{'s' if checked != 1 else ''} valid for Kubernetes {version} (strict)"
-        if warnings:
-            summary += f"; {len(warnings)} not checked (no schema)"
+        if unchecked:
+            summary += f"; {len(unchecked)} not checked (no schema)"
+        if notes:
+            summary += f"; {len(notes)} note{'s' if len(notes) != 1 else ''}"
         echo(summary)
 
     return run(body)

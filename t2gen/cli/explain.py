@@ -22,12 +22,20 @@ def _markdown_literals(text: str) -> str:
 EPILOG = "Example:\n\n  t2gen explain workers-divisible\n\n  t2gen explain --list"
 
 
+def complete_rule_ids(incomplete: str) -> list[str]:
+    """Shell completion of ``explain RULE``: the rule IDs starting with what is typed."""
+    from t2gen.jobfile.rules import REGISTRY
+
+    return [key for key in REGISTRY if key.startswith(incomplete)]
+
+
 def explain(
     rule_id: Annotated[
         str,
         typer.Argument(
             help="A rule ID, as an error prints it: `... (t2gen explain <id>)`; `--list` for all.",
             metavar="RULE",
+            autocompletion=complete_rule_ids,
         ),
     ] = "",
     list_rules: Annotated[

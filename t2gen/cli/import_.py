@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from t2gen.cli._report import reporting, warn, write_stdout
-from t2gen.errors import T2genError
 from t2gen.jobfile.yaml import JsonPath
 
 __all__ = ["EPILOG", "import_"]
@@ -21,26 +18,6 @@ EPILOG = (
     "  t2gen import examples/twister2-conf --jar wordcount.jar | t2gen render -\n\n"
     "  t2gen import conf/kubernetes/resource.yaml conf/kubernetes/network.yaml --output-file job.yaml"
 )
-
-
-def _write_file(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (a temporary file renamed over it).
-
-    Raises:
-        T2genError: the directory is missing or not writable.
-    """
-    directory = path.parent if str(path.parent) else Path()
-    try:
-        fd, temporary = tempfile.mkstemp(
-            prefix=f".{path.name}.", suffix=".tmp", dir=directory
-        )
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        Path(temporary).replace(path)
-    except OSError as err:
-        raise T2genError(
-            f"{path}: cannot write the job file: {err.strerror or err}"
-        ) from None
 
 
 def _checked(where: JsonPath, value: Optional[str]) -> Optional[str]:  # noqa: UP045 - Typer reads the annotation at run time
@@ -88,7 +65,9 @@ def import_(
         Optional[Path],  # noqa: UP045 - Typer reads the annotation at run time
         typer.Option(
             "--output-file",
-            help="Write the job file here (atomically) instead of standard output.",
+            help="Write the job file here (atomically) instead of standard output. An existing "
+            "file is replaced only if `t2gen import` wrote it (its first line), a symbolic link "
+            "only written through to such a file; devices, FIFOs and dangling links are refused.",
             dir_okay=False,
             metavar="FILE",
         ),
@@ -113,6 +92,14 @@ def import_(
             metavar="NAME",
         ),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Replace the --output-file even if t2gen did not write it (never a "
+            "device, FIFO, socket or dangling link).",
+        ),
+    ] = False,
     jar: Annotated[
         Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
         typer.Option(
@@ -153,6 +140,12 @@ def import_(
             ]
         )
     output = output_file if output_file is not None else deprecated_output
+    if force and output is None:
+        raise typer.BadParameter(
+            "--force lets --output-file replace a file t2gen did not write; standard "
+            "output replaces nothing: drop --force, or add --output-file FILE",
+            param_hint="'--force'",
+        )
     with reporting():
         from t2gen.importer import import_config, report_lines
 
@@ -160,7 +153,10 @@ def import_(
         if output is None:
             write_stdout(result.text)
         else:
-            _write_file(output, result.text)
+            from t2gen.importer.emit import HEADER_MARKER
+            from t2gen.output.files import write_file
+
+            write_file(output, result.text, marker=HEADER_MARKER, force=force)
         for line in report_lines(result.warnings, result.unmapped, result.agree):
             typer.echo(line, err=True)
         if output is not None:

@@ -80,14 +80,15 @@ def _run(arguments: list[str]) -> int:
     """Run one command line; return the exit code."""
     if arguments in (["--version"], ["--help"], ["-h"]):
         from t2gen._generated import cli_help
+        from t2gen.output import write_text
 
         try:
-            sys.stdout.write(
+            write_text(
+                sys.stdout,
                 f"t2gen {cli_help.VERSION}\n"
                 if arguments == ["--version"]
-                else cli_help.HELP
+                else cli_help.HELP,
             )
-            sys.stdout.flush()
         except OSError as err:  # >&- or > /dev/full
             from t2gen.cli.commands import stdout_failed
 

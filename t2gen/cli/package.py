@@ -48,10 +48,20 @@ def package(
         typer.Option(
             "--output-file",
             help="Where to write the package (default: <job>.tar.gz here); written whole or "
-            "not at all, never over an input or anything but a regular file.",
+            "not at all, never over an input, and over an existing file only if t2gen wrote "
+            "it; a symbolic link is written through to such a file; devices, FIFOs and "
+            "dangling links are refused.",
             metavar="FILE",
         ),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Replace the output file even if t2gen did not write it (never an input, "
+            "a device, FIFO, socket or dangling link).",
+        ),
+    ] = False,
 ) -> None:
     """Build the job package every pod of the job downloads.
 
@@ -63,13 +73,23 @@ def package(
     """
     warnings: list[Warning_] = []
     with reporting(warnings):
+        from pathlib import Path
+
         from t2gen.jobfile.yaml import read_job
+        from t2gen.output.files import replaceable_target
         from t2gen.package.build import build_package, delivery
+        from t2gen.package.write import GZIP_HEADER
         from t2gen.pipeline.job import validate
 
         doc = read_job(job)
         loaded = validate(doc, namespace=namespace, warnings=warnings)
-        built = build_package(loaded, doc, jar=jar, conf=conf, output=output_file)
+        # The one rule of every path t2gen writes (t2gen/output/files.py).
+        target = replaceable_target(
+            Path(output_file or f"{loaded.name}.tar.gz"),
+            marker=GZIP_HEADER,
+            force=force,
+        )
+        built = build_package(loaded, doc, jar=jar, conf=conf, output=str(target))
         lines = [str(change) for change in built.changes]
         lines.append(f"wrote {built.path}: {built.size} bytes")
         lines += delivery(loaded, built)

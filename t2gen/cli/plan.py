@@ -10,7 +10,14 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from t2gen.cli._options import Namespace, PackageFile, check_kube_version
+from t2gen.cli._options import (
+    FileNames,
+    Namespace,
+    PackageFile,
+    check_kube_version,
+    complete_kube_versions,
+    job_files,
+)
 from t2gen.cli._report import reporting, write_stdout
 from t2gen.errors import Warning_
 from t2gen.kube.versions import DEFAULT_KUBE_VERSION, supported_range
@@ -20,6 +27,7 @@ __all__ = ["EPILOG", "PlanFormat", "plan"]
 EPILOG = (
     "Examples:\n\n"
     "  t2gen plan job.yaml\n\n"
+    "  kubectl t2gen plan -f job.yaml\n\n"
     "  t2gen plan job.yaml -o json | jq '.workers[] | select(.id == 5)'\n\n"
     "  kubectl get nodes -o json > nodes.json; kubectl get pods -A -o json > pods.json\n\n"
     "  t2gen plan job.yaml --nodes nodes.json --pods pods.json"
@@ -39,12 +47,14 @@ def _dumps(data: Any) -> str:
 
 def plan(
     job: Annotated[
-        str,
+        Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
         typer.Argument(
-            help="A job file (YAML or JSON); `-` reads it from standard input.",
+            help="A job file (YAML or JSON); `-` reads it from standard input. Or -f FILE.",
             metavar="JOB",
+            show_default=False,
         ),
-    ],
+    ] = None,
+    filenames: FileNames = None,
     nodes: Annotated[
         Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
         typer.Option(
@@ -99,6 +109,7 @@ def plan(
             f"API of `gang: kubernetes` differs by version; {supported_range()}; default "
             f"{DEFAULT_KUBE_VERSION}).",
             metavar="VERSION",
+            autocompletion=complete_kube_versions,
         ),
     ] = None,
     package: PackageFile = None,
@@ -124,6 +135,19 @@ def plan(
     shown, and pods or nodes that change before the job is applied change the
     answer.
     """
+    files, deprecated_format = job_files(
+        [job] if job is not None else None,
+        filenames,
+        formats=tuple(item.value for item in PlanFormat),
+    )
+    if len(files) > 1:
+        raise typer.BadParameter(
+            f"plans one job at a time; got {len(files)}: {', '.join(files)}",
+            param_hint="'JOB'",
+        )
+    (job,) = files
+    if deprecated_format is not None:
+        output_format = PlanFormat(deprecated_format)
     warnings: list[Warning_] = []
     with reporting(warnings):
         from t2gen.pipeline.job import generate, validate_files
@@ -172,6 +196,7 @@ def plan(
 def _worker_map(
     job: Any, objects: list[dict[str, Any]], output_format: PlanFormat, *, summary: bool
 ) -> None:
+    from t2gen.plan.text import inert
     from t2gen.plan.workermap import build_worker_map, write_json, write_table
 
     wmap = build_worker_map(job, objects)
@@ -180,7 +205,7 @@ def _worker_map(
         write_json(wmap, buffer, summary=summary)
     else:
         write_table(wmap, buffer, summary=summary)
-    write_stdout(buffer.getvalue())
+    write_stdout(inert(buffer.getvalue()))
 
 
 def _feasibility(
@@ -199,6 +224,7 @@ def _feasibility(
         plan_to_dict,
         workload_templates,
     )
+    from t2gen.plan.text import inert
     from t2gen.plan.typedread import node_label_keys, read_nodes, read_pods
 
     templates = workload_templates(objects)
@@ -213,8 +239,8 @@ def _feasibility(
         min_members=min_members(objects),
     )
     if output_format is PlanFormat.json:
-        write_stdout(_dumps(plan_to_dict(result)))
+        write_stdout(inert(_dumps(plan_to_dict(result))))
     else:
-        write_stdout(format_plan(result))
+        write_stdout(inert(format_plan(result)))
     if not result.feasible:
         raise typer.Exit(1)

@@ -9,11 +9,14 @@ from typing import Annotated, Optional
 import typer
 
 from t2gen.cli._options import (
+    FileNames,
     JobFiles,
     Namespace,
     PackageFile,
     TemplateDirs,
     check_kube_version,
+    complete_kube_versions,
+    job_files,
     template_dirs,
 )
 from t2gen.cli._report import warn
@@ -26,6 +29,7 @@ __all__ = ["EPILOG", "OutputFormat", "output_choice", "render"]
 EPILOG = (
     "Examples:\n\n"
     "  t2gen render job.yaml | kubectl apply -f -\n\n"
+    "  kubectl t2gen render -f job.yaml -o json\n\n"
     "  t2gen render job.yaml --output-dir manifests && kubectl apply -k manifests\n\n"
     "  t2gen render job.yaml --namespace analytics -o json\n\n"
     "  t2gen render job.yaml --validate --kube-version 1.30\n\n"
@@ -70,12 +74,13 @@ def output_choice(value: str) -> tuple[OutputFormat, Path | None]:
         return OutputFormat(value.lower()), None
     except ValueError:
         pass
+    if value.lower().endswith((".yaml", ".yml", ".json")) or Path(value).is_file():
+        raise typer.BadParameter(
+            f"{value!r} is not an output format (yaml, json, helm): -o is the format, as in "
+            f"kubectl; a job file is an argument or -f {value}",
+            param_hint="'--output' / '-o'",
+        )
     if "/" in value or value.startswith((".", "~")) or Path(value).is_dir():
-        if Path(value).is_file():
-            raise typer.BadParameter(
-                f"{value!r} is a file, not an output format (yaml, json, helm) or a directory",
-                param_hint="'--output' / '-o'",
-            )
         return OutputFormat.yaml, Path(value).expanduser()
     raise typer.BadParameter(
         f"{value!r} is not an output format: use yaml, json or helm (a directory is "
@@ -85,7 +90,8 @@ def output_choice(value: str) -> tuple[OutputFormat, Path | None]:
 
 
 def render(
-    jobs: JobFiles,
+    jobs: JobFiles = None,
+    filenames: FileNames = None,
     output_dir: Annotated[
         Optional[Path],  # noqa: UP045 - Typer reads the annotation at run time
         typer.Option(
@@ -111,9 +117,9 @@ def render(
             "--output",
             "-o",
             "--format",
-            "-f",
             help="yaml: a `---` stream; json: one v1 List; helm: YAML for a chart's templates/, with `{{` "
-            "escaped and no namespace (Helm places the objects). --format is an alias. "
+            "escaped and no namespace (Helm places the objects). --format is an alias (no longer "
+            "-f: that is a job file, as in kubectl). "
             "(`-o DIR` still writes a directory, with a deprecation warning: use --output-dir.)",
             metavar="[yaml|json|helm]",
             autocompletion=_formats,
@@ -147,6 +153,7 @@ def render(
             "between 1.35, 1.36 and 1.37) and, with --validate, whose OpenAPI schemas to check "
             f"against ({supported_range()}; default {DEFAULT_KUBE_VERSION}).",
             metavar="VERSION",
+            autocompletion=complete_kube_versions,
         ),
     ] = None,
     processes: Annotated[
@@ -171,7 +178,15 @@ def render(
     own those cores only on nodes whose kubelet runs the static CPU manager
     policy (--cpu-manager-policy=static with a CPU reservation).
     """
-    output_format, deprecated_dir = output_choice(output)
+    output_format, deprecated_dir = output_choice(
+        output
+    )  # `-o job.yaml` first: it teaches -f
+    jobs, deprecated_format = job_files(
+        jobs, filenames, formats=tuple(item.value for item in OutputFormat)
+    )
+    if deprecated_format is not None:
+        output = deprecated_format
+        output_format, deprecated_dir = output_choice(output)
     if deprecated_dir is not None:
         if output_dir is not None:
             raise typer.BadParameter(

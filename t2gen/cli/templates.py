@@ -8,6 +8,7 @@ import typer
 
 from t2gen.cli._options import SETTINGS, TemplateDirs, template_dirs
 from t2gen.cli._report import reporting, write_stdout
+from t2gen.cli.commands import echo
 
 __all__ = ["app"]
 
@@ -27,7 +28,24 @@ def templates_list(templates: TemplateDirs = None) -> None:
         from t2gen.pipeline.job import make_template_set
 
         for name, label in make_template_set(template_dirs(templates)).all_templates():
-            typer.echo(f"{name}\t{label}")
+            echo(f"{name}\t{label}")
+
+
+def complete_template_names(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion of ``templates show NAME``: the templates a render would use.
+
+    Templates from ``--templates`` directories typed before NAME count too; a
+    directory that cannot be read completes nothing rather than failing.
+    """
+    from t2gen.errors import T2genError
+    from t2gen.pipeline.job import make_template_set
+
+    directories = template_dirs(ctx.params.get("templates"))
+    try:
+        names = [name for name, _ in make_template_set(directories).all_templates()]
+    except (T2genError, OSError):
+        return []
+    return [name for name in names if name.startswith(incomplete)]
 
 
 @app.command(
@@ -36,7 +54,11 @@ def templates_list(templates: TemplateDirs = None) -> None:
 )
 def templates_show(
     name: Annotated[
-        str, typer.Argument(help="A template's file name, e.g. configmap.yaml.j2.")
+        str,
+        typer.Argument(
+            help="A template's file name, e.g. configmap.yaml.j2.",
+            autocompletion=complete_template_names,
+        ),
     ],
     templates: TemplateDirs = None,
 ) -> None:

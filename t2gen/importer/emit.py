@@ -12,7 +12,10 @@ from typing import Any
 from t2gen.importer.model import Twister2Config
 from t2gen.jobfile.yaml import JsonPath
 
-__all__ = ["COMMENT_COLUMN", "SPEC_ORDER", "dump", "header", "ordered"]
+__all__ = ["COMMENT_COLUMN", "HEADER_MARKER", "SPEC_ORDER", "dump", "header", "ordered"]
+
+HEADER_MARKER = "# Imported by `t2gen import`"
+"""How every job file ``t2gen import`` writes starts: ``--output-file`` replaces only such a file."""
 
 COMMENT_COLUMN = 40
 """The column where each field's comment starts."""
@@ -81,7 +84,7 @@ def dump(job: dict[str, Any], comments: dict[JsonPath, str]) -> str:
 def header(config: Twister2Config) -> str:
     """The job file's opening comment: the files read, in load order."""
     lines = [
-        "# Imported by `t2gen import` from this Twister2 configuration (later files override earlier ones):"
+        f"{HEADER_MARKER} from this Twister2 configuration (later files override earlier ones):"
     ]
     lines += [f"#   {path}" for path in config.files]
     lines.append("# Each field names the Twister2 key it came from.")

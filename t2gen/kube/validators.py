@@ -12,6 +12,7 @@ editors; a test keeps the two in step.
 from __future__ import annotations
 
 import re
+from typing import TypeGuard
 
 __all__ = [
     "DEPRECATED_NODE_LABELS",
@@ -21,9 +22,11 @@ __all__ = [
     "LABEL_VALUE_MAX",
     "PORT_NAME_MAX",
     "STATEFULSET_NAME_MAX",
+    "is_api_version",
     "is_dns1035_label",
     "is_dns1123_label",
     "is_dns1123_subdomain",
+    "is_kind",
     "is_label_value",
     "is_port_name",
     "is_qualified_name",
@@ -110,6 +113,32 @@ def is_dns1123_subdomain(value: object) -> bool:
         and len(value) <= DNS1123_SUBDOMAIN_MAX
         and re.fullmatch(_DNS1123_SUBDOMAIN, value) is not None
     )
+
+
+def is_kind(value: object) -> TypeGuard[str]:
+    """Whether ``value`` can be an object's ``kind``: a DNS-1035 label once lower-cased.
+
+    The API server takes kinds only from the types it serves, and a custom
+    resource's ``names.kind`` must lower-case to a DNS-1035 label
+    (kubernetes/kubernetes ``staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go``,
+    ``ValidateCustomResourceDefinitionNames``): letters, digits and ``-``, at
+    most 63, starting with a letter. So a kind is a name, never a path
+    (``../x``): t2gen finds schemas by it.
+    """
+    return isinstance(value, str) and is_dns1035_label(value.lower())
+
+
+def is_api_version(value: object) -> TypeGuard[str]:
+    """Whether ``value`` can be an object's ``apiVersion``: ``[group/]version``.
+
+    The group is a DNS-1123 subdomain, the version a DNS-1035 label (``v1``,
+    ``v1beta1``), as a custom resource's group and ``versions[].name`` must be
+    (the same ``validation.go``).
+    """
+    if not isinstance(value, str):
+        return False
+    group, slash, version = value.rpartition("/")
+    return (not slash or is_dns1123_subdomain(group)) and is_dns1035_label(version)
 
 
 def is_qualified_name(value: object) -> bool:

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from t2gen.kube.aliases import NoAliases
+from t2gen.kube.aliases import BoundedAliases
 
 __all__ = [
     "KubeLoader",
@@ -98,8 +98,8 @@ class _KubeResolution(yaml.resolver.BaseResolver):
 _RESOLVER = _KubeResolution()
 
 
-class KubeLoader(NoAliases, _BaseLoader):  # type: ignore[misc,valid-type]
-    """PyYAML safe loader with go-yaml v2's resolution rules; rejects duplicate keys and aliases.
+class KubeLoader(BoundedAliases, _BaseLoader):  # type: ignore[misc,valid-type]
+    """PyYAML safe loader with go-yaml v2's resolution rules; rejects duplicate keys and bounds aliases as kubectl does.
 
     Differences from PyYAML's YAML 1.1 resolver, all to match kubectl: ``y``/``Y``/``n``/``N``
     are booleans, ``1e3`` a float, timestamps strings (kubectl makes them RFC 3339 strings).
@@ -108,9 +108,16 @@ class KubeLoader(NoAliases, _BaseLoader):  # type: ignore[misc,valid-type]
     def construct_mapping(
         self, node: yaml.MappingNode, deep: bool = False
     ) -> dict[Hashable, Any]:
-        """Build a mapping, raising on a key that appears twice."""
+        """Build a mapping, raising on a key that appears twice.
+
+        ``<<`` merge keys are read as go-yaml reads them: the merged mappings'
+        keys come first and the mapping's own keys override them, so only a
+        key the mapping itself writes twice is a duplicate.
+        """
         seen: dict[Hashable, yaml.Node] = {}
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
             key = self.construct_object(key_node, deep=deep)
             if not isinstance(key, Hashable):
                 raise yaml.constructor.ConstructorError(
@@ -127,6 +134,7 @@ class KubeLoader(NoAliases, _BaseLoader):  # type: ignore[misc,valid-type]
                     key_node.start_mark,
                 )
             seen[key] = key_node
+        self.flatten_mapping(node)
         return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from t2gen.model.build import build_job
 from t2gen.model.job import Job, JobSpec
+from t2gen.model.lifecycle import Lifecycle
 from t2gen.model.placement import (
     NodeSelectorRequirement,
     Placement,
@@ -39,6 +40,7 @@ __all__ = [
     "JobMaster",
     "JobPackage",
     "JobSpec",
+    "Lifecycle",
     "Mpi",
     "Network",
     "NodeSelectorRequirement",

@@ -7,6 +7,7 @@ from typing import Any, TypedDict
 
 from t2gen.kube.quantity import Quantity, parse_quantity
 from t2gen.model.job import Job, JobSpec
+from t2gen.model.lifecycle import Lifecycle
 from t2gen.model.placement import (
     NodeSelectorRequirement,
     Placement,
@@ -204,6 +205,21 @@ def _job_master(raw: dict[str, Any]) -> JobMaster:
     )
 
 
+def _lifecycle(data: dict[str, Any]) -> Lifecycle:
+    """``spec.lifecycle`` (schema defaults applied)."""
+    return Lifecycle(
+        supervise=data["supervise"],
+        active_deadline_seconds=data.get("activeDeadlineSeconds"),
+        backoff_limit=data.get("backoffLimit"),
+        ttl_seconds_after_finished=data.get("ttlSecondsAfterFinished"),
+        suspend=data["suspend"],
+        image=data["image"],
+        log_tail_lines=data["logTailLines"],
+        max_worker_restarts=data["maxWorkerRestarts"],
+        argo_cd_hooks=data["argoCDHooks"],
+    )
+
+
 def build_job(
     data: dict[str, Any], *, source: str = "-", namespace: str | None = None
 ) -> Job:
@@ -298,6 +314,7 @@ def build_job(
                 server_addresses=spec["zooKeeper"].get("serverAddresses"),
                 root_node=spec["zooKeeper"]["rootNode"],
             ),
+            lifecycle=_lifecycle(spec["lifecycle"]),
             worker_class=spec.get("workerClass"),
             driver_class=spec.get("driverClass"),
             job_config=tuple(

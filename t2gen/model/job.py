@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from t2gen.model.lifecycle import Lifecycle
 from t2gen.model.placement import Placement
 from t2gen.model.pods import JobMaster, WorkerGroup
 from t2gen.model.runtime import (
@@ -49,6 +50,8 @@ class JobSpec(Record):
     surface: PodSurface = PodSurface()
     jvm_memory_fraction: Decimal = Decimal("0.8")
     """Share of a worker's memory given to its JVM heap (``spec.jvmMemoryFraction``)."""
+    lifecycle: Lifecycle = Lifecycle()
+    """``spec.lifecycle``: the supervisor Job and the job's bounds (docs/lifecycle.md)."""
     worker_class: str | None = None
     """``spec.workerClass``: the Twister2 worker class, for the job package's ``.job``."""
     driver_class: str | None = None

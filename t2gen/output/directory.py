@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -80,9 +81,10 @@ def _recorded(directory: Path) -> dict[str, str]:
     ``# sha256 <hex> <file>`` line per file, its last line sealing the file
     itself; a directory written so is still replaced when nothing in it changed.
     """
+    raw = _read_regular(directory / KUSTOMIZATION)
     try:
-        text = (directory / KUSTOMIZATION).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = raw.decode("utf-8") if raw is not None else ""
+    except UnicodeDecodeError:
         return {}
     if not text.startswith(_MARKER):
         return {}
@@ -98,6 +100,37 @@ def _recorded(directory: Path) -> dict[str, str]:
         if match is not None and match[2] != KUSTOMIZATION:
             records[match[2]] = match[1]
     return records
+
+
+_MAX_OWN_FILE_BYTES = 16 * 1024 * 1024
+"""Largest file in ``--output-dir`` read to judge whose it is: t2gen writes one
+object per file, and the API server takes at most 3 MiB per object."""
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file of at most :data:`_MAX_OWN_FILE_BYTES`, else None.
+
+    Opened without following a symbolic link and without waiting for a FIFO's
+    writer: a directory t2gen is to replace may hold anything, and only its
+    own regular files are t2gen's to judge (a link to ``/dev/zero`` or a FIFO
+    would otherwise be read for ever).
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_OWN_FILE_BYTES:
+            return None
+        with os.fdopen(os.dup(descriptor), "rb") as handle:
+            data = handle.read(_MAX_OWN_FILE_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    return data if len(data) <= _MAX_OWN_FILE_BYTES else None
 
 
 def _sorted_files(
@@ -118,9 +151,8 @@ def _sorted_files(
     replaceable: set[str] = set()
     changed: set[str] = set()
     for name in present:
-        try:
-            current = (directory / name).read_bytes()
-        except OSError:
+        current = _read_regular(directory / name)
+        if current is None:  # a link, a device, a FIFO, a directory: the user's
             continue
         fresh = contents.get(name)
         marker = _MARKER if name == KUSTOMIZATION else FILE_MARKER
@@ -154,8 +186,10 @@ def write_directory(
     ``.DIR.t2gen-<hex>`` leftovers of killed runs.
 
     Runs into the same parent directory are serialised by an exclusive
-    ``flock`` on the parent. An ``out_dir`` that is a symbolic link is written
-    through: its target is replaced, the link stays.
+    ``flock`` on the parent. What ``out_dir`` may be is the rule of
+    :mod:`t2gen.output.files`: a symbolic link is written through (its target
+    is replaced, the link stays) only when its target is a directory already
+    there; a dangling link, a device, FIFO, socket or file is refused.
 
     Every file's content depends only on the job file (no hashes or dates), so
     the directory can live in Git and two branches changing different fields
@@ -174,8 +208,9 @@ def write_directory(
         The paths written, in ``kustomization.yaml`` order, then ``kustomization.yaml``.
 
     Raises:
-        OutputError: two objects map to the same file name, ``out_dir`` is a
-            file or holds files t2gen did not write, or the file system fails.
+        OutputError: two objects map to the same file name, ``out_dir`` is
+            not a directory (or a link to one), holds files t2gen did not
+            write, or the file system fails.
     """
     names: list[str] = []
     contents: dict[str, str] = {}
@@ -192,16 +227,11 @@ def write_directory(
         )
     contents[KUSTOMIZATION] = _kustomization(names, sources)
 
-    from pathlib import Path
-
     from t2gen.output import atomicdir
+    from t2gen.output.files import resolve_target
 
-    target = Path(os.path.realpath(out_dir)) if out_dir.is_symlink() else out_dir
+    target, _ = resolve_target(out_dir, directory=True)
     parent = target.parent  # "." for a bare name
-    if target.exists() and not target.is_dir():
-        raise OutputError(f"{out_dir}: exists and is not a directory")
-    if not parent.is_dir():
-        raise OutputError(f"{out_dir}: parent directory {parent} does not exist")
     try:
         with atomicdir.locked(parent):
             atomicdir.recover(parent, target.name)

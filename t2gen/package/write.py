@@ -29,10 +29,13 @@ from typing import BinaryIO
 from t2gen.errors import ConfigError
 from t2gen.record import Record
 
-__all__ = ["ARCHIVE_DIRECTORY", "MTIME", "Member", "write_package"]
+__all__ = ["ARCHIVE_DIRECTORY", "GZIP_HEADER", "MTIME", "Member", "write_package"]
 
 ARCHIVE_DIRECTORY = "twister2-job"
 """The directory every member is in (``Context.java:81``)."""
+GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00"
+"""How every package t2gen writes starts: gzip, deflate, no flags (no file name), time 0
+(RFC 1952, 2.3); ``package --output-file`` replaces only a file that starts so."""
 MTIME = 315532800
 """Every member's modification time: 1980-01-01T00:00:00Z, fixed (as ZIP's epoch), never the clock's."""
 COMPRESS_LEVEL = 6

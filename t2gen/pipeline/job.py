@@ -15,7 +15,7 @@ from typing import IO, TYPE_CHECKING, TypedDict
 
 from t2gen.checks import object_problems
 from t2gen.checks.duplicates import duplicate_findings
-from t2gen.checks.size import size_problems
+from t2gen.checks.size import size_problems, surely_fits
 from t2gen.errors import (
     ConfigError,
     Problem,
@@ -176,9 +176,10 @@ def validate_files(
         The validated jobs, in argument order.
 
     Raises:
-        SchemaError: any file is unreadable or invalid (including the
-            ``object-size`` rule's estimate that an object cannot fit ``kubectl
-            apply``; nothing is rendered); holds every problem of every file.
+        SchemaError: any file is unreadable or invalid, or renders an object
+            too large for ``kubectl apply`` (judged as ``render`` judges it:
+            a job :func:`t2gen.checks.size.surely_fits` cannot clear is
+            rendered and measured); holds every problem of every file.
     """
     options = RuleOptions(package=package is not None)
     loaded = _load_all(
@@ -186,8 +187,15 @@ def validate_files(
     )
     if package is not None:
         loaded = _with_package(loaded, package, warnings)
-    # Nothing is rendered: the object-size rule (t2gen.jobfile.rules.size) has
-    # judged from the job file whether its objects fit kubectl apply.
+    # One verdict for one file: a job that may not fit kubectl apply is rendered
+    # and measured exactly, as render measures it; the others surely fit.
+    problems: list[Problem] = []
+    for job, doc in loaded:
+        if not surely_fits(job, len(doc.text.encode("utf-8"))):
+            rendered = render(build_context(job), builtin_template_set())
+            problems += size_problems(job, doc, rendered)
+    if problems:
+        raise SchemaError(problems=problems)
     return [job for job, _ in loaded]
 
 
@@ -365,7 +373,15 @@ def generate(
     duplicates = duplicate_findings(documents)
     if duplicates:  # checking the rest would only repeat it
         raise ValidationError(findings=duplicates)
-    findings = object_problems([document.obj for document in documents])
+    # An object an overlay's template rendered is named with the template.
+    builtin = f"{builtin_template_set().name}/"
+    origins = [
+        None if document.template.startswith(builtin) else document.template
+        for document in documents
+    ]
+    findings = object_problems(
+        [document.obj for document in documents], origins if any(origins) else None
+    )
     if findings:
         raise ValidationError(findings=findings)
     return sort_documents(documents, GROUP_KINDS)

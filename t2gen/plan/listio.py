@@ -14,14 +14,31 @@ from typing import Any
 import yaml
 
 from t2gen.errors import Problem, T2genError
+from t2gen.kube.yamlbounds import ReadBounds, YamlLimitError
+from t2gen.kube.yamlread import load_all_bounded
 
 __all__ = [
+    "LIST_BOUNDS",
     "PlanInputError",
     "json_path",
     "list_items",
     "load_document",
     "string_map",
 ]
+
+
+LIST_BOUNDS = ReadBounds(
+    what="a node or pod list",
+    advice="pass `kubectl get nodes -o json` (or pods), which t2gen reads without this bound",
+    depth=100,
+    nodes=5_000_000,
+    int_digits=4300,
+)
+"""Bounds of a node or pod list read as YAML (JSON goes to the typed reader first).
+
+``kubectl get pods -o yaml`` nests about 15 levels (managed fields); five million
+values is a list of about 5,000 nodes in YAML, the most Kubernetes supports
+per cluster."""
 
 
 class PlanInputError(T2genError):
@@ -49,17 +66,16 @@ def load_document(text: str, source: str) -> object:
     """
     try:
         return json.loads(text)
-    except RecursionError:
-        raise PlanInputError(problems=[_too_deep(source)]) from None
-    except ValueError:
-        pass
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    except (RecursionError, ValueError):
+        pass  # not JSON, or deeper or longer than json reads: the YAML reader locates it
     try:
-        docs = [d for d in yaml.load_all(text, Loader=loader) if d is not None]
-    except RecursionError:
-        raise PlanInputError(problems=[_too_deep(source)]) from None
-    except ValueError:  # int() of a number longer than Python converts (4,300 digits)
-        raise PlanInputError(problems=[_long_number(text, source)]) from None
+        docs = [d for d in load_all_bounded(text, LIST_BOUNDS) if d is not None]
+    except YamlLimitError as err:
+        mark = err.problem_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        raise PlanInputError(
+            problems=[Problem(source, line, col, str(err.problem))]
+        ) from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 0
@@ -73,35 +89,6 @@ def load_document(text: str, source: str) -> object:
     if len(docs) == 1:
         return docs[0]
     return {"apiVersion": "v1", "kind": "List", "items": docs}
-
-
-def _too_deep(source: str) -> Problem:
-    """The problem of a document nested deeper than Python's parsers go (about 1,000 levels)."""
-    return Problem(
-        source,
-        1,
-        1,
-        "nested too deeply (lists or mappings about 1,000 levels deep); "
-        "kubectl's node and pod lists are a few levels deep",
-    )
-
-
-def _long_number(text: str, source: str) -> Problem:
-    """The problem of a number too long to read, at its line and column."""
-    import re
-    import sys
-
-    from t2gen.textfile import line_col
-
-    limit = sys.get_int_max_str_digits()
-    found = re.search(rf"[0-9]{{{limit + 1},}}", text)
-    line, col = line_col(text, found.start()) if found else (1, 1)
-    return Problem(
-        source,
-        line,
-        col,
-        f"a number of more than {limit:,} digits; no node or pod field holds one",
-    )
 
 
 def list_items(

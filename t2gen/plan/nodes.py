@@ -9,15 +9,21 @@ Every problem in the input is reported at once (:mod:`t2gen.plan.listio`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
+from typing import Any
 
 from t2gen.errors import Problem
+from t2gen.kube.validators import (
+    is_dns1123_subdomain,
+    is_label_value,
+    is_qualified_name,
+)
 from t2gen.plan.filters.taints import Taint
 from t2gen.plan.listio import PlanInputError, json_path, list_items, string_map
 from t2gen.plan.quantities import Resources, parse_resource_list
 from t2gen.record import Record
 
-__all__ = ["TAINT_EFFECTS", "Node", "parse_nodes"]
+__all__ = ["TAINT_EFFECTS", "Node", "node_field_problems", "parse_nodes"]
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
@@ -69,12 +75,85 @@ def _resources(
     return resources
 
 
-def parse_nodes(document: object, source: str = "--nodes") -> tuple[Node, ...]:
+def _map(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def node_field_problems(
+    item: Mapping[str, Any], name: str, label_keys: Collection[str] | None = None
+) -> list[tuple[str, str]]:
+    """What the API server would never write in a Node: ``(field, message)`` for each wrong field.
+
+    A node's name is a DNS subdomain, its labels and taints are qualified
+    names and label values, ``metadata``, ``spec`` and ``status`` are maps,
+    ``spec.taints`` a list, ``spec.unschedulable`` a boolean (the Node API,
+    https://kubernetes.io/docs/reference/kubernetes-api/cluster-resources/node-v1/).
+    A list that says otherwise was not printed by ``kubectl get nodes``, and
+    what ``plan`` prints of it (names, labels, taints) could carry control
+    characters or lines of its own; so it is refused, field by field.
+
+    Args:
+        item: one Node of the list.
+        name: its ``metadata.name`` (a non-empty string).
+        label_keys: the labels read (the rest are never used nor printed);
+            None: all of them.
+    """
+    wrong: list[tuple[str, str]] = []
+    if not is_dns1123_subdomain(name):
+        wrong.append(
+            ("metadata.name", f"{name!r} is no node name: the API server names nodes with "
+             "DNS subdomains (lower-case letters, digits, '-' and '.')")
+        )  # fmt: skip
+    for field in ("metadata", "spec", "status"):
+        if item.get(field) is not None and not isinstance(item.get(field), Mapping):
+            wrong.append((field, f"must be a map, not {type(item[field]).__name__}"))
+    metadata = _map(item.get("metadata"))
+    labels = metadata.get("labels")
+    if labels is not None and not (
+        isinstance(labels, Mapping)
+        and all(
+            is_qualified_name(key) and (value is None or is_label_value(value))
+            for key, value in labels.items()
+            if label_keys is None or key in label_keys
+        )
+    ):
+        wrong.append(
+            ("metadata.labels", "must map label keys to label values (strings), as the "
+             "API server writes them")
+        )  # fmt: skip
+    spec = _map(item.get("spec"))
+    taints = spec.get("taints")
+    if taints is not None and not isinstance(taints, list):
+        wrong.append(("spec.taints", f"must be a list, not {type(taints).__name__}"))
+    for index, taint in enumerate(taints if isinstance(taints, list) else ()):
+        if isinstance(taint, Mapping) and not (
+            is_qualified_name(taint.get("key", ""))
+            and (taint.get("value") in (None, "") or is_label_value(taint.get("value")))
+        ):
+            wrong.append(
+                (f"spec.taints[{index}]", "a taint's key is a qualified name and its value "
+                 "a label value")
+            )  # fmt: skip
+    unschedulable = spec.get("unschedulable")
+    if unschedulable is not None and not isinstance(unschedulable, bool):
+        wrong.append(
+            ("spec.unschedulable", f"must be true or false, not {unschedulable!r}")
+        )
+    return wrong
+
+
+def parse_nodes(
+    document: object,
+    source: str = "--nodes",
+    label_keys: Collection[str] | None = None,
+) -> tuple[Node, ...]:
     """Read the nodes of ``kubectl get nodes -o json`` (or ``-o yaml``).
 
     Args:
         document: the parsed JSON/YAML (see :func:`load_document`).
         source: how the user named the input, for messages.
+        label_keys: the labels whose values are checked (the others are kept
+            as they are, as the typed reader skips them); None: all.
 
     Returns:
         The nodes, in the input's order.
@@ -130,6 +209,13 @@ def parse_nodes(document: object, source: str = "--nodes") -> tuple[Node, ...]:
             problems.append(
                 Problem(source, 0, 0, "has no name", json_path(path, "metadata.name"))
             )
+            continue
+        wrong = node_field_problems(item, name, label_keys)
+        if wrong:
+            problems += [
+                Problem(source, 0, 0, message, json_path(path, field))
+                for field, message in wrong
+            ]
             continue
         if name in seen:
             problems.append(

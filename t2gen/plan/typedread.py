@@ -227,7 +227,7 @@ def read_nodes(
             if nodes is not None:
                 return nodes
             document = msgspec.to_builtins(typed)
-        return parse_nodes(document, path)
+        return parse_nodes(document, path, keys)
 
 
 def read_pods(path: str) -> tuple[ExistingPod, ...]:

@@ -18,6 +18,11 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
+from t2gen.kube.validators import (
+    is_dns1123_subdomain,
+    is_label_value,
+    is_qualified_name,
+)
 from t2gen.plan.filters.interpod import parse_affinity_terms
 from t2gen.plan.filters.taints import Taint
 from t2gen.plan.nodes import TAINT_EFFECTS, Node
@@ -191,8 +196,8 @@ def typed_nodes(document: Any, keys: tuple[str, ...] | None) -> tuple[Node, ...]
         if not metadata or not status:
             return None
         name = metadata.name
-        if type(name) is not str or not name or name in seen:
-            return None
+        if type(name) is not str or not is_dns1123_subdomain(name) or name in seen:
+            return None  # parse_nodes says what is wrong
         seen.add(name)
         taints: list[Taint] = []
         unschedulable = False
@@ -202,8 +207,12 @@ def typed_nodes(document: Any, keys: tuple[str, ...] | None) -> tuple[Node, ...]
             for raw in spec.taints or ():
                 if (
                     type(raw) is not dict
-                    or not raw.get("key")
+                    or not is_qualified_name(raw.get("key"))
                     or raw.get("effect") not in TAINT_EFFECTS
+                    or (
+                        raw.get("value") not in (None, "")
+                        and not is_label_value(raw.get("value"))
+                    )
                 ):
                     return None
                 taints.append(
@@ -211,6 +220,8 @@ def typed_nodes(document: Any, keys: tuple[str, ...] | None) -> tuple[Node, ...]
                         str(raw["key"]), str(raw.get("value") or ""), str(raw["effect"])
                     )
                 )
+            if spec.unschedulable not in (UNSET, None, True, False):
+                return None
             unschedulable = spec.unschedulable is True
         if type(status.allocatable) is not dict:
             return None
@@ -222,10 +233,16 @@ def typed_nodes(document: Any, keys: tuple[str, ...] | None) -> tuple[Node, ...]
                 return None
         if allocatable is None:
             return None
+        labels = _labels(metadata.labels, fields)
+        if not all(
+            is_qualified_name(key) and is_label_value(value)
+            for key, value in labels.items()
+        ):
+            return None  # parse_nodes says what is wrong
         out.append(
             Node(
                 name=name,
-                labels=_labels(metadata.labels, fields),
+                labels=labels,
                 taints=tuple(taints),
                 unschedulable=unschedulable,
                 allocatable=allocatable,

@@ -1,31 +1,38 @@
 """The limits on a template's work, and the meter that keeps them (see :mod:`t2gen.render.sandbox`).
 
 Every loop iteration, call, filter, include and written expression of a render
-is charged to a :class:`Meter` of :data:`WORK_BUDGET` units; an operation that
-would make a value larger than :data:`MAX_VALUE_SIZE` or an integer larger than
-:data:`MAX_INT_BITS` is refused before it runs. Each limit raises
-:class:`TemplateLimitError` inside the template, so the error names the
-template and line.
+is charged to a :class:`Meter` of :data:`WORK_BUDGET` units, in proportion to
+what it does (:mod:`t2gen.render.guards` charges calls and filters by their
+operands and :mod:`t2gen.render.estimate`'s weights); an operation that would
+make a value larger than :data:`MAX_VALUE_SIZE` characters, :data:`MAX_ITEMS`
+items or an integer larger than :data:`MAX_INT_BITS` is refused before it
+runs. Each limit raises :class:`TemplateLimitError` inside the template, so the
+error names the template and line.
+
+One unit is about the CPU time of one empty loop iteration (0.1-0.3 µs);
+the other costs were measured against it (``bench/floods.py``): a written
+expression :data:`OUTPUT_UNITS`, a call :data:`CALL_UNITS`, a macro call
+:data:`MACRO_CALL_UNITS`, and a string operation one unit per 8 characters
+of the strings it reads or makes.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import jinja2
 from jinja2.exceptions import SecurityError
-from jinja2.nodes import EvalContext
-from jinja2.runtime import Context
 
 __all__ = [
+    "CALL_UNITS",
+    "MACRO_CALL_UNITS",
     "MAX_INT_BITS",
+    "MAX_ITEMS",
     "MAX_OUTPUT_CHARS",
     "MAX_RANGE",
     "MAX_VALUE_SIZE",
+    "OUTPUT_UNITS",
     "WORK_BUDGET",
     "Meter",
     "TemplateLimitError",
@@ -34,38 +41,49 @@ __all__ = [
     "charge_output",
     "charge_value",
     "check_binop",
-    "check_call",
     "check_made",
     "concat",
-    "guard_filter",
     "limited_range",
     "metered",
+    "metered_iterator",
     "metered_loop",
+    "refuse_size",
 ]
 
 MAX_RANGE = 10_000
 """Most items ``range()`` gives in a template."""
 
 MAX_VALUE_SIZE = 4 * 1024 * 1024
-"""Largest value an operation may make: characters of a string, items of a list (4 Mi)."""
+"""Largest string an operation may make, in characters (4 Mi)."""
+
+MAX_ITEMS = 1024 * 1024
+"""Largest list, tuple or mapping an operation may make, in items (1 Mi).
+
+Lower than :data:`MAX_VALUE_SIZE`: an item may be a string object of its own
+(``('日' * 4_000_000)|list`` is 4 million one-character strings of 80 bytes,
+320 MB), so a list of 1 Mi items stays under 100 MB."""
 
 MAX_INT_BITS = 4096
 """Largest integer an operation may make, in bits (``2 ** 4096``)."""
 
 WORK_BUDGET = 5_000_000
-"""Work units one job's render may use: a loop iteration, call or filter is 1
-plus the size of the values it reads and makes (a string of n characters is
-n/8 + 1); a written expression is the size of its value. The largest jobs
-t2gen renders (50 worker groups of 64 workers per pod, about 14 MB of YAML)
-use about a third of it with the built-in templates."""
+"""Work units one job's render may use (see the module docstring): about 0.5-1.5 s
+of CPU. With overlays the built-in templates are metered too: the examples use
+3,000-7,000 units with them, the largest job ``validate`` accepts (50 groups of
+64 workers per pod, 2.5 KB of environment) about 5,100,000, so with an overlay
+that job is refused at the budget."""
 
 MAX_OUTPUT_CHARS = 32 * 1024 * 1024
 """Most characters one job's templates may write (32 Mi)."""
 
-_WIDTH_METHODS = frozenset({"center", "ljust", "rjust", "zfill"})
-_WIDTH_FILTERS = frozenset(
-    {"center", "indent", "batch", "slice", "truncate", "wordwrap"}
-)
+OUTPUT_UNITS = 8
+"""Units of a written ``{{ expression }}`` (YAML emission), besides its value's size."""
+
+CALL_UNITS = 8
+"""Units of a call from a template (a method, a global), besides its operands' sizes."""
+
+MACRO_CALL_UNITS = 40
+"""Units of a macro call (Jinja2 builds a frame and a caller for each), besides its operands."""
 
 
 class TemplateLimitError(SecurityError):
@@ -92,7 +110,13 @@ class Meter:
 
     def charge_value(self, value: Any) -> None:
         """Charge the size of ``value`` (a walk that stops when the budget is spent)."""
-        self.charge(_size(value, max(self.left, 0) + 1))
+        kind = type(value)
+        if kind is str:
+            self.charge(len(value) // 8 + 1)
+        elif kind is int or kind is bool or value is None or kind is float:
+            self.charge(1)
+        else:
+            self.charge(_size(value, max(self.left, 0) + 1))
 
 
 _meter: Meter | None = None
@@ -123,7 +147,9 @@ def charge_value(value: Any) -> None:
 
 def charge_output(value: Any) -> None:
     """Charge a value a ``{{ expression }}`` writes (called by the environment's finalize)."""
-    charge_value(value)
+    if _meter is not None:
+        _meter.charge(OUTPUT_UNITS)
+        _meter.charge_value(value)
 
 
 def _size(value: Any, limit: int) -> int:
@@ -134,37 +160,50 @@ def _size(value: Any, limit: int) -> int:
     """
     total = 0
     stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (str, bytes)):
+    pop, extend = stack.pop, stack.extend
+    while stack and total <= limit:
+        item = pop()
+        kind = type(item)
+        if kind is str:
+            total += len(item) // 8 + 1
+        elif kind is list or kind is tuple:
+            total += 1
+            extend(item)
+        elif kind is dict:
+            total += 1
+            extend(item.keys())
+            extend(item.values())
+        elif kind is int:
+            total += item.bit_length() // 64 + 1
+        elif isinstance(item, (str, bytes)):
             total += len(item) // 8 + 1
         elif isinstance(item, dict):
             total += 1
-            stack.extend(item.keys())
-            stack.extend(item.values())
+            extend(item.keys())
+            extend(item.values())
         elif isinstance(item, (list, tuple, set, frozenset)):
             total += 1
-            stack.extend(item)
-        elif isinstance(item, int) and not isinstance(item, bool):
-            total += item.bit_length() // 64 + 1
+            extend(item)
         else:
             total += 1
-        if total > limit:
-            break
     return total
 
 
-def _length(value: Any) -> int:
+def length(value: Any) -> int:
+    """Characters of a string, items of a container; 0 for anything else."""
     if isinstance(value, (str, bytes, list, tuple, dict, set, frozenset)):
         return len(value)
     return 0
 
 
-def _refuse_value(what: str, size: int) -> None:
-    if size > MAX_VALUE_SIZE:
+def refuse_size(what: str, size: int, *, items: bool = False) -> None:
+    """Refuse an operation that would make a string of ``size`` characters (or a container of ``size`` items)."""
+    limit = MAX_ITEMS if items else MAX_VALUE_SIZE
+    if size > limit:
+        unit = "items" if items else "characters"
         raise TemplateLimitError(
-            f"{what} would make a value of {size:,} characters or items, "
-            f"more than the {MAX_VALUE_SIZE:,} a template may make"
+            f"{what} would make a value of {size:,} {unit}, "
+            f"more than the {limit:,} a template may make"
         )
 
 
@@ -176,68 +215,42 @@ def _check_int(value: Any, what: str) -> None:
         )
 
 
-def check_made(value: Any, what: str) -> None:
-    """Refuse a value an operation made that is over the limits, and charge it."""
-    _refuse_value(what, _length(value))
-    _check_int(value, what)
+def check_made(value: Any, what: str | Callable[[], str]) -> None:
+    """Refuse a value an operation made that is over the limits, and charge it.
+
+    Args:
+        value: what the operation returned.
+        what: the operation, for the message (a function making it, called only then).
+    """
+    kind = type(value)
+    if kind is str:
+        if len(value) > MAX_VALUE_SIZE:
+            refuse_size(what if isinstance(what, str) else what(), len(value))
+    elif kind is not int and kind is not bool:
+        size = length(value)
+        if size > (MAX_VALUE_SIZE if isinstance(value, (str, bytes)) else MAX_ITEMS):
+            refuse_size(
+                what if isinstance(what, str) else what(),
+                size,
+                items=not isinstance(value, (str, bytes)),
+            )
+    elif kind is int and value.bit_length() > MAX_INT_BITS:
+        _check_int(value, what if isinstance(what, str) else what())
     charge_value(value)
-
-
-_PRINTF_WIDTH = r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?"
-_FORMAT_FIELD = r"\{[^{}]*\}"
-_DIGITS = r"\d+"
-
-
-def _check_format(template: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-    """Refuse printf and ``str.format`` widths or precisions over :data:`MAX_VALUE_SIZE`."""
-    numbers: list[int] = []
-    if "%" in template:
-        for match in re.finditer(_PRINTF_WIDTH, template):
-            numbers += [int(g[:13]) for g in match.groups() if g and g != "*"]
-    if "{" in template:
-        for match in re.finditer(_FORMAT_FIELD, template):
-            numbers += [
-                int(d.group()[:13]) for d in re.finditer(_DIGITS, match.group())
-            ]
-    numbers += [
-        value
-        for value in (*args, *kwargs.values())
-        if isinstance(value, int) and not isinstance(value, bool)
-    ]
-    for number in numbers:
-        _refuse_value("a format width or precision", abs(number))
-
-
-def check_call(obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-    """Refuse a call of a string method that would make a value over the limits."""
-    method = getattr(obj, "__wrapped__", obj)  # the sandbox wraps str.format
-    owner = getattr(method, "__self__", None)
-    name = getattr(method, "__name__", "")
-    if not isinstance(owner, str):
-        return
-    if name in _WIDTH_METHODS and args and isinstance(args[0], int):
-        _refuse_value(f"str.{name}", args[0])
-    elif name == "replace" and len(args) >= 2:
-        old, new = str(args[0]), str(args[1])
-        count = owner.count(old) if old else len(owner) + 1
-        if len(args) > 2 and isinstance(args[2], int) and args[2] >= 0:
-            count = min(count, args[2])
-        _refuse_value("str.replace", len(owner) + count * max(len(new) - len(old), 0))
-    elif name == "join" and args:
-        items = args[0]
-        if isinstance(items, (list, tuple, str)):
-            total = len(owner) * len(items) + sum(_length(item) for item in items)
-            _refuse_value("str.join", total)
-    elif name in {"format", "format_map"}:
-        _check_format(owner, args, kwargs)
 
 
 def check_binop(operator: str, left: Any, right: Any) -> None:
     """Refuse ``*``, ``**``, ``+`` and ``%`` that would make a value over the limits."""
+    from t2gen.render.estimate import printf_size
+
     if operator == "*":
         for seq, times in ((left, right), (right, left)):
-            if isinstance(times, int) and _length(seq):
-                _refuse_value("'*'", _length(seq) * max(times, 0))
+            if isinstance(times, int) and length(seq):
+                refuse_size(
+                    "'*'",
+                    length(seq) * max(times, 0),
+                    items=not isinstance(seq, str),
+                )
         if isinstance(left, int) and isinstance(right, int):
             bits = left.bit_length() + right.bit_length()
             if bits > MAX_INT_BITS + 1:
@@ -250,10 +263,11 @@ def check_binop(operator: str, left: Any, right: Any) -> None:
                     f"'**' would make an integer of more than {MAX_INT_BITS:,} bits"
                 )
     elif operator == "+":
-        _refuse_value("'+'", _length(left) + _length(right))
+        refuse_size(
+            "'+'", length(left) + length(right), items=not isinstance(left, str)
+        )
     elif operator == "%" and isinstance(left, str):
-        args = right if isinstance(right, tuple) else (right,)
-        _check_format(left, args, {})
+        refuse_size("'%' formatting", printf_size(left, right, MAX_VALUE_SIZE))
 
 
 def limited_range(*args: int) -> range:
@@ -273,62 +287,23 @@ def metered_loop(iterable: Any, weight: int = 1) -> Iterator[Any]:
         yield item
 
 
+def metered_iterator(iterable: Any, units: int) -> Iterator[Any]:
+    """Charge ``units`` for each item a filter's generator yields (``map`` calls a filter per item)."""
+    for item in iterable:
+        charge(units)
+        yield item
+
+
 def concat(parts: tuple[Any, ...]) -> str:
     """The ``~`` operator, refused when the joined string would be over :data:`MAX_VALUE_SIZE`."""
+    from t2gen.render.estimate import text_size
+
+    refuse_size("'~'", sum(text_size(part, MAX_VALUE_SIZE) for part in parts))
     texts = [str(part) for part in parts]
     total = sum(len(text) for text in texts)
-    _refuse_value("'~'", total)
+    refuse_size("'~'", total)
     charge(total // 8 + 1)
     return "".join(texts)
-
-
-def guard_filter(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap a filter: charge its arguments and result, refuse over-size results."""
-
-    @functools.wraps(function)
-    def guarded(*args: Any, **kwargs: Any) -> Any:
-        values = [
-            value
-            for value in (*args, *kwargs.values())
-            if not isinstance(value, (jinja2.Environment, Context, EvalContext))
-        ]
-        for value in values:
-            charge_value(value)
-        charge(1)
-        if name in _WIDTH_FILTERS:
-            for value in values[1:]:
-                if isinstance(value, int) and not isinstance(value, bool):
-                    _refuse_value(f"the {name} filter", abs(value))
-        if name == "indent" and values:
-            width = values[1] if len(values) > 1 else 4
-            lines = str(values[0]).count("\n") + 1
-            _refuse_value(
-                "the indent filter", len(str(values[0])) + lines * _length_or(width)
-            )
-        elif name == "replace" and len(values) >= 3:
-            owner, old, new = (str(v) for v in values[:3])
-            count = owner.count(old) if old else len(owner) + 1
-            _refuse_value(
-                "the replace filter", len(owner) + count * max(len(new) - len(old), 0)
-            )
-        elif name == "format" and values and isinstance(values[0], str):
-            _check_format(values[0], tuple(values[1:]), {})
-        elif name == "join" and values and isinstance(values[0], (list, tuple)):
-            separator = str(values[1]) if len(values) > 1 else ""
-            total = len(separator) * len(values[0]) + sum(_length(v) for v in values[0])
-            _refuse_value("the join filter", total)
-        result = function(*args, **kwargs)
-        if isinstance(result, (str, list, tuple, dict)):
-            check_made(result, f"the {name} filter")
-        return result
-
-    return guarded
-
-
-def _length_or(width: Any) -> int:
-    if isinstance(width, int) and not isinstance(width, bool):
-        return abs(width)
-    return len(str(width))
 
 
 def callable_name(obj: Any) -> str:

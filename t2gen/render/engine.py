@@ -20,21 +20,21 @@ from pathlib import Path
 from typing import Any, cast
 
 import jinja2
-import yaml
 
 from t2gen import fastpaths
 from t2gen.errors import TemplateError
-from t2gen.kube.yamlio import load_all_yaml
 from t2gen.record import Record
 from t2gen.render import skeleton
 from t2gen.render.budget import MAX_OUTPUT_CHARS, TemplateLimitError, metered
 from t2gen.render.environment import FILTERS, new_environment
+from t2gen.render.oslimits import OS_MEMORY_MB, os_bounds
 from t2gen.render.precompiled import (
     PrecompiledLoader,
     compile_builtin_templates,
     compile_key,
     precompiled_name,
 )
+from t2gen.render.readback import RenderedDocument, documents_of, parse_output
 from t2gen.render.sandbox import read_template_file
 
 __all__ = [
@@ -48,34 +48,6 @@ __all__ = [
     "precompiled_name",
     "render",
 ]
-
-
-class RenderedDocument(Record):
-    """One Kubernetes object and the template that produced it.
-
-    Attributes:
-        template: the template's name as shown in ``# Source:`` (``k8s/configmap.yaml.j2``).
-        obj: the object as kubectl will read it (dicts, lists, scalars).
-    """
-
-    template: str
-    obj: dict[str, Any]
-
-    @property
-    def kind(self) -> str:
-        """The object's ``kind``."""
-        return str(self.obj.get("kind", ""))
-
-    @property
-    def name(self) -> str:
-        """The object's ``metadata.name``."""
-        return str(self.obj.get("metadata", {}).get("name", ""))
-
-    @property
-    def namespace(self) -> str | None:
-        """The object's ``metadata.namespace``, if set."""
-        namespace = self.obj.get("metadata", {}).get("namespace")
-        return str(namespace) if namespace is not None else None
 
 
 class TemplateSet(Record):
@@ -241,23 +213,50 @@ def render(
         # The built-in templates are t2gen's own: their work is bounded by the
         # job file's bounds (docs/untrusted-input.md), so nothing is metered.
         return _render_all(environment, context, template_set)
-    with metered():  # one work budget for all the job's templates, built-in ones too
-        return _render_all(environment, context, template_set)
+    current = [""]  # the template being rendered or read back
+    try:  # one work budget for all the job's templates, built-in ones too
+        with metered(), os_bounds():
+            return _render_all(environment, context, template_set, current)
+    except (TemplateLimitError, MemoryError) as err:  # outside a template's own code
+        raise TemplateError(
+            template=current[0], line=None, message=_limit_message(err)
+        ) from None
+
+
+def _limit_message(err: BaseException) -> str:
+    """What a limit met while rendering says (a MemoryError says nothing itself)."""
+    if isinstance(err, RecursionError):
+        return (
+            "the templates include, import or call each other too deep (a template that "
+            "includes itself, or a macro that calls itself without end)"
+        )
+    if isinstance(err, MemoryError):
+        return (
+            f"the templates needed more than {OS_MEMORY_MB} MB of memory "
+            "(the operating system's bound behind the work meter)"
+        )
+    return str(err) or type(err).__name__
 
 
 def _render_all(
-    environment: jinja2.Environment, context: dict[str, Any], template_set: TemplateSet
+    environment: jinja2.Environment,
+    context: dict[str, Any],
+    template_set: TemplateSet,
+    current: list[str] | None = None,
 ) -> list[RenderedDocument]:
+    current = current if current is not None else [""]
     documents: list[RenderedDocument] = []
     written = [0]  # characters written by all templates so far
+    parsed = [0]  # values read from what they wrote
     # Overlay templates (and partials they replace) may do anything with what a
     # `{{ }}` wrote, so with overlays every template's text is parsed.
     fast = not template_set.overlays and fastpaths.enabled("SKELETON")
     for file_name, label in template_set.templates():
+        current[0] = label
         if fast:
             objects = skeleton.render_objects(environment, file_name, context)
             if objects is not None:
-                documents.extend(_documents(objects, label))
+                documents.extend(documents_of(objects, label))
                 continue
         try:
             text = _render_text(environment.get_template(file_name), context, written)
@@ -271,7 +270,7 @@ def _render_all(
         except Exception as err:  # a template may raise anything ({{ 1 / 0 }})
             labels = _labels(template_set)
             filename, line = _template_line(err, set(labels))
-            message = str(err) or type(err).__name__
+            message = _limit_message(err)
             if isinstance(err, jinja2.TemplateNotFound):
                 message = f"no template {err.name!r} in the template directories"
             raise TemplateError(
@@ -279,7 +278,7 @@ def _render_all(
                 line=line,
                 message=message,
             ) from None
-        documents.extend(_parse(text, label))
+        documents.extend(parse_output(text, label, parsed))
     return documents
 
 
@@ -336,57 +335,3 @@ def _label(name: str | None, fallback: str) -> str:
     if not name:
         return fallback
     return f"{fallback.rsplit('/', 1)[0]}/{Path(name).name}"
-
-
-def _parse(text: str, label: str) -> list[RenderedDocument]:
-    """Parse a template's output into objects, as kubectl would read it."""
-    try:
-        objects = load_all_yaml(text)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(err, "problem", None) or str(err)
-        snippet = (
-            text.splitlines()[line - 1].strip()
-            if line and line <= len(text.splitlines())
-            else ""
-        )
-        detail = f" at rendered line {line}: {snippet!r}" if line else ""
-        raise TemplateError(
-            template=label,
-            line=None,
-            message=f"the rendered YAML does not parse ({problem}){detail}",
-        ) from None
-    return _documents(objects, label)
-
-
-def _documents(objects: list[Any], label: str) -> list[RenderedDocument]:
-    """Check that each parsed document is a Kubernetes object; skip empty ones."""
-    documents = []
-    for obj in objects:
-        if obj is None:
-            continue
-        if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
-            raise TemplateError(
-                template=label,
-                line=None,
-                message="renders a document that is not a Kubernetes object",
-            )
-        for key in ("apiVersion", "kind"):
-            if not isinstance(obj.get(key), str) or not obj[key]:
-                raise TemplateError(
-                    template=label,
-                    line=None,
-                    message=f"renders an object without {key}",
-                )
-        if (
-            not isinstance(obj["metadata"].get("name"), str)
-            or not obj["metadata"]["name"]
-        ):
-            raise TemplateError(
-                template=label,
-                line=None,
-                message=f"renders a {obj['kind']} without metadata.name",
-            )
-        documents.append(RenderedDocument(template=label, obj=obj))
-    return documents

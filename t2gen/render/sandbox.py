@@ -42,23 +42,25 @@ from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from t2gen.render.budget import (
+    CALL_UNITS,
+    MACRO_CALL_UNITS,
     MAX_INT_BITS,
+    MAX_ITEMS,
     MAX_OUTPUT_CHARS,
     MAX_RANGE,
     MAX_VALUE_SIZE,
+    OUTPUT_UNITS,
     WORK_BUDGET,
     TemplateLimitError,
-    callable_name,
     charge,
-    charge_value,
     check_binop,
-    check_call,
     check_made,
     concat,
-    guard_filter,
     limited_range,
     metered_loop,
 )
+from t2gen.render.guards import guard_call, guard_filter, made_by
+from t2gen.render.oslimits import OS_CPU_SECONDS, OS_MEMORY_MB
 
 __all__ = [
     "MAX_TEMPLATE_BYTES",
@@ -132,6 +134,14 @@ SAFE_METHODS: dict[type, frozenset[str]] = {
 """The only methods a template may use on these types (every other attribute is refused)."""
 
 
+def _allowed_methods(kind: type[object]) -> frozenset[str] | None:
+    """The :data:`SAFE_METHODS` of ``kind`` or of its nearest base that has some; None: not a builtin type."""
+    for base in kind.__mro__:
+        if base in SAFE_METHODS:
+            return SAFE_METHODS[base]
+    return None
+
+
 class _CodeGenerator(CodeGenerator):
     """Jinja2's code generator with ``~`` going through :func:`concat`."""
 
@@ -176,10 +186,16 @@ class T2genSandbox(ImmutableSandboxedEnvironment):
             self.filters[name] = guard_filter(name, function)
 
     def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
-        """Refuse private names, mutating methods, and methods of builtin types not in :data:`SAFE_METHODS`."""
+        """Refuse private names, mutating methods, and methods of builtin types not in :data:`SAFE_METHODS`.
+
+        A subclass gets its nearest base's list (a ``Markup``, which ``|safe`` and
+        ``|e`` make, is a ``str``: its ``translate`` and ``expandtabs`` are
+        refused as a ``str``'s are).
+        """
         if not super().is_safe_attribute(obj, attr, value):
             return False
-        allowed = SAFE_METHODS.get(type(obj))
+        kind: type[object] = type(obj)
+        allowed = _allowed_methods(kind)
         return allowed is None or attr in allowed
 
     def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
@@ -191,12 +207,9 @@ class T2genSandbox(ImmutableSandboxedEnvironment):
 
     def call(__self, __context: Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         """Call ``__obj`` from a template: charged, and refused when it would make a value over the limits."""
-        charge(1)
-        for value in (*args, *kwargs.values()):
-            charge_value(value)
-        check_call(__obj, args, kwargs)
+        args = guard_call(__obj, args, kwargs)
         result = super().call(__context, __obj, *args, **kwargs)
-        check_made(result, f"a call of {callable_name(__obj)}")
+        check_made(result, made_by(__obj))
         return result
 
     def get_template(
@@ -327,7 +340,8 @@ A template **can**:
   above), operators and string formatting (`'%03d' % n`, `'{{}}-x'.format(name)`);
 * use the globals `range` (at most {MAX_RANGE:,} items), `dict`, `namespace`, `cycler`
   and `joiner`;
-* call only these methods of these types (any other attribute of them is refused):
+* call only these methods of these types and of their subclasses (any other attribute
+  of them is refused; a `Markup` string, as `|safe` and `|e` make, is a `str`):
 {methods}
 * include, import or extend templates of the overlay directories and the built-in set,
   by name (`{{% include "_pod.yaml.j2" %}}`); a symbolic link is followed only while its
@@ -342,13 +356,22 @@ written):
 * read a file outside its directory (`../x`, an absolute path, a symbolic link leading
   out), a file that is not a regular file (a FIFO, a device), or a template file of more
   than {MAX_TEMPLATE_BYTES:,} bytes;
-* make a string or list of more than {MAX_VALUE_SIZE:,} characters or items
-  (`'x' * 10**9`, `s.center(10**9)`, `'%1000000000d' % 1`, a `replace` or `~` that
-  grows past it), or an integer of more than {MAX_INT_BITS:,} bits (`2 ** (10**9)`);
-* do more than {WORK_BUDGET:,} units of work for one job (each loop iteration, call,
-  filter and include is one unit plus the size of the values it reads and makes,
-  a string counting one unit per 8 characters; with overlays the built-in templates
-  are metered too, and the largest jobs t2gen renders use about a third of it with
-  them; without overlays nothing is metered, as the job file's own bounds bound the work);
-* write more than {MAX_OUTPUT_CHARS:,} characters for one job.
+* make a string of more than {MAX_VALUE_SIZE:,} characters, a list or mapping of more
+  than {MAX_ITEMS:,} items (a filter that makes a list of a string's characters counts
+  them), or an integer of more than {MAX_INT_BITS:,} bits (`2 ** (10**9)`): judged from
+  the operands before the operation runs (`'x' * 10**9`, `s.center(10**9)`,
+  `'%1000000000d' % 1`, `('{{0}}' * 400).format(s)`, `s.join(...)`, `tojson(indent=...)`,
+  `|e` or `|urlize` of a long text, a `replace` or `~` that grows past it);
+* do more than {WORK_BUDGET:,} units of work for one job, about a second of CPU: a loop
+  iteration or a filter is 1 or 2 units, a written expression {OUTPUT_UNITS}, a call
+  {CALL_UNITS}, a macro call {MACRO_CALL_UNITS}, plus the size of every value it reads
+  or makes (a string's receiver too: `s.isdigit()` reads `s`; one unit per 8 characters
+  or per item), plus what the filter does per character or item (`sort` 7 an item,
+  `urlize` 5 a character, each item `map` yields 8; `t2gen/render/estimate.py`); with
+  overlays the built-in templates are metered too; without overlays nothing is
+  metered, as the job file's own bounds bound the work;
+* write more than {MAX_OUTPUT_CHARS:,} characters for one job;
+* use more than {OS_MEMORY_MB} MB of memory or {OS_CPU_SECONDS} s of CPU while the
+  job's templates render, a bound the operating system keeps
+  (`resource.setrlimit`, `t2gen/render/oslimits.py`) for whatever the checks above miss.
 """

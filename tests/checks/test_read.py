@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -77,3 +79,44 @@ def test_an_empty_file_beside_objects_is_fine(tmp_path: Path) -> None:
     empty.write_text("", encoding="utf-8")
     full.write_text(_stream(2), encoding="utf-8")
     assert len(read.read_located_manifests([str(empty), str(full)])) == 2
+
+
+def test_a_kind_is_a_name_never_a_path(tmp_path: Path) -> None:
+    # A schema-looking file beside the manifest; a kind with ../ once made
+    # `t2gen check` read it (and print it in a traceback). Every file the
+    # process opens is recorded by an audit hook: the check opens nothing here.
+    (tmp_path / "x-v1.json").write_text('{"required": ["secret"]}', encoding="utf-8")
+    manifest = tmp_path / "m.yaml"
+    depth = len(Path(sys.prefix).resolve().parts) + 8
+    manifest.write_text(
+        "apiVersion: v1\nkind: " + "../" * depth + str(tmp_path).lstrip("/") + "/x\n"
+        "metadata:\n  name: a\n",
+        encoding="utf-8",
+    )
+    code = (
+        "import sys\n"
+        "opened = []\n"
+        "sys.addaudithook(lambda event, args: opened.append(str(args[0])) "
+        "if event == 'open' else None)\n"
+        "from t2gen.cli.commands import run_check\n"
+        f"code = run_check([{str(manifest)!r}], '1.37')\n"
+        f"print(code, [p for p in opened if p.startswith({str(tmp_path)!r})])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines()[-1] == f"1 [{str(manifest)!r}]"
+    assert "is no kind" in done.stderr and "secret" not in done.stderr
+
+
+def test_openapi_refuses_a_kind_that_is_no_name() -> None:
+    from t2gen.checks.openapi import KubeSchemas
+
+    schemas = KubeSchemas("1.37")
+    obj = {"apiVersion": "v1", "kind": "../../x", "metadata": {"name": "a"}}
+    assert schemas.errors(obj) == (
+        ["apiVersion and kind must be names (apps/v1 Pod)"],
+        True,
+    )
+    obj = {"apiVersion": "a/../../v1", "kind": "ConfigMap", "metadata": {"name": "a"}}
+    assert schemas.errors(obj)[0] == ["apiVersion and kind must be names (apps/v1 Pod)"]

@@ -233,7 +233,7 @@ def test_files_other_than_job_files_are_named_for_what_they_are(
 @pytest.mark.parametrize(
     ("argv", "fragment"),
     [
-        (["render"], "Missing argument"),
+        (["render"], "give a job file: `FILE` or `-f FILE`"),
         (["render", "--bogus", "x"], "No such option"),
         (["render", "x", "--namespace", "Bad_NS"], "is not a namespace name"),
         (["render", "x", "--format", "xml"], "Invalid value"),

@@ -214,3 +214,192 @@ def test_gpu_memory_and_gang_messages(tmp_path: Path) -> None:
     assert "write 2048Mi for 2048 MiB" in result.stderr
     assert "did you mean 'volcano'?" in result.stderr
     assert "queue applies only" not in result.stderr
+
+
+# Issue 34, item 3: `-f FILE` is a job file, as kubectl's `-f, --filename`
+# (https://kubernetes.io/docs/reference/kubectl/generated/kubectl_apply/); `--format`
+# lost its `-f`, and for one release a `-f` value that is a format still works with a
+# warning naming `-o`.
+
+
+@pytest.mark.parametrize("command", ["render", "validate", "plan"])
+def test_f_is_a_job_file(tmp_path: Path, command: str) -> None:
+    by_argument = _t2gen(command, JOB, cwd=tmp_path)
+    by_f = _t2gen(command, "-f", JOB, cwd=tmp_path)
+    by_filename = _t2gen(command, f"--filename={JOB}", cwd=tmp_path)
+    assert by_argument.returncode == 0, by_argument.stderr
+    assert (by_f.returncode, by_f.stdout, by_f.stderr) == (0, by_argument.stdout, "")
+    assert by_filename.stdout == by_argument.stdout
+
+
+def test_f_reads_standard_input_and_repeats(tmp_path: Path) -> None:
+    text = Path(JOB).read_text(encoding="utf-8")
+    piped = subprocess.run(
+        [sys.executable, "-m", "t2gen", "render", "-f", "-"],
+        input=text,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=tmp_path,
+        check=False,
+        timeout=120,
+    )
+    assert piped.returncode == 0, piped.stderr
+    other = str(ROOT / "examples/mixed-cpu-gpu.yaml")
+    both = _t2gen("validate", "-f", JOB, "-f", other, cwd=tmp_path)
+    assert both.returncode == 0, both.stderr
+    assert len(both.stdout.splitlines()) == 2
+
+
+def test_check_takes_f(tmp_path: Path) -> None:
+    rendered = tmp_path / "out.yaml"
+    rendered.write_text(_t2gen("render", JOB, cwd=tmp_path).stdout, encoding="utf-8")
+    result = _t2gen("check", "-f", str(rendered), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "fmt"), [("render", "json"), ("render", "HELM"), ("plan", "json")]
+)
+def test_f_with_a_format_is_deprecated_and_teaches_o(
+    tmp_path: Path, command: str, fmt: str
+) -> None:
+    result = _t2gen(command, JOB, "-f", fmt, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == _t2gen(command, JOB, "-o", fmt.lower(), cwd=tmp_path).stdout
+    assert result.stderr == (
+        f"warning: -f {fmt} as the output format is deprecated and stops working in t2gen "
+        f"0.3: -f is a file, as in kubectl (`-f job.yaml`); use -o {fmt.lower()} "
+        f"(a file named {fmt}: -f ./{fmt})\n"
+    )
+
+
+def test_f_without_a_format_name_is_a_file_never_a_format(tmp_path: Path) -> None:
+    result = _t2gen("render", JOB, "-f", "xml", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert "xml: no such file" in result.stderr
+    assert "deprecated" not in result.stderr
+
+
+def test_o_with_a_job_file_teaches_f(tmp_path: Path) -> None:
+    """The message of issue 34 suggested `--output-dir job.yaml` for this."""
+    result = _t2gen("render", "-o", "job.yaml", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert (
+        "-o is the format, as in kubectl; a job file is an argument or -f job.yaml"
+        in (result.stderr)
+    )
+    assert "--output-dir" not in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_no_job_file_is_a_usage_error(tmp_path: Path) -> None:
+    for command in ("render", "validate", "plan", "check"):
+        result = (
+            _t2gen(command, "-n", "ns", cwd=tmp_path)
+            if command != "check"
+            else (_t2gen(command, "--kube-version", "1.30", cwd=tmp_path))
+        )
+        assert result.returncode == 2, (command, result.stderr)
+        assert "`-f FILE`" in result.stderr
+
+
+def test_plan_takes_one_job(tmp_path: Path) -> None:
+    result = _t2gen("plan", JOB, "-f", JOB, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "plans one job at a time; got 2" in result.stderr
+
+
+def _complete(words: str, cwd: Path) -> list[str]:
+    return _t2gen(
+        cwd=cwd,
+        env={
+            "_T2GEN_COMPLETE": "complete_bash",
+            "COMP_WORDS": words,
+            "COMP_CWORD": str(len(words.split(" ")) - 1),
+        },
+    ).stdout.split()
+
+
+def test_completion_of_rule_ids_templates_and_versions(tmp_path: Path) -> None:
+    from t2gen.jobfile.rules import REGISTRY
+    from t2gen.kube.versions import supported_kube_versions
+    from t2gen.pipeline.job import make_template_set
+
+    assert _complete("t2gen explain ", tmp_path) == list(REGISTRY)
+    assert _complete("t2gen explain workers-d", tmp_path) == ["workers-divisible"]
+    templates = [name for name, _ in make_template_set([]).all_templates()]
+    assert _complete("t2gen templates show ", tmp_path) == templates
+    assert _complete("t2gen templates show service-", tmp_path) == [
+        name for name in templates if name.startswith("service-")
+    ]
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "networkpolicy.yaml.j2").write_text(
+        "kind: NetworkPolicy\n", encoding="utf-8"
+    )
+    assert "networkpolicy.yaml.j2" in _complete(
+        "t2gen templates show --templates mine n", tmp_path
+    )
+    versions = list(reversed(supported_kube_versions()))
+    for command in ("render", "plan", "check"):
+        assert _complete(f"t2gen {command} --kube-version ", tmp_path) == versions
+    assert _complete("t2gen render --kube-version 1.3", tmp_path) == [
+        v for v in versions if v.startswith("1.3")
+    ]
+
+
+def test_kubectl_complete_script(tmp_path: Path) -> None:
+    """``kubectl_complete-t2gen WORD... LAST`` prints choices and a Cobra directive.
+
+    kubectl's protocol: ``staging/src/k8s.io/kubectl/pkg/cmd/plugin/plugin_completion.go``.
+    """
+    script = BIN / "kubectl_complete-t2gen"
+    assert script.is_file(), (
+        "pip install -e . installs the kubectl_complete-t2gen script"
+    )
+
+    def run(*words: str) -> list[str]:
+        result = subprocess.run(
+            [str(script), *words],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            cwd=tmp_path,
+            check=False,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr
+        return result.stdout.splitlines()
+
+    assert run("explain", "workers-d") == ["workers-divisible", ":4"]
+    assert run("ren") == ["render", ":4"]
+    assert run("render", "-o", "") == ["yaml", "json", "helm", ":4"]
+    assert run("render", "") == [":0"]  # a job file: the shell completes file names
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="needs kubectl")
+def test_kubectl_completes_the_plugin_and_runs_f(tmp_path: Path) -> None:
+    """``kubectl t2gen render -f job.yaml`` works, and kubectl's own completion reaches t2gen's."""
+    kubectl = shutil.which("kubectl")
+    assert kubectl is not None
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [kubectl, *args],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            cwd=tmp_path,
+            env=env,
+            check=False,
+            timeout=120,
+        )
+
+    rendered = run("t2gen", "render", "-f", JOB, "-o", "json")
+    assert rendered.returncode == 0, rendered.stderr
+    assert json.loads(rendered.stdout)["kind"] == "List"
+    completed = run("__complete", "t2gen", "explain", "workers-d")
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.splitlines()[:2] == ["workers-divisible", ":4"]

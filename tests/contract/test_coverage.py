@@ -22,7 +22,7 @@ def test_case_renders(name: str) -> None:
     """Every example, imported configuration and contract job renders (so the tests above see it).
 
     Except the jobs meant to be refused: a job master in the client
-    (:mod:`tests.contract.test_lifecycle`).
+    (:mod:`tests.contract.test_runs`).
     """
     c = case(name)
     assert not c.error and c.of_kind("StatefulSet"), c.error
@@ -37,6 +37,7 @@ def test_known_broken_names_real_cases() -> None:
         test_pods,
         test_rbac,
         test_resources,
+        test_runs,
     )
 
     assert set(KNOWN_BROKEN) <= REQUIREMENTS, sorted(set(KNOWN_BROKEN) - REQUIREMENTS)

@@ -1,188 +1,163 @@
-"""The contract across runs: a job master to run with, restoring a failed run, and running again.
+"""The contract the supervisor (``spec.lifecycle.supervise``) relies on: what the job master deletes and when,
+the ConfigMap keys and log lines it writes, and how a final state can be told from what the cluster shows.
 
-See :mod:`tests.contract` for what the contract is and where it comes from.
+Sources: DSC-SPIDAL/twister2 at c6844d2; ``K8S/`` =
+``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/``,
+``MASTER/`` = ``twister2/master/src/java/edu/iu/dsc/tws/master/server/``.
+
+- The job master deletes, when the job ends (completed, failed or killed: ``MASTER/JobMaster.java:438-440,616-618``),
+  the worker StatefulSets it finds by ``t2-job``, the Service ``<job>``, the claim
+  ``<job>`` (kept for a failed job with checkpointing), the ConfigMap ``<job>``, the
+  Service ``<job>-jm`` and its own StatefulSet ``<job>-jm``, in that order
+  (``K8S/master/JobTerminator.java:36-88``): the ConfigMap's DELETED event is the end.
+- It lists the ConfigMap by ``t2-job`` and refuses two (``K8S/KubernetesController.java:906-918``).
+- ``KILL_JOB`` in the ConfigMap ends the job as KILLED (``K8S/master/JobKillWatcher.java:62-99``,
+  set by ``twister2 kill``: ``K8S/KubernetesLauncher.java:641``).
+- Restart counts are ``RESTART_COUNT_FOR_WORKER_<id>`` and ``RESTART_COUNT_FOR_JOB_MASTER``
+  (``K8S/KubernetesUtils.java:171-181``, written by ``K8S/worker/K8sWorkerUtils.java:355-377``);
+  a worker restarted ``twister2.fault.tolerance.max.worker.restarts`` (default 5) times is
+  fully failed (``K8S/worker/K8sWorkerStarter.java:173-180``,
+  ``twister2/api/src/java/edu/iu/dsc/tws/api/faulttolerance/FaultToleranceContext.java:30-31``).
+- A fully failed worker makes the job master log ``Worker: <id> FULLY_FAILED.`` and
+  ``The job is completing with failure.`` and end the job as FAILED (``MASTER/WorkerMonitor.java:367-379``).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.contract import runtime as t2
-from tests.contract.cases import JOBS, all_cases, case
-from tests.contract.helpers import (
-    cases_for,
-    env_value,
-    mounts_of,
-    twister2_containers,
-    volumes_of,
+from tests.contract.cases import all_cases, case
+from tests.contract.helpers import cases_for, selects
+
+_GROUPS = {
+    "apps/v1": "apps",
+    "v1": "",
+    "rbac.authorization.k8s.io/v1": "rbac.authorization.k8s.io",
+}
+
+
+def _supervised() -> list[str]:
+    return [
+        c.name
+        for c in all_cases()
+        if not c.error and (c.spec.get("lifecycle") or {}).get("supervise") is True
+    ]
+
+
+def _ref(obj: dict[str, Any]) -> str:
+    """``kubectl delete``'s ``TYPE/NAME`` of an object."""
+    api_version = obj["apiVersion"]
+    group = _GROUPS.get(api_version, api_version.rpartition("/")[0])
+    plural = obj["kind"].lower() + "s"
+    return (
+        f"{plural}.{group}/{obj['metadata']['name']}"
+        if group
+        else f"{plural}/{obj['metadata']['name']}"
+    )
+
+
+def _env(c: Any) -> dict[str, str]:
+    (job,) = [
+        j for j in c.of_kind("Job") if j["metadata"]["name"] == f"{c.job}-supervisor"
+    ]
+    (container,) = job["spec"]["template"]["spec"]["containers"]
+    return {e["name"]: e["value"] for e in container["env"] if "value" in e}
+
+
+def _terminator_deletes(c: Any) -> list[str]:
+    """What ``JobTerminator.terminateJob`` deletes, in its order, but the claim."""
+    workers = [
+        f"statefulsets.apps/{s['metadata']['name']}" for s in c.worker_statefulsets
+    ]
+    return [
+        *workers,
+        f"services/{c.job}",
+        f"configmaps/{c.job}",
+        f"services/{c.job}-jm",
+        f"statefulsets.apps/{c.job}-jm",
+    ]
+
+
+def test_there_are_supervised_cases() -> None:
+    assert "job/supervised-openmpi-gang" in _supervised()
+    assert "golden/supervised" in _supervised()
+
+
+@pytest.mark.parametrize(
+    "name", cases_for("supervisor-not-a-job-object", _supervised())
 )
-
-# ------------------------------------------------------------ the job master
-
-
-@pytest.mark.parametrize("name", cases_for("job-master-runs"))
-def test_every_job_runs_its_job_master(name: str) -> None:
-    """Every rendered job has its job master: the StatefulSet ``<job>-jm`` of one pod.
-
-    No Kubernetes job of Twister2 0.8 runs without one. A worker registers
-    with the job master (``JOB_MASTER_IP`` or the ``<job>-jm`` Service) unless
-    ZooKeeper is configured, and also with ZooKeeper when the job has a driver
-    or checkpoints (``K8S/worker/K8sWorkerStarter.java:105-113``,
-    ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/core/WorkerRuntime.java:113-162``);
-    with ZooKeeper alone it waits for the job-submission-time znode that only
-    the job master's pod creates
-    (``twister2/common/src/java/edu/iu/dsc/tws/common/zk/ZKWorkerController.java:232-236``,
-    ``K8S/master/JobMasterStarter.java:233-241``). Twister2 runs one in the
-    client only inside ``twister2 submit`` (``K8S/KubernetesLauncher.java:147-156,194-232``),
-    which t2gen's objects never go through. And only the job master deletes a
-    job's objects when it ends (``K8S/master/JobTerminator.java:36-88``).
-    """
+def test_supervisor_objects_are_not_the_jobs(name: str) -> None:
+    """No object of the supervisor carries ``t2-job``: the runtime would take its ConfigMap for a second one of the job."""
     c = case(name)
-    master = c.job_master_statefulset
-    assert master is not None, f"no StatefulSet {c.job}-jm: nothing runs the job master"
-    assert int(master["spec"].get("replicas", 1)) == 1
-    assert c.job_master, "the job file says jobMaster.enabled: false"
-
-
-IN_CLIENT = sorted(
-    c.name
-    for c in all_cases()
-    if not c.name.startswith("golden/")
-    and ((c.job_file.get("spec") or {}).get("jobMaster") or {}).get("enabled") is False
-)
-
-
-@pytest.mark.parametrize("name", IN_CLIENT)
-def test_a_job_master_in_the_client_is_refused(name: str) -> None:
-    """A job file that puts the job master in the client is refused, saying why the workers need it.
-
-    The reasons of :func:`test_every_job_runs_its_job_master`; the message
-    names the one that applies and what to change.
-    """
-    c = case(name)
-    assert not c.objects
-    assert "leaves the workers without a job master" in c.error, c.error
-    assert "remove enabled: false" in c.error
-
-
-def test_the_contract_jobs_include_a_job_master_in_the_client() -> None:
-    assert "job/client-job-master" in IN_CLIENT
-    assert (JOBS / "client-job-master.yaml").is_file()
-
-
-# ---------------------------------------------------------------- restore
-
-
-@pytest.mark.parametrize("name", cases_for("restore"))
-def test_restore_is_rendered_as_the_launcher_renders_it(name: str) -> None:
-    """``RESTORE_JOB`` is the job file's ``checkpointing.restore`` in every container; a restore keeps the old claim.
-
-    Twister2's ``restart`` sets ``twister2.checkpointing.restore.job``
-    (``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/job/Twister2Submitter.java:137-147``),
-    the launcher writes it as ``RESTORE_JOB`` (``K8S/RequestObjectBuilder.java:499-501``)
-    and the starters put it over the package's configuration
-    (``K8S/worker/K8sWorkerStarter.java:78,101-103``, ``K8S/master/JobMasterStarter.java:67,86-88``).
-    Restoring from the claim (the ``mounted`` store, Twister2's default), the
-    launcher creates no claim: it mounts the one the failed run's job master
-    kept, and refuses to start when it is gone
-    (``K8S/KubernetesLauncher.java:124-138,301-317``, ``K8S/master/JobTerminator.java:49-65``).
-    """
-    c = case(name)
-    settings = c.spec.get("checkpointing") or {}
-    restore = bool(settings.get("restore", False))
-    wrong = [
-        f"{pod}/{container['name']}: {env_value(container, 'RESTORE_JOB')!r}"
-        for _role, pod, container in twister2_containers(c)
-        if env_value(container, "RESTORE_JOB") != ("true" if restore else "false")
+    supervisor = [
+        o for o in c.objects if o["metadata"]["name"] == f"{c.job}-supervisor"
     ]
-    assert not wrong, f"RESTORE_JOB is not {str(restore).lower()}: {wrong}"
-    claim = c.named("PersistentVolumeClaim", c.job)
-    from_claim = restore and settings.get("storageType", "mounted") == "mounted"
-    if from_claim:
-        assert claim is None, "a restore from the claim renders a new claim"
-        for statefulset in c.worker_statefulsets:
-            spec = statefulset["spec"]["template"]["spec"]
-            volume = volumes_of(spec).get(t2.PERSISTENT_VOLUME) or {}
-            assert (volume.get("persistentVolumeClaim") or {}).get("claimName") == c.job
-            for container in spec["containers"]:
-                assert (
-                    mounts_of(container).get(t2.PERSISTENT_VOLUME)
-                    == t2.PERSISTENT_MOUNT
-                )
-
-
-def test_a_golden_restores() -> None:
-    assert "golden/restore" in [c.name for c in all_cases() if c.of_kind("StatefulSet")]
-
-
-# ---------------------------------------------------------------- re-runs
-
-
-def _worker_ids(name: str) -> range:
-    c = case(name)
-    return range(sum(g.count for g in c.groups))
-
-
-@pytest.mark.parametrize("name", cases_for("fresh-start"))
-def test_a_first_run_starts_fresh(name: str) -> None:
-    """Applied where no earlier run left anything, every worker and the job master start for the first time, not killed.
-
-    The restart counts come from the ConfigMap's keys
-    (:func:`tests.contract.runtime.restart_count_at_start`:
-    ``K8S/KubernetesController.java:960-967``, ``K8S/worker/K8sWorkerUtils.java:356-383``)
-    and any ``KILL_JOB`` key kills the job (``K8S/master/JobKillWatcher.java:61-100``),
-    so the rendered ConfigMap must hold none of them.
-    """
-    c = case(name)
-    (config_map,) = [
-        m for m in c.of_kind("ConfigMap") if m["metadata"]["name"] == c.job
-    ]
-    data = t2.applied_data(None, None, dict(config_map.get("data") or {}))
-    assert t2.restart_count_at_start(data, t2.job_master_key()) == 0
-    restarted = [
-        w
-        for w in _worker_ids(name)
-        if t2.restart_count_at_start(data, t2.worker_key(w))
-    ]
-    assert not restarted, f"workers that would start as restarted: {restarted[:10]}"
-    assert not t2.killed_at_start(data)
-
-
-@pytest.mark.parametrize("name", cases_for("rerun-over-leftovers"))
-def test_a_rerun_over_a_leftover_config_map_starts_restarted(name: str) -> None:
-    """Re-applied over an earlier run's ConfigMap, the run starts "restarted" or killed: the ConfigMap must go first.
-
-    The earlier run's job master and workers added ``RESTART_COUNT_FOR_*``
-    keys by JSON patch (``K8S/worker/K8sWorkerUtils.java:356-383``), and
-    ``t2gen``'s ConfigMap never has them, so ``kubectl apply`` keeps them
-    (:func:`tests.contract.runtime.applied_data`): the new job master starts
-    as restarted and, without ZooKeeper, ends the job as FAILED at once
-    (``K8S/master/JobMasterStarter.java:118-133``); a leftover ``KILL_JOB``
-    kills it at once (``K8S/master/JobKillWatcher.java:88-99``). The
-    launcher refuses such a re-run (``K8S/KubernetesLauncher.java:268-344``);
-    docs/reference.md ("Re-running a job") says what to delete first, and
-    after that the run starts fresh.
-    """
-    c = case(name)
-    (config_map,) = [
-        m for m in c.of_kind("ConfigMap") if m["metadata"]["name"] == c.job
-    ]
-    rendered = dict(config_map.get("data") or {})
-    leftover = {
-        **rendered,
-        t2.job_master_key(): "0",
-        **{t2.worker_key(w): "0" for w in _worker_ids(name)},
+    assert {o["kind"] for o in supervisor} == {
+        "ServiceAccount",
+        "Role",
+        "RoleBinding",
+        "ConfigMap",
+        "Job",
     }
-    merged = t2.applied_data(leftover, rendered, rendered)
-    assert t2.restart_count_at_start(merged, t2.job_master_key()) == 1
-    assert all(
-        t2.restart_count_at_start(merged, t2.worker_key(w)) == 1
-        for w in _worker_ids(name)
+    for obj in supervisor:
+        assert not selects(
+            t2.job_label_selector(c.job), obj["metadata"].get("labels") or {}
+        ), obj["kind"]
+
+
+@pytest.mark.parametrize(
+    "name", cases_for("supervisor-cleans-leftovers", _supervised())
+)
+def test_supervisor_deletes_what_the_job_master_leaves(name: str) -> None:
+    """The supervisor's clean-up is every object of the job the job master does not delete, but the claim.
+
+    The per-job SSH Secret ``<job>-ssh`` of an OpenMPI job is not rendered (``t2gen
+    secret ssh`` makes it) but is the job's, and left too.
+    """
+    c = case(name)
+    job_objects = [
+        _ref(o)
+        for o in c.objects
+        if selects(t2.job_label_selector(c.job), o["metadata"].get("labels") or {})
+        and o["kind"] != "PersistentVolumeClaim"
+    ]
+    left = set(job_objects) - set(_terminator_deletes(c))
+    if c.mpi and not (c.spec.get("mpi") or {}).get("sshSecretName"):
+        left.add(f"secrets/{c.job}-ssh")
+    assert set(_env(c)["T2_CLEANUP"].split()) == left
+
+
+@pytest.mark.parametrize(
+    "name", cases_for("supervisor-fallback-deletes", _supervised())
+)
+def test_supervisor_fallback_is_what_the_job_master_deletes(name: str) -> None:
+    """Only when the job master does not answer a kill does the supervisor delete the job's objects: exactly the JobTerminator's, in its order."""
+    c = case(name)
+    assert _env(c)["T2_JOB_OBJECTS"].split() == _terminator_deletes(c)
+
+
+@pytest.mark.parametrize(
+    "name", cases_for("supervisor-reads-runtime-keys", _supervised())
+)
+def test_supervisor_reads_the_keys_and_lines_the_runtime_writes(name: str) -> None:
+    """The script acts on the runtime's own ConfigMap keys and job master log lines."""
+    c = case(name)
+    (config_map,) = [
+        o
+        for o in c.of_kind("ConfigMap")
+        if o["metadata"]["name"] == f"{c.job}-supervisor"
+    ]
+    script = config_map["data"]["supervise.sh"]
+    assert (
+        f'"path":"/data/{t2.KILL_JOB_KEY}"' in script
+    )  # added as twister2 kill adds it
+    assert t2.RESTART_KEY.pattern.startswith("RESTART_COUNT_FOR_")
+    assert "RESTART_COUNT_FOR_*=*" in script and "RESTART_COUNT_FOR_WORKER_*" in script
+    assert "'Worker: [0-9]* FULLY_FAILED'" in script
+    assert "'The job is completing with failure'" in script
+    assert _env(c)["T2_MAX_RESTARTS"] == str(
+        (c.spec["lifecycle"]).get("maxWorkerRestarts", 5)
     )
-    assert t2.killed_at_start(
-        t2.applied_data({**leftover, t2.KILL_JOB_KEY: "true"}, rendered, rendered)
-    )
-    # the documented re-run: delete the ConfigMap (with the rest), then apply
-    fresh = t2.applied_data(None, None, rendered)
-    assert t2.restart_count_at_start(fresh, t2.job_master_key()) == 0
-    assert not t2.killed_at_start(fresh)

@@ -16,11 +16,11 @@ import pytest
 
 from tests.contract import (
     test_env,
-    test_lifecycle,
     test_objects,
     test_pods,
     test_rbac,
     test_resources,
+    test_runs,
 )
 from tests.contract.cases import Case, case, register
 
@@ -270,13 +270,13 @@ BREAKS: list[tuple[str, Callable[[Objects], None], Callable[[str], None]]] = [
     ("golden/wordcount", worker_may_read_secrets, test_rbac.test_rbac_grants_nothing_more),
     ("golden/wordcount", job_master_may_delete_any_service, test_rbac.test_rbac_grants_nothing_more),
     ("golden/openmpi", mpi_as_non_root, test_pods.test_mpi_pods),
-    ("golden/wordcount", no_job_master, test_lifecycle.test_every_job_runs_its_job_master),
-    ("golden/restore", restore_forgotten, test_lifecycle.test_restore_is_rendered_as_the_launcher_renders_it),
-    ("golden/restore", restore_with_a_new_claim, test_lifecycle.test_restore_is_rendered_as_the_launcher_renders_it),
-    ("golden/restore", restore_without_the_claim_mounted, test_lifecycle.test_restore_is_rendered_as_the_launcher_renders_it),
-    ("golden/wordcount", restart_count_in_config_map, test_lifecycle.test_a_first_run_starts_fresh),
-    ("golden/heterogeneous", restart_count_of_a_worker, test_lifecycle.test_a_first_run_starts_fresh),
-    ("golden/wordcount", restart_counts_reset_by_apply, test_lifecycle.test_a_rerun_over_a_leftover_config_map_starts_restarted),
+    ("golden/wordcount", no_job_master, test_runs.test_every_job_runs_its_job_master),
+    ("golden/restore", restore_forgotten, test_runs.test_restore_is_rendered_as_the_launcher_renders_it),
+    ("golden/restore", restore_with_a_new_claim, test_runs.test_restore_is_rendered_as_the_launcher_renders_it),
+    ("golden/restore", restore_without_the_claim_mounted, test_runs.test_restore_is_rendered_as_the_launcher_renders_it),
+    ("golden/wordcount", restart_count_in_config_map, test_runs.test_a_first_run_starts_fresh),
+    ("golden/heterogeneous", restart_count_of_a_worker, test_runs.test_a_first_run_starts_fresh),
+    ("golden/wordcount", restart_counts_reset_by_apply, test_runs.test_a_rerun_over_a_leftover_config_map_starts_restarted),
 ]  # fmt: skip
 
 

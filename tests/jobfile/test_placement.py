@@ -93,10 +93,9 @@ def test_render_places_each_group_by_its_own_placement() -> None:
     assert _required(own) == [
         {"key": "rack", "operator": "NotIn", "values": ["r9"]},
         {"key": "gpu", "operator": "Exists"},
-        {"key": "arch", "operator": "In", "values": ["amd64"]},
-        {"key": "pool", "operator": "In", "values": ["gpu"]},
-        {"key": "zone", "operator": "In", "values": ["a"]},
     ]
+    # nodeSelector as written, where admission policies read it (issue 34, item 4)
+    assert own["nodeSelector"] == {"arch": "amd64", "pool": "gpu", "zone": "a"}
     assert [t["key"] for t in own["tolerations"]] == ["dedicated", "nvidia.com/gpu"]
     off = specs["job-2"]
     assert set(off["affinity"]) == {"nodeAffinity"}
@@ -115,8 +114,10 @@ def test_group_only_placement_leaves_other_groups_free() -> None:
             """
         )
     )
-    assert set(specs["job-0"]["affinity"]) == {"nodeAffinity", "podAntiAffinity"}
+    assert set(specs["job-0"]["affinity"]) == {"podAntiAffinity"}
+    assert specs["job-0"]["nodeSelector"] == {"gpu": "yes"}
     assert "affinity" not in specs["job-1"]
+    assert "nodeSelector" not in specs["job-1"]
     assert "tolerations" not in specs["job-1"]
 
 

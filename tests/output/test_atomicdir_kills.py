@@ -295,7 +295,16 @@ def test_o_onto_a_symlink_writes_through_it(tmp_path: Path) -> None:
     real = tmp_path / "real"
     link = tmp_path / "link"
     link.symlink_to(real)
-    for _ in range(2):  # created, then replaced
+    # Dangling: refused (the link could point anywhere), and nothing is created there.
+    result = runner.invoke(app, ["render", str(job), "--output-dir", str(link)])
+    assert result.exit_code == 1 and not os.path.lexists(real)
+    assert result.stderr == (
+        f"{link}: is a symbolic link to {real}, which does not exist; t2gen writes "
+        "through a link only to a file or directory already there (a dangling link "
+        "could point anywhere): create the target, or remove the link\n"
+    )
+    real.mkdir()
+    for _ in range(2):  # written into the empty target, then replaced
         result = runner.invoke(app, ["render", str(job), "--output-dir", str(link)])
         assert result.exit_code == 0, result.stderr
         assert link.is_symlink() and (real / "kustomization.yaml").is_file()

@@ -61,23 +61,21 @@ def test_openmpi_container_gets_per_pod_times_extended_resources_and_limits() ->
     assert container["securityContext"] == {"capabilities": {"drop": ["NET_RAW"]}}
 
 
-def test_node_selector_is_anded_into_the_required_term_and_tolerations_merge() -> None:
+def test_node_selector_is_the_pods_node_selector_and_tolerations_merge() -> None:
+    """Issue 34, item 4: a nodeSelector is ``spec.nodeSelector``, where admission policies
+    (Kyverno, Gatekeeper) look for it; the scheduler ANDs it with the required term."""
     pod = _worker_pod(
         "workers:\n  - count: 1\n    tolerations: [{key: b, operator: Exists}]\n"
         "placement:\n  nodeSelector: {nvidia.com/gpu.present: 'true'}\n"
         "  nodeAffinity:\n    required: [{key: zone, operator: In, values: [a]}]\n"
         "  tolerations: [{key: a, value: x, effect: NoSchedule}]\n"
     )
+    assert pod["nodeSelector"] == {"nvidia.com/gpu.present": "true"}
     term = pod["affinity"]["nodeAffinity"][
         "requiredDuringSchedulingIgnoredDuringExecution"
     ]
     assert term["nodeSelectorTerms"] == [
-        {
-            "matchExpressions": [
-                {"key": "zone", "operator": "In", "values": ["a"]},
-                {"key": "nvidia.com/gpu.present", "operator": "In", "values": ["true"]},
-            ]
-        }
+        {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}
     ]
     assert pod["tolerations"] == [
         {"key": "a", "operator": "Equal", "value": "x", "effect": "NoSchedule"},
@@ -94,12 +92,8 @@ def test_job_master_has_its_own_placement_priority_and_no_worker_placement() -> 
     pod = context["jobMaster"]["podTemplate"]["spec"]
     assert pod["priorityClassName"] == "batch"
     assert pod["terminationGracePeriodSeconds"] == 0
-    required = pod["affinity"]["nodeAffinity"][
-        "requiredDuringSchedulingIgnoredDuringExecution"
-    ]
-    assert required["nodeSelectorTerms"][0]["matchExpressions"] == [
-        {"key": "role", "operator": "In", "values": ["infra"]}
-    ]
+    assert pod["nodeSelector"] == {"role": "infra"}  # its own, not the workers' gpu
+    assert "affinity" not in pod
 
 
 def test_jar_file_defaults_to_the_job_name_and_submission_time_to_zero() -> None:

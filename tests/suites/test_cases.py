@@ -8,7 +8,10 @@ One case is one directory (the example-folder style of check-jsonschema's
   job file and ``{case}`` the case directory; without it the case runs both
   ``t2gen validate {file}`` and ``t2gen render {file}``, which must agree;
 - ``expected.stderr``, ``expected.stdout`` and ``expected.exit_code`` (each
-  absent when empty or 0); ``{file}`` in them stands for the job file's path.
+  absent when empty or 0); ``{file}`` in them stands for the job file's path;
+- ``templates/`` (optional): a template overlay, which ``args`` names as
+  ``--templates {case}/templates`` (hostile overlays: what they render is read
+  as any manifest is).
 
 Every case lives in ``tests/cases/<name>/``, except the ten that predate the
 tree: ``tests/golden/invalid-*/`` has the same layout and is run here too, but
@@ -78,7 +81,11 @@ def test_every_case_has_one_input_and_an_expectation() -> None:
     assert len(INPUT_CASES) >= 139
     for case in INPUT_CASES:
         _input(case)
-        names = {p.name for p in case.iterdir()} - {"args", _input(case).name}
+        names = {p.name for p in case.iterdir()} - {
+            "args",
+            "templates",
+            _input(case).name,
+        }
         expected = {"expected.stdout", "expected.stderr", "expected.exit_code"}
         assert names <= expected, case
         assert names & {"expected.stdout", "expected.stderr"}, f"{case}: no expectation"
@@ -111,8 +118,9 @@ def test_case(
     )
     if result.exit_code:
         assert result.stdout == "", "nothing may reach stdout when t2gen fails"
+        overlay = f"{case.relative_to(ROOT).as_posix()}/templates/"
         for problem in result.stderr.splitlines():  # every problem names the file
-            assert problem.startswith(f"{file}:"), problem
+            assert problem.startswith((f"{file}:", overlay)), problem
 
 
 def test_billion_laughs_is_refused_without_expanding() -> None:
@@ -161,7 +169,7 @@ def test_a_bom_is_accepted(tmp_path: Path) -> None:
 
 CLI_MISUSE = [
     (["render", "--bogus", "examples/wordcount.yaml"], 2, "t2gen render: No such option: --bogus (Possible options: --jobs) (see 't2gen render --help')"),
-    (["render"], 2, "t2gen render: Missing argument 'JOB...' (see 't2gen render --help')"),
+    (["render"], 2, "t2gen render: Invalid value for 'JOB...': give a job file: `FILE` or `-f FILE` (`-` reads standard input) (see 't2gen render --help')"),
     (["frobnicate"], 2, "t2gen: No such command 'frobnicate' (see 't2gen --help')"),
     (["render", "missing.yaml"], 1, "missing.yaml: no such file"),
     (["render", "examples"], 1, "examples: is a directory, not a job file"),
@@ -169,7 +177,7 @@ CLI_MISUSE = [
     (["check", "--kube-version", "1.2", "examples/wordcount.yaml"], 2, "t2gen check: Invalid value for '--kube-version': Kubernetes 1.2 has no bundled schema; use one of 1.25 to 1.37 (see 't2gen check --help')"),
     (["render", "examples/wordcount.yaml", "--format", "helm", "-n", "jobs"], 2, "t2gen render: Invalid value for '--namespace': -o helm leaves the namespace to Helm: use `helm install --namespace NS` (see 't2gen render --help')"),
     (["render", "examples/wordcount.yaml", "--output-dir", "examples/wordcount.yaml"], 2, "t2gen render: Invalid value for '--output-dir': Directory 'examples/wordcount.yaml' is a file (see 't2gen render --help')"),
-    (["render", "examples/wordcount.yaml", "-o", "examples/wordcount.yaml"], 2, "t2gen render: Invalid value for '--output' / '-o': 'examples/wordcount.yaml' is a file, not an output format (yaml, json, helm) or a directory (see 't2gen render --help')"),
+    (["render", "examples/wordcount.yaml", "-o", "examples/wordcount.yaml"], 2, "t2gen render: Invalid value for '--output' / '-o': 'examples/wordcount.yaml' is not an output format (yaml, json, helm): -o is the format, as in kubectl; a job file is an argument or -f examples/wordcount.yaml (see 't2gen render --help')"),
     (["render", "examples/wordcount.yaml", "-o", "yml"], 2, "t2gen render: Invalid value for '--output' / '-o': 'yml' is not an output format: use yaml, json or helm (a directory is --output-dir yml) (see 't2gen render --help')"),
 ]  # fmt: skip
 

@@ -18,7 +18,8 @@ TEMPLATES = {
     'k8s/service-job-master.yaml.j2': ('d4890055cb2cf15071fdd4a25cf41812e573236ab1fea9c6c6c69f501330dcda', 'k8s__service_job_master_yaml_j2'),
     'k8s/service-workers.yaml.j2': ('cae44b782543d25b691ce0c16bda82e0de9d8e16ce821f5c3762651fe2144969', 'k8s__service_workers_yaml_j2'),
     'k8s/serviceaccount.yaml.j2': ('4c2078e693e3b338ef6ef67df01fbec3d46308be5535cb1556d004f37231cbed', 'k8s__serviceaccount_yaml_j2'),
-    'k8s/statefulset-job-master.yaml.j2': ('fc29b295560150b4f75d65e1ebea38a439076576fa747bed30896d417b3c813b', 'k8s__statefulset_job_master_yaml_j2'),
+    'k8s/statefulset-job-master.yaml.j2': ('35042bc12ea9b60a3b77e93aba00e101136781649922fb7898610b4c3b079be0', 'k8s__statefulset_job_master_yaml_j2'),
     'k8s/statefulset-workers.yaml.j2': ('6e970d1697dbb34df49669afc14b8d568333e52c6070454f3134b13d560f7ab6', 'k8s__statefulset_workers_yaml_j2'),
+    'k8s/supervisor.yaml.j2': ('0d0efecfc295489ae2554aecbcc0593fd8bc4bb1a36b2ffde8a179fff43d0726', 'k8s__supervisor_yaml_j2'),
     'secret/secret-ssh.yaml.j2': ('3e330745935fb0fa11acdb5d436d90e2017affa01b14aba515a044e93777e706', 'secret__secret_ssh_yaml_j2'),
 }

@@ -28,7 +28,9 @@ def root(context, missing=missing):
         yield str(environment.finalize(environment.getattr((undefined(name='group') if l_0_group is missing else l_0_group), 'metadata')))
         yield '\nspec:\n  serviceName: '
         yield str(environment.finalize(environment.getattr((undefined(name='group') if l_0_group is missing else l_0_group), 'serviceName')))
-        yield '\n  replicas: 1\n  updateStrategy:\n    type: OnDelete\n  selector:\n    matchLabels: '
+        yield '\n  replicas: '
+        yield str(environment.finalize(environment.getattr((undefined(name='group') if l_0_group is missing else l_0_group), 'replicas')))
+        yield '\n  updateStrategy:\n    type: OnDelete\n  selector:\n    matchLabels: '
         yield str(environment.finalize(environment.getattr((undefined(name='group') if l_0_group is missing else l_0_group), 'selector')))
         yield '\n  template:\n'
         t_2 = []
@@ -42,4 +44,4 @@ def root(context, missing=missing):
         yield t_1(concat(t_2), 4, first=True)
 
 blocks = {}
-debug_info = '3=19&4=21&7=25&9=27&14=29&17=33&16=39'
+debug_info = '3=19&4=21&7=25&9=27&10=29&14=31&17=35&16=41'

@@ -144,8 +144,9 @@ def check_contradictions(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
     ``NotIn [11]``, ``Lt 12``; tried when at most 1000 integers lie between the
     bounds); when only a label written with leading zeros (``011``, which
     ``Gt``/``Lt`` read as 11 but ``NotIn [11]`` does not exclude) could still
-    match, it is a warning. ``nodeSelector`` entries are part of the term as
-    ``key In [value]``, and the job master's placement is checked the same way.
+    match, it is a warning. ``nodeSelector`` entries, rendered as the pod's
+    ``spec.nodeSelector``, which the scheduler ANDs with the term, are checked
+    with it as ``key In [value]``, and the job master's placement the same way.
     A worker group's own expressions join the job-wide ones in its term (a
     group's ``nodeSelector`` entry replaces the job-wide one on the same key),
     so a key on which the group adds an expression is checked in that merged

@@ -89,6 +89,11 @@ def _quantity_fields(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str, Any]
     scopes += [(("spec", "workers", index), group) for index, group in groups(data)]
     scopes.append((("spec", "jobMaster"), spec.get("jobMaster")))
     for scope, holder in scopes:
+        for index, volume in enumerate(as_list(as_dict(holder).get("volumes"))):
+            empty_dir = as_dict(as_dict(volume).get("emptyDir"))
+            if "sizeLimit" in empty_dir:
+                path = (*scope, "volumes", index, "emptyDir", "sizeLimit")
+                yield path, "sizeLimit", empty_dir["sizeLimit"]
         for index, entry in enumerate(as_list(as_dict(holder).get("env"))):
             field = as_dict(
                 as_dict(as_dict(entry).get("valueFrom")).get("resourceFieldRef")
@@ -131,6 +136,9 @@ def _quantity_fields(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str, Any]
         "spec.env[].valueFrom.resourceFieldRef.divisor",
         "spec.workers[].env[].valueFrom.resourceFieldRef.divisor",
         "spec.jobMaster.env[].valueFrom.resourceFieldRef.divisor",
+        "spec.volumes[].emptyDir.sizeLimit",
+        "spec.workers[].volumes[].emptyDir.sizeLimit",
+        "spec.jobMaster.volumes[].emptyDir.sizeLimit",
     ),
 )
 def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:

@@ -17,7 +17,8 @@ One module per object family, each named here (a test keeps this list whole):
   master's (their :class:`~.pod.PodScope`, containers and StatefulSet);
 * :mod:`.scheduling` (gang objects and the task topology), :mod:`.services`,
   :mod:`.rbac`, :mod:`.storage` (claim and ConfigMap), :mod:`.meta`
-  (metadata) and :mod:`.scanners` (scanner skip annotations).
+  (metadata), :mod:`.scanners` (scanner skip annotations) and
+  :mod:`.supervisor` (the supervisor Job of ``spec.lifecycle``).
 
 Worker names and ports come from :mod:`t2gen.twister2.topology`.
 """
@@ -35,6 +36,7 @@ from t2gen.render.context.rbac import rbac_roles
 from t2gen.render.context.scheduling import group_objects
 from t2gen.render.context.services import node_port_service, worker_service
 from t2gen.render.context.storage import config_map_data, persistent_volume_claim
+from t2gen.render.context.supervisor import supervisor
 from t2gen.render.context.workers import worker_group
 from t2gen.twister2 import names
 from t2gen.twister2.topology import build_topology
@@ -65,6 +67,11 @@ CONTEXT_DOC: dict[str, str] = {
     "scheduling": "`{objects}`: the job-wide gang-scheduling group objects of `spec.scheduling.gang` "
     "(`{apiVersion, kind, metadata, spec}`: a Volcano or coscheduling PodGroup, or the Workload API's Workload "
     "and PodGroup; empty for Kueue and without a gang). Pod templates already point at them.",
+    "supervisor": "null, or the supervisor of `spec.lifecycle.supervise` (one name, `<job>-supervisor`, for its "
+    "ServiceAccount, Role, RoleBinding, ConfigMap and Job): `{name, metadata, jobMetadata, rules, script, "
+    "scriptKey, job, podTemplate}` (`jobMetadata`: the Job's own, with Argo CD's sync options under "
+    "`argoCDHooks`); `job` holds the Job's `backoffLimit`, `activeDeadlineSeconds`, `ttlSecondsAfterFinished` "
+    "and `suspend` (each only when set).",
     "workerGroups": "One entry per worker group: `{index, metadata, replicas, serviceName, selector, podTemplate, "
     "podMetadata, containers, volumes, affinity}`. `podTemplate` is the whole pod template `{metadata, spec}` "
     "(`_pod.yaml.j2` writes it); `podMetadata`, `containers`, `volumes` and `affinity` are its parts (null: "
@@ -104,6 +111,7 @@ def build_context(
         additional_ports=job.spec.network.additional_ports,
         mpi=job.spec.mpi.enabled,
     )
+    groups = group_objects(job, version)
     job_labels = names.common_labels(job.name, "worker")
     del job_labels[names.COMPONENT_LABEL]
     return {
@@ -134,9 +142,10 @@ def build_context(
         "workerService": worker_service(job),
         "nodePortService": node_port_service(job),
         "jobMaster": job_master(job, version),
-        "scheduling": {"objects": group_objects(job, version)},
+        "scheduling": {"objects": groups},
         "workerGroups": [
             worker_group(job, group, layout, version)
             for group, layout in zip(spec.workers, topology.groups, strict=True)
         ],
+        "supervisor": supervisor(job, groups),
     }

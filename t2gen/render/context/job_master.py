@@ -100,6 +100,7 @@ def job_master(job: Job, kube_version: tuple[int, int]) -> dict[str, Any] | None
             role="job-master",
         ),
         "serviceName": names.job_master_service_name(job.name),
+        "replicas": 0 if job.spec.lifecycle.suspend else 1,
         "selector": names.job_master_selector(job.name),
         "podTemplate": template,
         "podMetadata": template["metadata"],

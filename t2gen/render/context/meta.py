@@ -7,7 +7,16 @@ from typing import Any
 from t2gen.model import Job
 from t2gen.twister2 import names
 
-__all__ = ["object_metadata", "pod_metadata"]
+__all__ = ["ARGO_CD_HOOK", "object_metadata", "pod_metadata"]
+
+ARGO_CD_HOOK = {
+    "argocd.argoproj.io/hook": "Sync",
+    "argocd.argoproj.io/hook-delete-policy": "BeforeHookCreation",
+}
+"""The annotations of every Twister2 object with ``lifecycle.argoCDHooks``: Argo CD
+creates a ``Sync`` hook at every sync and leaves hooks out of an application's sync
+status and health (argoproj/argo-cd ``controller/state.go``, ``controller/health.go``;
+``docs/user-guide/sync-waves.md``); docs/gitops.md says why."""
 
 
 def object_metadata(
@@ -23,7 +32,8 @@ def object_metadata(
 
     Returns:
         ``{name, namespace?, labels, annotations?}``: the namespace when known,
-        annotations when the job has any. The job's own labels come last (the
+        annotations when the job has any or marks its objects as Argo CD hooks
+        (``lifecycle.argoCDHooks``: :data:`ARGO_CD_HOOK`). The job's own labels come last (the
         rules forbid them to override t2gen's).
     """
     metadata: dict[str, Any] = {"name": name}
@@ -34,8 +44,10 @@ def object_metadata(
         **extra_labels,
         **dict(job.labels),
     }
-    if job.annotations:
-        metadata["annotations"] = dict(job.annotations)
+    annotations = {**ARGO_CD_HOOK} if job.spec.lifecycle.argo_cd_hooks else {}
+    annotations.update(job.annotations)
+    if annotations:
+        metadata["annotations"] = annotations
     return metadata
 
 

@@ -1,4 +1,4 @@
-"""Where pods run: node affinity (with ``nodeSelector``), tolerations and uniform mapping.
+"""Where pods run: ``nodeSelector``, node affinity, tolerations and uniform mapping.
 
 Part of the one pod builder (:mod:`t2gen.render.context.pod`), after the real
 launcher (cylondata/twister2,
@@ -13,7 +13,13 @@ from typing import Any
 from t2gen.model import Job, NodeSelectorRequirement, Placement, Toleration
 from t2gen.twister2 import names
 
-__all__ = ["affinity", "node_affinity", "required_expressions", "tolerations"]
+__all__ = [
+    "affinity",
+    "node_affinity",
+    "node_selector",
+    "required_expressions",
+    "tolerations",
+]
 
 
 def _requirement(requirement: NodeSelectorRequirement) -> dict[str, Any]:
@@ -28,16 +34,24 @@ def _requirement(requirement: NodeSelectorRequirement) -> dict[str, Any]:
 
 
 def required_expressions(placement: Placement) -> list[dict[str, Any]]:
-    """The required term's expressions: ``required``, then ``nodeSelector`` as ``key In [value]``.
+    """The required node-affinity term's expressions (``nodeAffinity.required``).
 
-    A ``nodeSelector`` entry is ANDed into the required node-affinity term
-    (rather than written as the pod's ``nodeSelector``) so that one place holds
-    every node requirement (https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodeselector).
+    A ``nodeSelector`` is not among them: it is the pod's own ``spec.nodeSelector``
+    (:func:`node_selector`), which the scheduler ANDs with the required term
+    (https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodeselector:
+    "If you specify both nodeSelector and nodeAffinity, both must be satisfied"),
+    and which admission policies (Kyverno, Gatekeeper) read as written.
     """
-    return [_requirement(r) for r in placement.required] + [
-        {"key": key, "operator": "In", "values": [value]}
-        for key, value in placement.node_selector
-    ]
+    return [_requirement(r) for r in placement.required]
+
+
+def node_selector(placement: Placement) -> dict[str, str]:
+    """The pod's ``spec.nodeSelector``: the job-wide entries with the group's merged over them.
+
+    ``placement`` is already merged (:meth:`~t2gen.model.Placement.merged`: for a
+    key both set, the group's value wins), and its pairs are sorted by key.
+    """
+    return dict(placement.node_selector)
 
 
 def node_affinity(placement: Placement) -> dict[str, Any] | None:

@@ -31,7 +31,7 @@ from t2gen.model import EnvVar, Job, Placement, PodSurface
 from t2gen.record import Record
 from t2gen.render.context.env import container_env
 from t2gen.render.context.meta import pod_metadata
-from t2gen.render.context.placement import affinity, tolerations
+from t2gen.render.context.placement import affinity, node_selector, tolerations
 from t2gen.render.context.rbac import service_account_name
 from t2gen.render.context.scheduling import pod_scheduling, task_affinity
 from t2gen.render.context.security import security_contexts
@@ -229,6 +229,9 @@ def pod_template(
     spec["terminationGracePeriodSeconds"] = job.spec.termination_grace_period_seconds
     if pod_security:
         spec["securityContext"] = pod_security
+    selector = node_selector(scope.placement)
+    if selector:
+        spec["nodeSelector"] = selector
     pod_affinity = task_affinity(job, scope.task, affinity(job, scope.placement))
     if pod_affinity:
         spec["affinity"] = pod_affinity

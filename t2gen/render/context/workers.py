@@ -140,7 +140,7 @@ def worker_group(
             ),
             role="worker",
         ),
-        "replicas": layout.pods,
+        "replicas": 0 if job.spec.lifecycle.suspend else layout.pods,
         "serviceName": names.worker_service_name(job.name),
         "selector": names.worker_selector(job.name, group.index),
         "podTemplate": template,

@@ -1,0 +1,183 @@
+"""The supervised lifecycle (``spec.lifecycle``): what it needs and what cannot combine.
+
+``K8S/`` is ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/``
+of DSC-SPIDAL/twister2 (c6844d2). docs/lifecycle.md describes the supervisor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from t2gen.errors import Problem
+from t2gen.jobfile.rules._base import Rule, as_dict, groups, problem, rule
+from t2gen.jobfile.yaml import SourceDoc
+
+_NEEDS_SUPERVISE = (
+    "activeDeadlineSeconds",
+    "backoffLimit",
+    "ttlSecondsAfterFinished",
+)
+"""Fields with no default that mean nothing without the supervisor."""
+_FLAGS_NEED_SUPERVISE = ("suspend", "argoCDHooks")
+"""Flags (default false) that mean nothing without the supervisor."""
+
+
+def _lifecycle(data: dict[str, Any]) -> dict[str, Any]:
+    return as_dict(as_dict(data.get("spec")).get("lifecycle"))
+
+
+def _supervised(data: dict[str, Any]) -> bool:
+    return _lifecycle(data).get("supervise") is True
+
+
+@rule(
+    "lifecycle-needs-supervise",
+    fields=(
+        "spec.lifecycle.supervise",
+        *(
+            f"spec.lifecycle.{name}"
+            for name in _NEEDS_SUPERVISE + _FLAGS_NEED_SUPERVISE
+        ),
+    ),
+)
+def check_needs_supervise(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """A deadline, retry limit, time-to-live, ``suspend`` or ``argoCDHooks`` needs ``supervise: true``.
+
+    The Twister2 runtime has none of these: a Kubernetes Job's
+    ``activeDeadlineSeconds``, ``backoffLimit``, ``ttlSecondsAfterFinished`` and
+    ``suspend`` (https://kubernetes.io/docs/concepts/workloads/controllers/job/)
+    act on the job through the supervisor Job t2gen renders with
+    ``supervise: true``; without it they would be silently ignored.
+    """
+    lifecycle = _lifecycle(data)
+    if _supervised(data):
+        return
+    for name in _NEEDS_SUPERVISE:
+        if name in lifecycle:
+            yield _unsupervised(doc, name)
+    for name in _FLAGS_NEED_SUPERVISE:
+        if lifecycle.get(name) is True:
+            yield _unsupervised(doc, name)
+
+
+def _unsupervised(doc: SourceDoc, name: str) -> Problem:
+    return problem(
+        doc,
+        ("spec", "lifecycle", name),
+        f"{name} acts through the supervisor Job, which is not rendered: add "
+        "spec.lifecycle.supervise: true, or remove this field",
+        key=True,
+    )
+
+
+@rule(
+    "lifecycle-job-master",
+    fields=("spec.lifecycle.supervise", "spec.jobMaster.enabled", "spec.rbac.create"),
+)
+def check_job_master(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """A supervised job runs its job master in the cluster and has t2gen's RBAC.
+
+    The supervisor tells the job's end from the job master's work: it deletes
+    the ConfigMap last but one (``K8S/master/JobTerminator.java:67-68``) and
+    reacts to ``KILL_JOB`` (``K8S/master/JobKillWatcher.java:62-99``); a job
+    master in the client (``jobMaster.enabled: false``) is out of the
+    supervisor's sight. The supervisor deletes the job's ServiceAccounts, Roles
+    and RoleBindings when it ends, so they must be the ones t2gen renders
+    (``rbac.create: true``), not accounts an administrator manages.
+    """
+    if not _supervised(data):
+        return
+    spec = as_dict(data.get("spec"))
+    if as_dict(spec.get("jobMaster")).get("enabled") is False:
+        yield problem(
+            doc,
+            ("spec", "lifecycle", "supervise"),
+            "the supervisor follows the job master in the cluster, but jobMaster.enabled is false: "
+            "run the job master in the cluster, or remove supervise",
+        )
+    if as_dict(spec.get("rbac")).get("create") is False:
+        yield problem(
+            doc,
+            ("spec", "lifecycle", "supervise"),
+            "the supervisor deletes the job's ServiceAccounts, Roles and RoleBindings at its end, "
+            "but rbac.create is false (an administrator's accounts): set rbac.create: true, or "
+            "remove supervise",
+        )
+
+
+@rule(
+    "lifecycle-backoff-limit",
+    fields=(
+        "spec.lifecycle.backoffLimit",
+        "spec.lifecycle.maxWorkerRestarts",
+        "spec.workers[].scalable",
+    ),
+)
+def check_backoff_limit(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """``backoffLimit`` is below ``maxWorkerRestarts``, and not used with a scalable group.
+
+    The supervisor counts restarts per worker ID from the ConfigMap's
+    ``RESTART_COUNT_FOR_WORKER_<id>`` keys
+    (``K8S/worker/K8sWorkerUtils.java:355-377``). Twister2 itself fails a
+    worker restarted ``twister2.fault.tolerance.max.worker.restarts`` times
+    (``K8S/worker/K8sWorkerStarter.java:173-180``,
+    ``twister2/api/src/java/edu/iu/dsc/tws/api/faulttolerance/FaultToleranceContext.java:30-31``),
+    so a limit at or above it never acts. The scaler removes the counts of the
+    workers it removes (``K8S/driver/K8sScaler.java:125-148`` ->
+    ``K8S/KubernetesController.java:1043-1051``), so a worker ID scaled away and
+    back starts counting again: with a scalable group the limit would not hold.
+    """
+    lifecycle = _lifecycle(data)
+    limit = lifecycle.get("backoffLimit")
+    if not isinstance(limit, int) or isinstance(limit, bool):
+        return
+    most = lifecycle.get("maxWorkerRestarts", 5)
+    if isinstance(most, int) and limit >= most:
+        yield problem(
+            doc,
+            ("spec", "lifecycle", "backoffLimit"),
+            f"backoffLimit {limit} is not below maxWorkerRestarts {most}: Twister2 fails a worker "
+            f"after {most} restarts before this limit is reached; use at most {most - 1}",
+        )
+    for index, group in groups(data):
+        if group.get("scalable") is True:
+            yield problem(
+                doc,
+                ("spec", "lifecycle", "backoffLimit"),
+                f"spec.workers[{index}] is scalable, and Twister2's scaler removes the restart counts "
+                "of the workers it removes, so a per-worker retry limit would not hold: remove "
+                "backoffLimit, or scalable",
+            )
+
+
+@rule(
+    "lifecycle-suspend-gang", fields=("spec.lifecycle.suspend", "spec.scheduling.gang")
+)
+def check_suspend_gang(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """A job created suspended has no gang.
+
+    ``suspend: true`` renders every StatefulSet with 0 replicas, while a gang's
+    group object asks for every pod of the job (``minMember``), which a
+    scheduler would wait for, and Kueue suspends and admits jobs itself
+    (https://kueue.sigs.k8s.io/docs/tasks/run/plain_pods/). Suspend the job
+    without a gang, or let the gang mechanism's queue hold it.
+    """
+    lifecycle = _lifecycle(data)
+    gang = as_dict(as_dict(data.get("spec")).get("scheduling")).get("gang")
+    if lifecycle.get("suspend") is True and gang is not None:
+        yield problem(
+            doc,
+            ("spec", "lifecycle", "suspend"),
+            f"a job created suspended has 0 replicas, but scheduling.gang {gang} asks for every "
+            "pod: remove suspend and let the gang's queue hold the job, or remove the gang",
+        )
+
+
+RULES: tuple[Rule, ...] = (
+    check_needs_supervise,
+    check_job_master,
+    check_backoff_limit,
+    check_suspend_gang,
+)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""

@@ -1,0 +1,224 @@
+"""What a path t2gen writes to may be, and one file written whole (``import --output-file``).
+
+One rule for every command that writes to a path (``import --output-file FILE``,
+``package --output-file FILE``, ``render --output-dir DIR``), stated in
+``docs/untrusted-input.md``:
+
+* **Missing**: created (its parent directory must exist).
+* **A regular file** (for a file) **or a directory** (for ``--output-dir``):
+  replaced in one step, and only when t2gen wrote it: a file that starts as
+  the writer's files start (``import``'s first line; ``package``'s gzip
+  header with no name and no time), or is empty (nothing to lose), a
+  directory whose every file does (:mod:`t2gen.output.directory`); otherwise
+  refused, unless ``--force``.
+* **Anything else** (a character or block device such as ``/dev/null``, a
+  FIFO, a socket, a directory where a file is wanted): refused, ``--force`` or
+  not. t2gen never writes into it, and never replaces it with a file.
+* **A symbolic link** is written through when its target exists and is what
+  the rules above let t2gen replace: the target is replaced, the link stays.
+  A link whose target does not exist (a dangling link) is refused: it could
+  point anywhere (``/etc/cron.d/x``), and no file of the user's stands there
+  to say that the place is theirs.
+
+A file is written into a temporary file beside its target, flushed, synced
+(``fsync``) and closed, every error reported, and then renamed over the
+target, so the target holds the old or the new content, never a part.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from t2gen.errors import OutputError
+
+__all__ = ["replaceable_target", "resolve_target", "special_file_kind", "write_file"]
+
+
+def special_file_kind(mode: int) -> str | None:
+    """What a file of ``mode`` is when it is neither a regular file nor a directory, or None."""
+    kinds = (
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    for test, kind in kinds:
+        if test(mode):
+            return kind
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return "not a regular file"  # pragma: no cover - a door or a whiteout
+
+
+def resolve_target(
+    path: Path, *, directory: bool
+) -> tuple[Path, os.stat_result | None]:
+    """Where a write to ``path`` lands, by the rule of this module, and what is there now.
+
+    Args:
+        path: the path as the user named it.
+        directory: whether a directory is written (``--output-dir``); else a file.
+
+    Returns:
+        ``(target, status)``: the path to replace (``path`` itself, or a
+        symbolic link's final target) and its ``lstat``, None when nothing is there.
+
+    Raises:
+        OutputError: ``path`` is a dangling symbolic link, a link loop, a
+            device, FIFO or socket, a directory where a file is wanted or a
+            file where a directory is, or its parent directory is missing.
+    """
+    target = path
+    if path.is_symlink():
+        try:
+            target = Path(os.path.realpath(path, strict=True))
+        except OSError as err:
+            where = (
+                "which leads back to itself (a loop)"
+                if err.errno == errno.ELOOP
+                else "which does not exist"
+            )
+            raise OutputError(
+                f"{path}: is a symbolic link to {path.readlink()}, {where}; t2gen writes "
+                "through a link only to a file or directory already there (a dangling "
+                "link could point anywhere): create the target, or remove the link"
+            ) from None
+    try:
+        status: os.stat_result | None = os.lstat(target)
+    except FileNotFoundError:
+        status = None
+    except OSError as err:
+        raise OutputError(f"{path}: cannot write: {err.strerror or err}") from None
+    shown = path if target == path else f"{path} (a symbolic link to {target})"
+    if status is not None:
+        kind = special_file_kind(status.st_mode)
+        if kind is not None:
+            raise OutputError(
+                f"{shown}: is {kind}; t2gen replaces only a "
+                f"{'directory' if directory else 'regular file'} it wrote: give another path"
+            )
+        if directory and not stat.S_ISDIR(status.st_mode):
+            raise OutputError(f"{shown}: exists and is not a directory")
+        if not directory and stat.S_ISDIR(status.st_mode):
+            raise OutputError(f"{shown}: is a directory; give a file name")
+    if not target.parent.is_dir():
+        raise OutputError(f"{path}: parent directory {target.parent} does not exist")
+    return target, status
+
+
+def replaceable_target(path: Path, *, marker: bytes, force: bool = False) -> Path:
+    """Where a write of one file to ``path`` may land by this module's rule, or an error.
+
+    Args:
+        path: the file as the user named it.
+        marker: how every file this writer makes starts (bytes): an existing
+            file is replaced only when it starts so (or is empty).
+        force: replace a regular file whatever it holds (never a device,
+            FIFO, socket or dangling link).
+
+    Returns:
+        The path to replace: ``path``, or a symbolic link's final target.
+
+    Raises:
+        OutputError: see :func:`resolve_target`; or the file exists and t2gen
+            did not write it, without ``force``.
+    """
+    target, status = resolve_target(path, directory=False)
+    if status is not None and not force and not _starts_with(target, marker):
+        raise OutputError(
+            f"{path}: exists and t2gen did not write it (it does not start as t2gen's "
+            "do); t2gen refuses rather than lose it: give another file name, or pass "
+            "--force to replace it"
+        )
+    return target
+
+
+def _starts_with(target: Path, marker: bytes) -> bool:
+    """Whether the regular file ``target`` is empty or starts with ``marker`` (read without following links)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        descriptor = os.open(target, flags)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return False
+        head = os.read(descriptor, len(marker))
+    except OSError:
+        return False
+    finally:
+        os.close(descriptor)
+    return head == b"" or head == marker
+
+
+def write_file(path: Path, text: str, *, marker: str, force: bool = False) -> None:
+    """Write ``text`` to ``path`` in one step, by the rule of this module.
+
+    Args:
+        path: the file as the user named it.
+        text: the whole content; written as UTF-8 with LF line ends.
+        marker: how every file this writer makes starts (its first line, or
+            part of it): an existing file is replaced only when it starts so.
+        force: replace a regular file whatever it holds (never a device,
+            FIFO, socket or dangling link).
+
+    Raises:
+        OutputError: the target may not be replaced (see the module's rule),
+            or a write, ``fsync``, close or rename failed; the target is then
+            unchanged and no temporary file is left.
+    """
+    target, status = resolve_target(path, directory=False)
+    if status is not None and not force and not _starts_with(target, marker.encode()):
+        raise OutputError(
+            f"{path}: exists and t2gen did not write it (it does not start with "
+            f"{marker.splitlines()[0]!r}); t2gen refuses rather than lose it: give another "
+            "file name, or pass --force to replace it"
+        )
+    mode = stat.S_IMODE(status.st_mode) if status is not None else 0o666 & ~_umask()
+    import tempfile
+
+    data = text.encode("utf-8")
+    try:
+        descriptor, temporary = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=".t2gen-tmp", dir=target.parent
+        )
+    except OSError as err:
+        raise OutputError(f"{path}: cannot write: {err.strerror or err}") from None
+    try:
+        try:
+            from t2gen.output import write_all
+
+            write_all(lambda chunk: os.write(descriptor, chunk), data)
+            os.fchmod(descriptor, mode)
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)  # a deferred write error is reported here
+        Path(temporary).replace(target)
+    except OSError as err:
+        Path(temporary).unlink(missing_ok=True)
+        raise OutputError(f"{path}: cannot write: {err.strerror or err}") from None
+    _sync_directory(target.parent)
+
+
+def _umask() -> int:
+    """The process's umask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _sync_directory(directory: Path) -> None:
+    """Flush a directory's entries (the rename) to disk; a file system that cannot is no error."""
+    try:
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
