@@ -1,23 +1,20 @@
 """YAML as kubectl reads it, within bounds judged event by event, before anything is built.
 
-Every YAML input t2gen reads but the job file (whose own readers,
-:mod:`t2gen.jobfile.yaml`, keep the job file's tighter bounds the same way) goes
-through :class:`BoundedReader`: manifests for ``t2gen check``, what a
-``--templates`` overlay renders, node and pod lists in YAML. It reads libyaml's
-parser events (``yaml.CParser``, which keeps its own stack and so reads any
-nesting without recursion) and builds the Python data from them directly, as
-PyYAML's composer and :class:`~t2gen.kube.yamlio.KubeLoader`'s constructor would,
-with these bounds checked at each event, before the value is built:
+Every YAML input but the job file (whose readers keep its tighter bounds the
+same way) goes through :class:`BoundedReader`: manifests for ``t2gen check``,
+overlay output, node and pod lists. It reads libyaml's parser events (which
+keep their own stack: any nesting, no recursion) and builds the data directly,
+as :class:`~t2gen.kube.yamlio.KubeLoader` would, each bound checked at its event:
 
-* **depth**: lists and mappings nested at most :attr:`ReadBounds.depth` deep
-  (PyYAML's C composer recurses once per level and dies of a stack overflow
-  at about 100,000 levels; the checks that walk an object recurse too);
-* **values**: at most :attr:`ReadBounds.nodes` scalars, lists and mappings in
-  one stream (memory and time grow with them);
-* **aliases**: none (a 700-byte "billion laughs" of nine levels of aliases
-  expands to gigabytes); refused at the anchored node, as before;
+* **depth**: at most :attr:`ReadBounds.depth` levels (PyYAML's C composer
+  recurses per level and dies of a stack overflow at about 100,000);
+* **values**: at most :attr:`ReadBounds.nodes` scalars, lists and mappings;
+* **aliases** and ``<<`` merge keys: none built here (a 700-byte "billion
+  laughs" expands to gigabytes); the error at the first one says ``alias``, and
+  ``t2gen check`` then reads the stream as kubectl does, within the same bounds
+  (:mod:`t2gen.checks.aliased`); other inputs refuse them;
 * **integers**: at most :attr:`ReadBounds.int_digits` digits (Python's ``int()``
-  refuses more than 4,300 with a ``ValueError``).
+  refuses more than 4,300).
 
 Each bound is a :class:`YamlLimitError` at the ``line:col`` of the event that
 passes it. Anything but plain mappings, lists and scalars (a ``!!set``, a
@@ -233,12 +230,8 @@ class BoundedReader:
         result: dict[Any, Any] = {}
         while not loader.check_event(MappingEndEvent):
             key_event = loader.peek_event()
-            if (
-                type(key_event) is ScalarEvent
-                and key_event.value == "<<"
-                and key_event.tag is None
-                and key_event.implicit[0]
-            ):  # a merge key: what it merges is built by the composer (aliases)
+            # a plain `<<` key merges: left to the composer, as aliases are
+            if getattr(key_event, "value", None) == "<<" and key_event.implicit[0]:
                 raise YamlLimitError(key_event.start_mark, ALIAS_MESSAGE, alias=True)
             key = self._value(key_event, depth + 1)
             value_event = loader.peek_event()
