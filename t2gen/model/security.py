@@ -31,6 +31,11 @@ class Security(Record):
     read_only_root_filesystem: bool = False
     checkov_skips: bool = False
 
+    @property
+    def non_root(self) -> bool:
+        """The containers run as ``run_as_user``, not as the image's root (the ``restricted`` profile)."""
+        return self.profile == "restricted"
+
 
 class Rbac(Record):
     """Whether to render the job's ServiceAccount, Role and RoleBinding."""

@@ -25,6 +25,7 @@ __all__ = [
     "DEFAULT_JOB_SUBMISSION_TIME",
     "DERIVED_NAME_SUFFIXES",
     "ENV_SET_BY_T2GEN",
+    "HOME_PATH",
     "INSTANCE_LABEL",
     "JOB_LABEL",
     "JOB_MASTER_CONTAINER",
@@ -83,6 +84,10 @@ imports ``cryptography`` (slow to import): the command line builds its
 ``--key-type`` choices from it whatever command runs."""
 TMP_VOLUME = "twister2-tmp"
 """t2gen's emptyDir at :data:`TMP_VOLUME_PATH` with ``spec.security.readOnlyRootFilesystem``."""
+HOME_PATH = VOLATILE_VOLUME_PATH
+"""``HOME`` and the JVM's ``user.home`` in containers that do not run as root: the volatile
+volume, writable by any user, where the image's ``/`` (a user with no passwd entry gets
+``HOME=/``) and the JVM's default are not."""
 TMP_VOLUME_PATH = "/tmp"
 """The JVM's ``java.io.tmpdir`` and ``hsperfdata_<user>`` directory, and native libraries
 unpacked at start-up: the one path outside the volumes above that a Twister2 container

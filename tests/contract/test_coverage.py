@@ -38,6 +38,7 @@ def test_known_broken_names_real_cases() -> None:
         test_rbac,
         test_resources,
         test_runs,
+        test_users,
     )
 
     assert set(KNOWN_BROKEN) <= REQUIREMENTS, sorted(set(KNOWN_BROKEN) - REQUIREMENTS)

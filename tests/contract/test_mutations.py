@@ -21,6 +21,7 @@ from tests.contract import (
     test_rbac,
     test_resources,
     test_runs,
+    test_users,
 )
 from tests.contract.cases import Case, case, register
 
@@ -245,6 +246,33 @@ def restart_counts_reset_by_apply(objects: Objects) -> None:
     data.update({f"RESTART_COUNT_FOR_WORKER_{w}": "-1" for w in range(8)})
 
 
+def non_root_without_volatile(objects: Objects) -> None:
+    spec = _find(objects, "StatefulSet", "gpu-cluster-0")["spec"]["template"]["spec"]
+    spec["volumes"] = [
+        v for v in spec["volumes"] if v["name"] != "twister2-volatile-dir"
+    ]
+    for container in spec["containers"]:
+        container["volumeMounts"] = [
+            m for m in container["volumeMounts"] if m["name"] != "twister2-volatile-dir"
+        ]
+
+
+def non_root_home_at_root(objects: Objects) -> None:
+    _set_env(_containers(objects, "gpu-cluster-jm")[0], "HOME", "/")
+
+
+def non_root_jvm_home_unset(objects: Objects) -> None:
+    container = _containers(objects, "gpu-cluster-0")[0]
+    container["env"] = [e for e in container["env"] if e["name"] != "JAVA_TOOL_OPTIONS"]
+
+
+def mpi_key_world_readable(objects: Objects) -> None:
+    spec = _find(objects, "StatefulSet", "openmpi-0")["spec"]["template"]["spec"]
+    for volume in spec["volumes"]:
+        if "secret" in volume:
+            volume["secret"]["defaultMode"] = 0o644
+
+
 BREAKS: list[tuple[str, Callable[[Objects], None], Callable[[str], None]]] = [
     ("golden/wordcount", drop_worker_port, test_env.test_env_present),
     ("golden/wordcount", pod_name_from_node, test_env.test_env_values),
@@ -276,6 +304,10 @@ BREAKS: list[tuple[str, Callable[[Objects], None], Callable[[str], None]]] = [
     ("golden/restore", restore_without_the_claim_mounted, test_runs.test_restore_is_rendered_as_the_launcher_renders_it),
     ("golden/wordcount", restart_count_in_config_map, test_runs.test_a_first_run_starts_fresh),
     ("golden/heterogeneous", restart_count_of_a_worker, test_runs.test_a_first_run_starts_fresh),
+    ("golden/gpu-cluster", non_root_without_volatile, test_users.test_non_root_containers_can_write_their_logs_and_home),
+    ("golden/gpu-cluster", non_root_home_at_root, test_users.test_non_root_containers_can_write_their_logs_and_home),
+    ("golden/gpu-cluster", non_root_jvm_home_unset, test_users.test_non_root_containers_can_write_their_logs_and_home),
+    ("golden/openmpi", mpi_key_world_readable, test_users.test_openmpi_runs_as_the_base_image_sets_it_up),
     ("golden/wordcount", restart_counts_reset_by_apply, test_runs.test_a_rerun_over_a_leftover_config_map_starts_restarted),
 ]  # fmt: skip
 

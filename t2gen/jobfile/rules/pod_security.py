@@ -204,10 +204,56 @@ def check_low_id(data: dict[str, Any], doc: SourceDoc) -> Iterator[Warning_]:
             )
 
 
+@rule(
+    "non-root-home",
+    fields=(
+        "spec.security.profile",
+        "spec.env[].name",
+        "spec.workers[].env[].name",
+        "spec.jobMaster.env[].name",
+    ),
+)
+def check_non_root_home(data: dict[str, Any], doc: SourceDoc) -> Iterator[Warning_]:
+    """Under ``restricted``, a job's own ``JAVA_TOOL_OPTIONS`` gives the JVM a writable ``user.home`` (a warning).
+
+    Containers that do not run as root get ``HOME`` and
+    ``JAVA_TOOL_OPTIONS=-Duser.home=/twister2-volatile`` from t2gen: the
+    Twister2 image's JDK 8 (``docker/kubernetes/baseimage/Dockerfile:14-16``)
+    takes ``user.home`` from the passwd entry, which ``runAsUser`` has none
+    of, and the root directory is not writable for that user (JDK-8280357,
+    https://bugs.openjdk.org/browse/JDK-8280357). A job that sets
+    ``JAVA_TOOL_OPTIONS`` itself replaces t2gen's; without a
+    ``-Duser.home`` in it, whatever the JVM keeps in its home directory
+    (``java.util.prefs``, a library's cache) cannot be written.
+    """
+    spec = as_dict(data.get("spec"))
+    if as_dict(spec.get("security")).get("profile") != "restricted":
+        return
+    holders: list[tuple[JsonPath, dict[str, Any]]] = [(("spec",), spec)]
+    holders += [(("spec", "workers", index), group) for index, group in groups(data)]
+    holders.append((("spec", "jobMaster"), as_dict(spec.get("jobMaster"))))
+    for path, holder in holders:
+        for index, item in enumerate(as_list(holder.get("env"))):
+            item = as_dict(item)
+            value = item.get("value")
+            if item.get("name") != "JAVA_TOOL_OPTIONS" or (
+                isinstance(value, str) and "-Duser.home=" in value
+            ):
+                continue
+            yield warning(
+                doc,
+                (*path, "env", index, "name"),
+                "JAVA_TOOL_OPTIONS replaces t2gen's -Duser.home=/twister2-volatile, which gives the "
+                "JVM of a container that does not run as root a writable home; add "
+                "-Duser.home=/twister2-volatile to it",
+            )
+
+
 RULES: tuple[Rule, ...] = (
     check_tolerations,
     check_restricted_mpi,
     check_read_only_root,
     check_low_id,
+    check_non_root_home,
 )
 """This module's rules, in the order ``docs/rules.md`` lists them."""

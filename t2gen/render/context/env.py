@@ -106,7 +106,34 @@ def container_env(
     if worker_port is not None:
         env.append(_env("WORKER_PORT", worker_port))
     env.append(_env("JVM_MEMORY_MB", heap_mib))
-    return env + _user_env(job.spec.env) + _user_env(scope_env)
+    return (
+        env + _home_env(job, scope_env) + _user_env(job.spec.env) + _user_env(scope_env)
+    )
+
+
+def _home_env(job: Job, scope_env: tuple[EnvVar, ...]) -> list[dict[str, Any]]:
+    """``HOME`` and the JVM's ``user.home`` for a container that does not run as root.
+
+    With no passwd entry for ``runAsUser`` the container runtime sets
+    ``HOME=/`` (containers/crun#599, kata-containers#1644), which only root
+    may write, and a JDK 8 JVM, as in the Twister2 image
+    (``docker/kubernetes/baseimage/Dockerfile:14-16``), takes ``user.home`` from
+    the passwd entry alone, ``?`` without one (JDK-8280357 made newer JDKs
+    fall back to ``$HOME``; ``JAVA_TOOL_OPTIONS`` reaches every JVM the scripts
+    start: ``-Duser.home`` sets it for JDK 8 too). Both point at the volatile
+    volume, which such pods always mount (:mod:`.volumes`). A job that sets
+    either variable itself keeps its own (``non-root-home`` warns when
+    ``JAVA_TOOL_OPTIONS`` lacks ``-Duser.home``).
+    """
+    if not job.spec.security.non_root:
+        return []
+    own = {variable.name for variable in (*job.spec.env, *scope_env)}
+    home: list[dict[str, Any]] = []
+    if "HOME" not in own:
+        home.append(_env("HOME", names.HOME_PATH))
+    if "JAVA_TOOL_OPTIONS" not in own:
+        home.append(_env("JAVA_TOOL_OPTIONS", f"-Duser.home={names.HOME_PATH}"))
+    return home
 
 
 _EXPANDED_DOLLAR = r"\$(?=[$(])"

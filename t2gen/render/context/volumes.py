@@ -32,7 +32,11 @@ __all__ = ["pod_volumes"]
 #   (conf/kubernetes/data.yaml lines 21-28, K8sVolatileVolume.java line 25). Without a
 #   volatileDisk the launcher mounts nothing there and it lands on the root filesystem, so
 #   a read-only root gets an emptyDir without a sizeLimit (the ephemeral-storage limit, if
-#   any, bounds it as it bounded the container's writable layer).
+#   any, bounds it as it bounded the container's writable layer). So do containers that do
+#   not run as root (profile restricted): "/" is root's, so mkdirs of /twister2-volatile/logs
+#   fails and K8sWorkerUtils.initLogger throws "Failed to create the log directory" for
+#   every worker and the job master; an emptyDir is writable by any user. It is also their
+#   HOME (names.HOME_PATH, render/context/env.py).
 # - /persistent: the claim, when the job has one (FileSystemContext.java lines 40-46;
 #   checkpoints, conf/kubernetes/checkpoint.yaml line 2). Without a claim only checkpointing
 #   writes there, which needs the claim anyway to survive a restart.
@@ -68,7 +72,8 @@ def pod_volumes(
         ``spec.security.readOnlyRootFilesystem`` also an emptyDir at
         ``/twister2-volatile`` (without a ``sizeLimit`` when there is no
         ``volatile`` disk) and one at ``/tmp``, the paths the runtime writes
-        to (the comment above lists them with their sources).
+        to (the comment above lists them with their sources); with the
+        ``restricted`` profile (not root) the one at ``/twister2-volatile``.
     """
     volumes: list[dict[str, Any]] = [
         {
@@ -83,7 +88,7 @@ def pod_volumes(
         {"name": names.MEMORY_VOLUME, "mountPath": names.MEMORY_VOLUME_PATH}
     ]
     read_only_root = job.spec.security.read_only_root_filesystem
-    if not volatile.is_zero() or read_only_root:
+    if not volatile.is_zero() or read_only_root or job.spec.security.non_root:
         volumes.append(
             {
                 "name": names.VOLATILE_VOLUME,
