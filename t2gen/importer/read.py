@@ -20,6 +20,7 @@ from typing import IO
 from t2gen.errors import ConfigError, Problem, SchemaError
 from t2gen.importer.keys import CONF_DIRS, LOAD_ORDER, lookup
 from t2gen.importer.model import CommentedKey, Origin, Setting, Twister2Config
+from t2gen.importer.snakeyaml import with_snakeyaml_booleans
 from t2gen.jobfile.yaml import SourceDoc, parse_job
 from t2gen.textfile import decode_source, read_source
 
@@ -97,7 +98,7 @@ def _parse(path: str, text: str) -> SourceDoc | None:
     ):
         return None
     try:
-        return parse_job(text, path=path)
+        return with_snakeyaml_booleans(parse_job(text, path=path))
     except ConfigError as err:
         problems = [
             Problem(

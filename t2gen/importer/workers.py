@@ -197,8 +197,12 @@ def _twister2_order(conv: Conversion, setting: Setting, items: list[Any]) -> lis
     ``Twister2Job.updateIndexesForComputeResources`` (DSC-SPIDAL/twister2
     ``twister2/api/src/java/edu/iu/dsc/tws/api/Twister2Job.java:137-168``)
     moves the one scalable compute resource to the end and renumbers those
-    after it; workers find their compute resource by that index. More than one
-    scalable resource is an error, as in Twister2 (``:139-142``).
+    after it; workers find their compute resource by that index. It does so
+    for every job, OpenMPI's too: ``serialize()`` runs before any launcher
+    (``Twister2Job.java:93-96``), and an OpenMPI pod looks its compute resource
+    up by that index as well (``K8S/mpi/MPIWorkerStarter.java:176``), although
+    the scalable flag itself means nothing there. More than one scalable
+    resource is an error, as in Twister2 (``:139-142``).
     """
     order = list(range(len(items)))
     scalable = [
@@ -213,7 +217,7 @@ def _twister2_order(conv: Conversion, setting: Setting, items: list[Any]) -> lis
             f"compute resource {scalable[0]} is already scalable; Twister2 refuses a job with more than "
             "one scalable compute resource: keep scalable on one",
         )
-    elif scalable and scalable[0] != len(items) - 1 and not conv.is_mpi:
+    elif scalable and scalable[0] != len(items) - 1:
         moved = scalable[0]
         order = [i if i < moved else i - 1 for i in range(len(items))]
         order[moved] = len(items) - 1
@@ -222,7 +226,8 @@ def _twister2_order(conv: Conversion, setting: Setting, items: list[Any]) -> lis
             f"{setting.name}[{moved}].scalable",
             f"imported as the last worker group, spec.workers[{len(items) - 1}] (StatefulSet "
             f"<job>-{len(items) - 1}): Twister2 moves the scalable compute resource to the last index, and "
-            f"compute resources {moved + 1}-{len(items) - 1} move up one, as their workers will look them up",
+            f"compute resources {moved + 1}-{len(items) - 1} move up one, as their workers will look them up"
+            + (" (in OpenMPI jobs too, which never scale)" if conv.is_mpi else ""),
         )
     return order
 

@@ -531,3 +531,56 @@ def test_a_job_master_in_the_client_is_refused_at_the_twister2_key(
         and "leaves the workers without a job master" in p
         for p in found
     ), found
+
+
+def test_an_openmpi_scalable_compute_resource_moves_last_too(tmp_path: Path) -> None:
+    """``Twister2Job.serialize()`` moves the scalable resource last for every job (``Twister2Job.java:93-96,137-168``).
+
+    An OpenMPI pod looks its compute resource up by that index
+    (``K8S/mpi/MPIWorkerStarter.java:176``), so the StatefulSets must follow it,
+    although OpenMPI never scales.
+    """
+    text = (
+        BASE.replace(
+            "edu.iu.dsc.tws.comms.tcp.TWSTCPChannel",
+            "edu.iu.dsc.tws.comms.mpi.TWSMPIChannel",
+        ).replace(
+            "    instances: 2\n",
+            "    instances: 2\n    scalable: true\n    workersPerPod: 2\n",
+        )
+        + "  - {cpu: 2.0, ram: 2048, disk: 0.0, instances: 1, workersPerPod: 2}\n"
+        + "  - {cpu: 3.0, ram: 1024, disk: 0.0, instances: 3, workersPerPod: 2}\n"
+    )
+    (tmp_path / "resource.yaml").write_text(text, encoding="utf-8")
+    result = import_config([str(tmp_path / "resource.yaml")], jar_file="j.jar")
+    assert [w["cpu"] for w in result.job["spec"]["workers"]] == [2, 3, 1]
+    assert not any("scalable" in w for w in result.job["spec"]["workers"])
+    assert any(
+        "imported as the last worker group" in str(w) and "OpenMPI" in str(w)
+        for w in result.warnings
+    )
+    job = imported_job(result.text, "job.yaml")
+    assert job.spec.mpi.enabled and [g.count for g in job.spec.workers] == [2, 6, 4]
+
+
+@pytest.mark.parametrize(
+    ("word", "meaning"), [("yes", True), ("On", True), ("NO", False), ("off", False)]
+)
+def test_snakeyaml_booleans_import_as_booleans(
+    tmp_path: Path, word: str, meaning: bool
+) -> None:
+    """A plain ``yes``/``on``/``no``/``off`` is a boolean to Twister2's SnakeYAML 1.x (``Resolver.BOOL``)."""
+    text = BASE + f"kubernetes.bind.worker.to.cpu: {word}\n"
+    (tmp_path / "resource.yaml").write_text(text, encoding="utf-8")
+    result = import_config([str(tmp_path / "resource.yaml")], jar_file="j.jar")
+    assert (
+        result.job["spec"].get("bindWorkersToCpu", False) is meaning
+    )  # false is the default
+
+
+def test_a_quoted_yes_stays_a_string_and_is_refused(tmp_path: Path) -> None:
+    """SnakeYAML keeps ``"yes"`` a string, which Twister2's ``TypeUtils.getBoolean`` reads as false: refused as unclear."""
+    found = problems_of(
+        tmp_path, {"resource.yaml": BASE + 'kubernetes.bind.worker.to.cpu: "yes"\n'}
+    )
+    assert any("must be true or false" in p for p in found), found
