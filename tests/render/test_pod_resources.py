@@ -159,10 +159,21 @@ def test_read_only_root_covers_every_container_with_writable_runtime_paths(
     assert pods[0]["volumes"][1]["emptyDir"] == {}
 
 
-def test_no_read_only_root_means_no_extra_volumes() -> None:
+def test_no_read_only_root_means_no_tmp_volume_and_non_root_a_volatile_one() -> None:
+    """A writable root needs no ``/tmp`` volume; a non-root user still needs ``/twister2-volatile`` (issue 31).
+
+    ``/`` is root's, so the runtime's log directory there needs a volume
+    (``K8sWorkerUtils.java:105-114``); root (the default profile) can create it.
+    """
     pod = _worker_pod("workers:\n  - count: 1\nsecurity: {profile: restricted}\n")
-    assert [v["name"] for v in pod["volumes"]] == ["twister2-memory-dir"]
+    assert [v["name"] for v in pod["volumes"]] == [
+        "twister2-memory-dir",
+        "twister2-volatile-dir",
+    ]
+    assert pod["volumes"][1]["emptyDir"] == {}
     assert "readOnlyRootFilesystem" not in pod["containers"][0]["securityContext"]
+    pod = _worker_pod("workers:\n  - count: 1\n")
+    assert [v["name"] for v in pod["volumes"]] == ["twister2-memory-dir"]
 
 
 def test_checkov_skips_name_only_checks_a_twister2_job_cannot_pass() -> None:
