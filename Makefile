@@ -80,9 +80,9 @@ bench: $(STAMP) $(HELM) ## Time t2gen against python -c pass (and peers: kubectl
 	$(BIN)/python bench/layout.py --append bench/results.md
 	$(BIN)/python bench/package_bench.py --append bench/results.md
 
-fuzz: $(STAMP) ## A long property-based run over the job schema, and -o DIR under kills and concurrency
+fuzz: $(STAMP) ## A long property-based run over the job schema, and the slow tier: every flood shape, every golden's broken copies, -o DIR under kills and concurrency
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/properties/test_properties.py tests/properties/test_injection.py tests/jobfile/yaml/test_fastpath.py -q -s
-	T2GEN_SLOW=1 $(BIN)/python -m pytest tests/output/test_atomicdir_kills.py -q -s -m slow
+	T2GEN_SLOW=1 $(BIN)/python -m pytest -n auto -q -s -m slow
 
 clean: ## Remove the venv, caches and build output
 	rm -rf $(VENV) .tools build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis bench/.work

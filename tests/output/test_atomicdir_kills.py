@@ -234,9 +234,6 @@ def test_concurrent_renders_into_one_directory_are_serialised(tmp_path: Path) ->
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    os.environ.get("T2GEN_SLOW") != "1", reason="long: run by `make fuzz`"
-)
 def test_kills_and_concurrency_at_length(tmp_path: Path) -> None:
     for fallback in (False, True):
         (tmp_path / str(fallback)).mkdir()
