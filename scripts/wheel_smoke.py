@@ -7,6 +7,13 @@ What a user gets from ``pip install``: the wheel must carry ``templates/`` and
 ``schemas/``, a wheel built from the sdist must too, and the installed ``t2gen``
 must validate and render every example from an unrelated directory, byte for
 byte as the golden files say.
+
+The Containerfile's steps, where no container engine runs (``docker build`` needs
+one): its build stage's ``COPY`` sources, and only those, make the wheel with the
+stage's own ``pip wheel`` line; that wheel goes into a fresh venv as the final
+stage installs it, and ``t2gen`` runs there as the image's non-root user (uid
+10001, no home, ``PYTHONDONTWRITEBYTECODE=1``) when this runs as root. The image
+itself is not built.
 """
 
 from __future__ import annotations
@@ -35,6 +42,93 @@ def check_wheel(wheel: Path) -> None:
     for required in ("t2gen/templates/k8s/statefulset-workers.yaml.j2", "t2gen/schemas/twister2job.schema.json",
                      "t2gen/templates/init/twister2job.yaml", "t2gen/py.typed"):  # fmt: skip
         assert required in names, f"{wheel.name} lacks {required}"
+
+
+# The Containerfile's RUN lines this script reproduces: change both together.
+CONTAINERFILE_RUN = (
+    "python -m pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .",
+    'python -m venv /opt/t2gen && wheel="$(ls /wheels/t2gen-*.whl)" && '
+    '/opt/t2gen/bin/pip install --no-cache-dir "${wheel}${EXTRAS:+[$EXTRAS]}" && '
+    "rm -rf /wheels && useradd --uid 10001 --user-group --no-create-home "
+    "--shell /usr/sbin/nologin t2gen",
+)
+
+
+def containerfile_steps(work: Path) -> None:
+    """Run the Containerfile's build and install steps in ``work``, without an engine.
+
+    Raises:
+        AssertionError: the Containerfile's RUN lines are not the ones reproduced
+            here, a file the wheel needs is not copied, or the installed t2gen does
+            not run as the image's user.
+    """
+    import os
+    import re
+    import shutil
+
+    text = (ROOT / "Containerfile").read_text(encoding="utf-8")
+    runs = tuple(
+        " ".join(part.strip() for part in block.replace("\\\n", " ").split())
+        for block in re.findall(r"^RUN ((?:.*\\\n)*.*)", text, re.MULTILINE)
+    )
+    assert runs == CONTAINERFILE_RUN, f"the Containerfile's RUN lines changed: {runs}"
+    build_stage = text.split("\nFROM ", 2)[1]
+    source = work / "src"
+    source.mkdir()
+    for line in re.findall(r"^COPY (?!--from)(.*)$", build_stage, re.MULTILINE):
+        *names, _dest = line.split()
+        for name in names:
+            origin = ROOT / name
+            if origin.is_dir():
+                shutil.copytree(
+                    origin, source / name, ignore=shutil.ignore_patterns("__pycache__")
+                )
+            else:
+                shutil.copy2(origin, source / name)
+    wheels = work / "wheels"
+    run(sys.executable, "-m", "pip", "wheel", "--no-cache-dir", "--no-deps",
+        "--quiet", "--wheel-dir", str(wheels), ".", cwd=source)  # fmt: skip
+    (wheel,) = wheels.glob("t2gen-*.whl")
+    check_wheel(wheel)
+    # The image's user must reach the interpreter: a system Python, as the image's
+    # /usr/local/bin/python, rather than one under root's home.
+    as_root = os.geteuid() == 0
+    base = shutil.which("python3", path="/usr/local/bin:/usr/bin") if as_root else None
+    opt = work / "opt-t2gen"
+    run(base or sys.executable, "-m", "venv", str(opt))
+    run(str(opt / "bin" / "pip"), "install", "--no-cache-dir", "--quiet",
+        "--disable-pip-version-check", str(wheel))  # fmt: skip
+    job = work / "job"
+    job.mkdir()
+    shutil.copy2(ROOT / "examples" / "wordcount.yaml", job / "job.yaml")
+    env = {"PATH": f"{opt / 'bin'}:/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}
+    as_user = None
+    if as_root and base is not None:  # USER 10001:10001, as the image runs it
+        temp = Path(tempfile.gettempdir())
+        for path in (*work.parents, work, *work.rglob("*")):
+            if path.is_relative_to(temp) and path != temp:
+                readable = 0o555 if path.is_dir() else 0o444
+                path.chmod(path.stat().st_mode | readable)
+
+        def as_user() -> None:
+            os.setgroups([])
+            os.setgid(10001)
+            os.setuid(10001)
+
+    print(
+        f"+ ({'uid 10001' if as_user else 'this user'}) t2gen --version; t2gen render job.yaml",
+        flush=True,
+    )
+    for args in (["--version"], ["render", "job.yaml"]):
+        done = subprocess.run(
+            ["t2gen", *args], cwd=job, env=env, preexec_fn=as_user,
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, (args, done.stderr)
+    golden = ROOT / "tests/golden/wordcount/expected.stdout"
+    assert done.stdout == golden.read_text(encoding="utf-8"), (
+        "the image's t2gen renders differently"
+    )
 
 
 def main() -> None:
@@ -117,6 +211,7 @@ def main() -> None:
         (elsewhere / "job.yaml").write_text(starter, encoding="utf-8")
         run(t2gen, "render", "job.yaml", cwd=elsewhere)
         run(str(python), "-m", "t2gen", "schema", cwd=elsewhere)
+        containerfile_steps(work / "containerfile")
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)
             for built in (wheel, sdist):
