@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from t2gen.plan.admission import admission_dict, admission_lines
 from t2gen.plan.filters.interpod import anti_affinity_name
 from t2gen.plan.nodes import Node
 from t2gen.plan.quantities import MEMORY, Resources, format_cpu, format_resource
@@ -163,7 +164,7 @@ def format_plan(result: PlanResult, *, max_rejections: int = SHOWN_REJECTIONS) -
         The text, ending in a newline: verdict and reasons, one row per
         StatefulSet, the rejected nodes, the placement and the notes.
     """
-    lines = []
+    lines = admission_lines(result.admission) if result.admission else []
     if result.feasible:
         used = len({x.node for x in result.placement})
         lines.append(
@@ -282,6 +283,7 @@ def plan_to_dict(result: PlanResult) -> dict[str, Any]:
             for g in result.gangs
         ],
         "scheduler": _scheduler_dict(result),
+        "admission": admission_dict(result.admission) if result.admission else None,
         "notes": list(result.notes),
     }
 
