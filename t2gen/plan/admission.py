@@ -146,7 +146,8 @@ def admission(
         members = [
             s
             for s in shapes
-            if s.labels.get(_VOLCANO_GROUP) == name and s.scheduler == "volcano"
+            if name in (s.labels.get(_VOLCANO_GROUP), s.annotations.get(_VOLCANO_GROUP))
+            and s.scheduler == "volcano"
         ]
         if members:
             queue = str((obj.get("spec") or {}).get("queue") or "default")
