@@ -43,10 +43,9 @@ What it follows (kubernetes/kubernetes):
   running pods without requests count as 0, where the scheduler's scores count
   100m cpu and 200 MiB (``GetNonzeroRequests``).
 
-Ties are random, so the loop runs several times with different tie-breaks (the
-first node found, then seeded random choices), which is what "may strand" means:
-some of the runs stranded a pod. The work is bounded (:data:`MAX_EVALUATIONS`);
-a job too large for it is reported as not simulated.
+Ties are random, and the queue order depends on how the StatefulSet controller
+interleaves the StatefulSets' pods (:mod:`t2gen.plan.orders`), so
+:mod:`t2gen.plan.simulate` runs this loop once per queue order and tie-break.
 """
 
 from __future__ import annotations
@@ -363,5 +362,8 @@ def explain(
         if len(candidates) != 1
         else "the only node that passes its filters"
     )
-    reason = f"{where} were taken by pods placed before it: {names(details, sep='; ')}"
+    taken = "were" if len(candidates) != 1 else "was"
+    reason = (
+        f"{where} {taken} taken by pods placed before it: {names(details, sep='; ')}"
+    )
     return Stranding(f"{t.name}-{ordinal}", t.name, reason, tuple(blockers))
