@@ -30,7 +30,9 @@ EPILOG = (
     "  kubectl t2gen plan -f job.yaml\n\n"
     "  t2gen plan job.yaml -o json | jq '.workers[] | select(.id == 5)'\n\n"
     "  kubectl get nodes -o json > nodes.json; kubectl get pods -A -o json > pods.json\n\n"
-    "  t2gen plan job.yaml --nodes nodes.json --pods pods.json"
+    "  t2gen plan job.yaml --nodes nodes.json --pods pods.json\n\n"
+    "  kubectl get resourcequota,limitrange -n analytics -o json > quota.json\n\n"
+    "  t2gen plan job.yaml -n analytics --nodes nodes.json --quota quota.json"
 )
 
 
@@ -139,11 +141,16 @@ def plan(
     tolerations, cordoned nodes, allocatable cpu, memory, pods and extended
     resources, whole free cores for workers bound to cpus, pod
     (anti-)affinity of all-separate-nodes and all-same-node), then a verdict
-    with its reasons and one placement of every pod at once. Exit code 0 when
-    the job fits, 1 when it does not. This predicts feasibility by the
-    filters' rules: the scheduler may choose other nodes than the placement
-    shown, and pods or nodes that change before the job is applied change the
-    answer.
+    with its reasons and one placement of every pod at once; nodes whose
+    Ready condition is not True are not schedulable. When the job fits, under
+    which queue orders (the StatefulSet controller creates the StatefulSets'
+    pods concurrently) the default scheduler strands a pod. With --quota,
+    first whether the job will be admitted: LimitRange defaults and limits,
+    each ResourceQuota pod by pod, a Kueue or Volcano queue; the first refused
+    pod and the limit. Exit code 0 when the job fits (and is admitted), 1 when
+    it does not. This predicts feasibility by the filters' rules: the
+    scheduler may choose other nodes than the placement shown, and pods or
+    nodes that change before the job is applied change the answer.
     """
     files, deprecated_format = job_files(
         [job] if job is not None else None,
