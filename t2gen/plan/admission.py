@@ -225,6 +225,13 @@ def admission_lines(v: AdmissionVerdict) -> list[str]:
         lines += [f"  {q.kind} {q.name}: {q.reason}" for q in v.queues]
     elif v.queues:
         lines += [f"  {q.kind} {q.name}: {q.reason}" for q in v.queues if q.admitted]
+    if run.unsynced:
+        lines.append(
+            f"  ResourceQuota {', '.join(run.unsynced)} has no status for every resource it "
+            "tracks yet: until the quota controller computes it (seconds after it is created "
+            "or changed) the API server refuses the pods it counts (status unknown for "
+            "quota); checked against spec.hard, with nothing used"
+        )
     if v.defaulted:
         lines.append(
             "  LimitRange defaults counted on containers that set none: "

@@ -179,6 +179,9 @@ class SchedulerLoop:
                     self.running[a][i] = self.running[a].get(i, 0) + w
                     self.scored[a] = True
         self.static: list[dict[int, tuple[int, int]]] = [{} for _ in templates]
+        self.initial = free_resources(
+            nodes, pods
+        )  # copied per run: O(nodes), not O(pods)
         self.alloc_cpu = [node.allocatable.cpu_millis for node in nodes]
         self.alloc_memory = [node.allocatable.memory_bytes for node in nodes]
 
@@ -210,7 +213,15 @@ class SchedulerLoop:
         templates, nodes = self.templates, self.nodes
         n = len(nodes)
         find = nodes_to_find(n)
-        state = free_resources(nodes, self.pods)
+        first_state = self.initial
+        state = FreeResources(
+            cpu=list(first_state.cpu),
+            memory=list(first_state.memory),
+            pods=list(first_state.pods),
+            cores=list(first_state.cores),
+            extended=[dict(x) for x in first_state.extended],
+            hosted=[None] * n,
+        )
         counts: list[dict[int, int]] = [{} for _ in range(n)]
         placed_on: dict[int, set[int]] = {}
         stranded = 0

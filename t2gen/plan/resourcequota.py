@@ -213,6 +213,11 @@ class QuotaRun(Record):
             admitted pods (``requests.cpu 6.2/10``).
         whole_job: the whole job exceeds a quota (then some pod is refused in
             every creation order, not only in this one).
+        unsynced: matched quotas whose status lacks ``hard`` or a tracked
+            ``used`` (just created): until the quota controller fills it, within
+            seconds, the API server refuses every pod they count ("status unknown
+            for quota", ``hasUsageStats`` in ``controller.go``); checked here against
+            ``spec.hard`` and a ``used`` of 0.
     """
 
     pods: int
@@ -223,6 +228,7 @@ class QuotaRun(Record):
     matched: tuple[str, ...]
     after: tuple[str, ...]
     whole_job: bool
+    unsynced: tuple[str, ...] = ()
 
 
 def _refuse(
@@ -334,7 +340,13 @@ def check_pods(shapes: Sequence[PodShape], quotas: Sequence[ResourceQuota]) -> Q
         for key, q in matched.items()
         for k in q.hard
     )
+    unsynced = tuple(
+        q.name
+        for q in matched.values()
+        if q.hard_from_spec or any(k not in q.used for k in _matching(list(q.hard)))
+    )
     return QuotaRun(
+        unsynced=unsynced,
         pods=total,
         before=before,
         admitted=admitted,

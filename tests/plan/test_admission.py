@@ -534,3 +534,14 @@ def test_the_namespace_comes_from_the_job_or_the_only_one_in_the_file(
     assert (
         run_console(["plan", wordcount, "--quota", str(path)]).exit_code == 2
     )  # needs --nodes
+
+
+def test_a_quota_without_status_is_checked_against_its_spec_and_said_so() -> None:
+    doc = _quota("admitted.json")
+    del doc["items"][0]["status"]
+    verdict = admission(
+        _objects("wordcount.yaml"), parse_quota_objects(doc), "analytics"
+    )
+    assert verdict.admitted and verdict.quota.unsynced == ("compute",)
+    assert verdict.quota.after == ("requests.memory 9856Mi/24Gi",)
+    assert any("status unknown for quota" in line for line in admission_lines(verdict))
