@@ -213,7 +213,7 @@ def admission_lines(v: AdmissionVerdict) -> list[str]:
     for q in v.queues:
         if not q.admitted:
             head = "not admitted" if not lines else "  and"
-            lines.append(f"{head}: {q.kind} {q.name} {q.reason}")
+            lines.append(f"{head}: {q.kind} {q.name}: {q.reason}")
     if not lines:
         matched = (
             f"ResourceQuota {', '.join(run.matched)} ({_where(v)}) admits all {v.pods} pods"

@@ -385,7 +385,7 @@ def test_kueue_admits_the_pod_group_by_flavor_and_cohort() -> None:
         "no flavor holds the job's cpu 6.2, memory 13824Mi: flavor on-demand: cpu: used 8 + 6.2 > nominalQuota 12"
     )
     assert admission_lines(short)[0].startswith(
-        "not admitted: Kueue ClusterQueue team-a-cq no flavor holds"
+        "not admitted: Kueue ClusterQueue team-a-cq: no flavor holds"
     )
     borrowed = admission(
         objects, parse_quota_objects(_kueue("12", "8", cohort=True)), "analytics"
@@ -545,3 +545,44 @@ def test_a_quota_without_status_is_checked_against_its_spec_and_said_so() -> Non
     assert verdict.admitted and verdict.quota.unsynced == ("compute",)
     assert verdict.quota.after == ("requests.memory 9856Mi/24Gi",)
     assert any("status unknown for quota" in line for line in admission_lines(verdict))
+
+
+@pytest.mark.parametrize(
+    ("example", "quota", "first", "code"),
+    [
+        (
+            "kueue-gang.yaml",
+            "kueue.json",
+            "  Kueue ClusterQueue team-a-cq: admits the pod group as one workload "
+            "(flavor on-demand for cpu, memory)",
+            0,
+        ),
+        (
+            "volcano-gang.yaml",
+            "volcano.json",
+            "not admitted: Volcano Queue default: the gang's minimum does not fit the "
+            "queue's capability (realCapability): cpu: allocated 4 + 10.2 > 11.09",
+            1,
+        ),
+    ],
+)
+def test_queue_fixtures_on_the_command_line(
+    example: str, quota: str, first: str, code: int
+) -> None:
+    # kueue.json: team-a-cq has 12 cpu, 8 used, and borrows from team-b-cq in its
+    # cohort; volcano.json: the default queue's capability is 12 cpu, but the other
+    # queue's guarantee of 100 cpu leaves it 111.09 - 102 + 2 of examples/nodes.json.
+    result = run_console(
+        [
+            "plan",
+            str(ROOT / "examples" / example),
+            "-n",
+            "analytics",
+            "--nodes",
+            NODES,
+            "--quota",
+            str(QUOTA / quota),
+        ]
+    )
+    assert result.exit_code == code, result.stderr
+    assert first in result.stdout.splitlines()[:2]
