@@ -10,16 +10,22 @@ created its pods (each pod through the ResourceQuota plugin first).
   request: ``usage + request <= nominalQuota``, plus what it may borrow from
   its cohort (at most ``borrowingLimit``, at most what the cohort's other
   ClusterQueues leave unused, at most their ``lendingLimit``)
-  (``pkg/scheduler/flavorassigner/flavorassigner.go``, ``fitsResourceQuota``).
+  (``pkg/scheduler/flavorassigner/flavorassigner.go:1334``, ``fitsResourceQuota``,
+  commit ff69552 of kubernetes-sigs/kueue; the fields: ``apis/kueue/v1beta1/clusterqueue_types.go``
+  lines 65-79 resourceGroups and cohort, 235-259 nominalQuota, borrowingLimit and
+  lendingLimit, 283-291 flavorsReservation and flavorsUsage).
   A requested resource no group covers makes the workload inadmissible. It
   counts requests, not limits; ``status.flavorsReservation`` is what the
   admitted workloads hold.
-* Volcano (volcano-sh/volcano, ``pkg/scheduler/plugins/proportion/proportion.go``):
+* Volcano (volcano-sh/volcano, commit ed72c7c, ``pkg/scheduler/plugins/proportion/proportion.go``):
   a PodGroup's ``spec.queue``; a Queue whose ``status.state`` is not Open takes
-  no job (``queueAllocatable``); each task is allocated only while ``allocated +
-  request`` stays within the queue's ``deserved`` share, which is at most its
-  ``realCapability``: ``capability``, capped by the cluster's allocatable minus
-  the other queues' ``guarantee`` (``realCapability``, lines 120-138). The gang
+  no job (``queueAllocatable``, line 335); each task is allocated only while
+  ``allocated + request`` stays within the queue's ``deserved`` share, which is at
+  most its ``realCapability``: ``capability``, capped by the cluster's allocatable
+  minus the other queues' ``guarantee`` plus its own (lines 120-138); a PodGroup
+  without ``minResources`` is always enqueued (``AddJobEnqueueableFn``, line 404).
+  The Queue's fields: ``staging/src/volcano.sh/apis/pkg/apis/scheduling/v1beta1/types.go``
+  lines 394 (state), 422 (allocated), 469 (capability), 478 (guarantee), 496 (deserved). The gang
   plugin binds nothing until ``minMember`` tasks are allocated. ``plan`` checks
   the gang's minimum against ``realCapability``: beyond it the job never starts;
   within it, the deserved share (which depends on the other queues' demand)
