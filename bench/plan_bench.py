@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -636,10 +637,16 @@ def measure(command: list[str], cwd: str) -> tuple[float, float, int, str]:
 
 
 def simulated(stdout: str) -> str:
-    """What ``plan`` said of the default scheduler's loop: its runs, or that it skipped it."""
+    """What ``plan`` said of the default scheduler's loop: the queue orders it ran, or that it skipped it."""
     for line in stdout.splitlines():
-        if "simulated run" in line:
-            return line.rsplit(" in ", 1)[-1] if " in " in line else line
+        every = re.search(r"all ([\d,]+) (?:queue orders )?simulated", line)
+        if every:
+            return f"all {every.group(1)} queue orders"
+        some = re.search(
+            r"(\d+) (?:queue orders simulated, )?of (?:the )?([\d,]+)", line
+        )
+        if some and "queue order" in line:
+            return f"{some.group(1)} of {some.group(2)} queue orders"
         if "was not simulated" in line:
             return "not simulated (bound)"
     return "-"

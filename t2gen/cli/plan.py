@@ -30,7 +30,9 @@ EPILOG = (
     "  kubectl t2gen plan -f job.yaml\n\n"
     "  t2gen plan job.yaml -o json | jq '.workers[] | select(.id == 5)'\n\n"
     "  kubectl get nodes -o json > nodes.json; kubectl get pods -A -o json > pods.json\n\n"
-    "  t2gen plan job.yaml --nodes nodes.json --pods pods.json"
+    "  t2gen plan job.yaml --nodes nodes.json --pods pods.json\n\n"
+    "  kubectl get resourcequota,limitrange -n analytics -o json > quota.json\n\n"
+    "  t2gen plan job.yaml -n analytics --nodes nodes.json --quota quota.json"
 )
 
 
@@ -70,6 +72,16 @@ def plan(
             "--pods",
             help="The running pods: the output of `kubectl get pods -A -o json`; their requests "
             "are subtracted from the nodes' allocatable (with --nodes).",
+            metavar="FILE",
+        ),
+    ] = None,
+    quota: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+        typer.Option(
+            "--quota",
+            help="The namespace's quotas: the output of `kubectl get resourcequota,limitrange -o "
+            "json`, with Kueue ClusterQueues and LocalQueues or Volcano Queues if the job uses "
+            "them; says whether the job will be admitted, and by which limit not (with --nodes).",
             metavar="FILE",
         ),
     ] = None,
@@ -129,11 +141,16 @@ def plan(
     tolerations, cordoned nodes, allocatable cpu, memory, pods and extended
     resources, whole free cores for workers bound to cpus, pod
     (anti-)affinity of all-separate-nodes and all-same-node), then a verdict
-    with its reasons and one placement of every pod at once. Exit code 0 when
-    the job fits, 1 when it does not. This predicts feasibility by the
-    filters' rules: the scheduler may choose other nodes than the placement
-    shown, and pods or nodes that change before the job is applied change the
-    answer.
+    with its reasons and one placement of every pod at once; nodes whose
+    Ready condition is not True are not schedulable. When the job fits, under
+    which queue orders (the StatefulSet controller creates the StatefulSets'
+    pods concurrently) the default scheduler strands a pod. With --quota,
+    first whether the job will be admitted: LimitRange defaults and limits,
+    each ResourceQuota pod by pod, a Kueue or Volcano queue; the first refused
+    pod and the limit. Exit code 0 when the job fits (and is admitted), 1 when
+    it does not. This predicts feasibility by the filters' rules: the
+    scheduler may choose other nodes than the placement shown, and pods or
+    nodes that change before the job is applied change the answer.
     """
     files, deprecated_format = job_files(
         [job] if job is not None else None,
@@ -157,6 +174,8 @@ def plan(
                 raise typer.BadParameter("needs --nodes", param_hint="'--pods'")
             if gang:
                 raise typer.BadParameter("needs --nodes", param_hint="'--gang'")
+            if quota is not None:
+                raise typer.BadParameter("needs --nodes", param_hint="'--quota'")
         elif summary:
             raise typer.BadParameter(
                 "applies to the worker map, not to --nodes",
@@ -187,6 +206,7 @@ def plan(
             objects,
             nodes,
             pods,
+            quota,
             namespace=loaded.namespace,
             gang=gang,
             output_format=output_format,
@@ -212,6 +232,7 @@ def _feasibility(
     objects: list[dict[str, Any]],
     nodes_path: str,
     pods_path: str | None,
+    quota_path: str | None,
     *,
     namespace: str | None,
     gang: bool,
@@ -238,9 +259,50 @@ def _feasibility(
         gang=gang,
         min_members=min_members(objects),
     )
+    if quota_path is not None:
+        result = _admission(result, objects, quota_path, namespace, node_list)
     if output_format is PlanFormat.json:
         write_stdout(inert(_dumps(plan_to_dict(result))))
     else:
         write_stdout(inert(format_plan(result)))
-    if not result.feasible:
+    if not result.feasible or (result.admission and not result.admission.admitted):
         raise typer.Exit(1)
+
+
+def _admission(
+    result: Any,
+    objects: list[dict[str, Any]],
+    quota_path: str,
+    namespace: str | None,
+    nodes: Any,
+) -> Any:
+    """The plan with whether the job is admitted (``--quota``)."""
+    from t2gen.plan.admission import admission
+    from t2gen.plan.quotaread import read_quota
+    from t2gen.record import replace
+
+    objects_q = read_quota(quota_path)
+    if namespace is None:
+        spaces = sorted(objects_q.namespaces())
+        if len(spaces) > 1:
+            raise typer.BadParameter(
+                f"holds objects of namespaces {', '.join(spaces)} and the job names none: "
+                "pass --namespace",
+                param_hint="'--quota'",
+            )
+        namespace = spaces[0] if spaces else ""
+    allocatable = [
+        {
+            "cpu": n.allocatable.cpu_millis,
+            "memory": n.allocatable.memory_bytes,
+            "pods": n.allocatable.pods,
+            **dict(n.allocatable.extended),
+        }
+        for n in nodes
+        if not n.unschedulable and n.ready == "True"
+    ]
+    try:
+        verdict = admission(objects, objects_q, namespace, allocatable)
+    except ValueError as err:  # the rendered objects' quantities were checked already
+        raise typer.BadParameter(str(err), param_hint="'JOB'") from None
+    return replace(result, admission=verdict)

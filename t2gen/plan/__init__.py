@@ -17,8 +17,12 @@ Modules, in the order data flows:
     filters: one module per scheduler filter family (taints, node affinity,
         resources, inter-pod affinity).
     placement, components: the search for one placement of every pod at once.
-    simulate, kubescheduler: kube-scheduler's one-pod-at-a-time loop, and
-        whether it may strand a pod of a job that fits.
+    simulate, kubescheduler, orders: kube-scheduler's one-pod-at-a-time loop
+        over every queue order the StatefulSet controller can produce, and
+        under which orders it strands a pod of a job that fits.
+    quotaread, quotarecords, limitranger, resourcequota, queues, admission:
+        ``--quota``: LimitRanges, ResourceQuotas, Kueue and Volcano queues, and
+        whether the job will be admitted.
     result, report: the verdict as data, and as a table or JSON.
     workermap: the worker map of ``t2gen plan JOB`` (no nodes needed).
 """

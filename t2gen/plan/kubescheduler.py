@@ -43,10 +43,9 @@ What it follows (kubernetes/kubernetes):
   running pods without requests count as 0, where the scheduler's scores count
   100m cpu and 200 MiB (``GetNonzeroRequests``).
 
-Ties are random, so the loop runs several times with different tie-breaks (the
-first node found, then seeded random choices), which is what "may strand" means:
-some of the runs stranded a pod. The work is bounded (:data:`MAX_EVALUATIONS`);
-a job too large for it is reported as not simulated.
+Ties are random, and the queue order depends on how the StatefulSet controller
+interleaves the StatefulSets' pods (:mod:`t2gen.plan.orders`), so
+:mod:`t2gen.plan.simulate` runs this loop once per queue order and tie-break.
 """
 
 from __future__ import annotations
@@ -180,6 +179,9 @@ class SchedulerLoop:
                     self.running[a][i] = self.running[a].get(i, 0) + w
                     self.scored[a] = True
         self.static: list[dict[int, tuple[int, int]]] = [{} for _ in templates]
+        self.initial = free_resources(
+            nodes, pods
+        )  # copied per run: O(nodes), not O(pods)
         self.alloc_cpu = [node.allocatable.cpu_millis for node in nodes]
         self.alloc_memory = [node.allocatable.memory_bytes for node in nodes]
 
@@ -211,7 +213,15 @@ class SchedulerLoop:
         templates, nodes = self.templates, self.nodes
         n = len(nodes)
         find = nodes_to_find(n)
-        state = free_resources(nodes, self.pods)
+        first_state = self.initial
+        state = FreeResources(
+            cpu=list(first_state.cpu),
+            memory=list(first_state.memory),
+            pods=list(first_state.pods),
+            cores=list(first_state.cores),
+            extended=[dict(x) for x in first_state.extended],
+            hosted=[None] * n,
+        )
         counts: list[dict[int, int]] = [{} for _ in range(n)]
         placed_on: dict[int, set[int]] = {}
         stranded = 0
@@ -363,5 +373,8 @@ def explain(
         if len(candidates) != 1
         else "the only node that passes its filters"
     )
-    reason = f"{where} were taken by pods placed before it: {names(details, sep='; ')}"
+    taken = "were" if len(candidates) != 1 else "was"
+    reason = (
+        f"{where} {taken} taken by pods placed before it: {names(details, sep='; ')}"
+    )
     return Stranding(f"{t.name}-{ordinal}", t.name, reason, tuple(blockers))

@@ -1,15 +1,15 @@
 """Node lists: ``kubectl get nodes -o json`` (or ``-o yaml``) into typed records.
 
 ``parse_nodes`` reads a ``List`` (or ``NodeList``) of Nodes, or a single Node,
-and keeps what the scheduler's filters read: labels, taints, ``unschedulable``
-and ``status.allocatable``
+and keeps what the scheduler's filters read: labels, taints, ``unschedulable``,
+``status.allocatable`` and the Ready condition
 (https://kubernetes.io/docs/concepts/scheduling-eviction/kube-scheduler/).
 Every problem in the input is reported at once (:mod:`t2gen.plan.listio`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from t2gen.errors import Problem
@@ -23,7 +23,13 @@ from t2gen.plan.listio import PlanInputError, json_path, list_items, string_map
 from t2gen.plan.quantities import Resources, parse_resource_list
 from t2gen.record import Record
 
-__all__ = ["TAINT_EFFECTS", "Node", "node_field_problems", "parse_nodes"]
+__all__ = [
+    "TAINT_EFFECTS",
+    "Node",
+    "node_field_problems",
+    "parse_nodes",
+    "ready_status",
+]
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
@@ -39,6 +45,10 @@ class Node(Record):
         allocatable: ``status.allocatable``: cpu in millicores, memory in bytes,
             pods as a count, extended resources as whole units.
         capacity: ``status.capacity`` in the same units, None when absent.
+        ready: ``status`` of the Ready condition in ``status.conditions``
+            (``True``, ``False``, ``Unknown``), ``""`` when there is none; a node
+            that is not ``True`` is not schedulable
+            (:func:`t2gen.plan.filters.taints.reject_not_ready`).
     """
 
     name: str
@@ -47,6 +57,51 @@ class Node(Record):
     unschedulable: bool
     allocatable: Resources
     capacity: Resources | None = None
+    ready: str = "True"
+
+
+def not_ready_note(nodes: Sequence[Node], most: int = 5) -> str | None:
+    """The note that names the nodes whose Ready condition is not True, or None if all are Ready.
+
+    Args:
+        nodes: the nodes.
+        most: how many are named; the rest are counted.
+    """
+    down = [n for n in nodes if n.ready != "True"]
+    if not down:
+        return None
+    shown = ", ".join(
+        f"{n.name} (Ready {n.ready})" if n.ready else f"{n.name} (no Ready condition)"
+        for n in down[:most]
+    )
+    more = f" and {len(down) - most} more" if len(down) > most else ""
+    return (
+        f"not schedulable, not Ready: {shown}{more}; the node lifecycle controller "
+        "taints such a node NoSchedule within seconds, so no pod that does not "
+        "tolerate the taint is placed there"
+    )
+
+
+def ready_status(conditions: object) -> str | None:
+    """``status`` of the Ready condition in ``status.conditions``; ``""`` if none; None if malformed.
+
+    A node's conditions are a list of maps with string ``type`` and ``status``
+    (the Node API); anything else was not printed by ``kubectl get nodes``.
+    """
+    if conditions is None:
+        return ""
+    if not isinstance(conditions, list):
+        return None
+    found = ""
+    for condition in conditions:
+        if not isinstance(condition, Mapping):
+            return None
+        kind, status = condition.get("type"), condition.get("status")
+        if not isinstance(kind, str) or not isinstance(status, (str, type(None))):
+            return None
+        if kind == "Ready":
+            found = status or ""
+    return found
 
 
 def _resources(
@@ -289,6 +344,19 @@ def parse_nodes(
         )
         if allocatable is None:
             continue
+        ready = ready_status(status.get("conditions"))
+        if ready is None:
+            problems.append(
+                Problem(
+                    source,
+                    0,
+                    0,
+                    f"node {name}: conditions must be a list of maps with a string type and "
+                    "status, as `kubectl get nodes -o json` prints them",
+                    json_path(path, "status.conditions"),
+                )
+            )
+            continue
         nodes.append(
             Node(
                 name=name,
@@ -297,6 +365,7 @@ def parse_nodes(
                 unschedulable=spec.get("unschedulable") is True,
                 allocatable=allocatable,
                 capacity=capacity,
+                ready=ready,
             )
         )
     if problems:

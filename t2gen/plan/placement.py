@@ -38,7 +38,7 @@ from t2gen.plan.filters.resources import (
     room_for,
     take,
 )
-from t2gen.plan.nodes import Node
+from t2gen.plan.nodes import Node, not_ready_note
 from t2gen.plan.pods import ExistingPod
 from t2gen.plan.report import count_noun, shortfall
 from t2gen.plan.result import (
@@ -134,7 +134,7 @@ def plan_templates(
         ]
     n = len(nodes)
     state = free_resources(nodes, pods)
-    notes: list[str] = []
+    notes: list[str] = [x for x in (not_ready_note(nodes),) if x]
     by_node = {node.name: i for i, node in enumerate(nodes)}
     pods_on: dict[int, list[ExistingPod]] = {}
     for pod in pods:

@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from t2gen.plan.admission import admission_dict, admission_lines
 from t2gen.plan.filters.interpod import anti_affinity_name
 from t2gen.plan.nodes import Node
 from t2gen.plan.quantities import MEMORY, Resources, format_cpu, format_resource
 from t2gen.plan.result import FilterRejection, NodeAssignment, PlanResult
+from t2gen.plan.simulate import SchedulerVerdict
 from t2gen.plan.templates import WorkloadTemplate
 from t2gen.plan.text import aligned
 
@@ -133,21 +135,49 @@ def _ranges(assignments: Sequence[NodeAssignment]) -> str:
     return ", ".join(out)
 
 
+_BOUND = (
+    "the bound on the simulation's work: the StatefulSets one after another, then a "
+    "seeded sample of interleavings"
+)
+
+
+def _possible(verdict: SchedulerVerdict) -> str:
+    return f"{verdict.possible:,}" if verdict.possible < 10**12 else "more than 10^12"
+
+
 def _scheduler_lines(result: PlanResult) -> list[str]:
-    """The verdict of kube-scheduler's one-pod-at-a-time loop, under the feasible line."""
+    """The verdict of kube-scheduler's one-pod-at-a-time loop, per queue order."""
     verdict = result.scheduler
     if verdict is None or not verdict.simulated:
         return []
-    runs = f"{verdict.runs} simulated run{'s' if verdict.runs != 1 else ''}"
     stranded = verdict.stranded
+    capped = verdict.orders < verdict.possible
     if stranded is None:
+        if capped:
+            return [
+                "the default scheduler, placing one pod at a time, placed every pod in "
+                f"each of the {verdict.orders} queue orders simulated, of the "
+                f"{_possible(verdict)} the StatefulSet controller can produce ({_BOUND})"
+            ]
         return [
-            f"the default scheduler, placing one pod at a time, placed every pod in {runs}"
+            "the default scheduler, placing one pod at a time, placed every pod in "
+            "every queue order the StatefulSet controller can produce (all "
+            f"{verdict.possible} simulated)"
         ]
+    simulated = (
+        f"in the {verdict.orders} of {_possible(verdict)} queue orders simulated; {_BOUND}"
+        if capped
+        else f"all {verdict.possible} queue orders simulated"
+    )
     lines = [
-        f"fits, but the default scheduler may strand pod {stranded.pod} "
-        f"({verdict.stranded_runs} of {runs}): {stranded.reason}"
+        f"fits, but the default scheduler strands pod {stranded.pod} {verdict.when} "
+        f"({simulated}): {stranded.reason}"
     ]
+    if verdict.tie_orders:
+        lines.append(
+            f"  in {verdict.tie_orders} of those orders only with some tie-breaks "
+            "between equal nodes (the scheduler breaks ties at random)"
+        )
     lines += [f"  way out: {way}" for way in verdict.ways_out]
     return lines
 
@@ -163,7 +193,7 @@ def format_plan(result: PlanResult, *, max_rejections: int = SHOWN_REJECTIONS) -
         The text, ending in a newline: verdict and reasons, one row per
         StatefulSet, the rejected nodes, the placement and the notes.
     """
-    lines = []
+    lines = admission_lines(result.admission) if result.admission else []
     if result.feasible:
         used = len({x.node for x in result.placement})
         lines.append(
@@ -282,6 +312,7 @@ def plan_to_dict(result: PlanResult) -> dict[str, Any]:
             for g in result.gangs
         ],
         "scheduler": _scheduler_dict(result),
+        "admission": admission_dict(result.admission) if result.admission else None,
         "notes": list(result.notes),
     }
 
@@ -294,8 +325,11 @@ def _scheduler_dict(result: PlanResult) -> dict[str, Any] | None:
     stranded = verdict.stranded
     return {
         "mayStrand": verdict.may_strand,
-        "runs": verdict.runs,
-        "strandedRuns": verdict.stranded_runs,
+        "orders": verdict.orders,
+        "possibleOrders": verdict.possible,
+        "strandingOrders": verdict.stranding_orders,
+        "tieDependentOrders": verdict.tie_orders,
+        "strandsWhen": verdict.when or None,
         "stranded": None
         if stranded is None
         else {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from t2gen.plan.admission import AdmissionVerdict
 from t2gen.plan.quantities import Resources
 from t2gen.plan.simulate import SchedulerVerdict
 from t2gen.record import Record
@@ -120,6 +121,8 @@ class PlanResult(Record):
         scheduler: what kube-scheduler's one-pod-at-a-time loop did with the job
             (:mod:`t2gen.plan.simulate`); None when not asked (the job does not fit,
             or a gang or another scheduler places its pods).
+        admission: whether the API server creates the pods and their queue admits
+            them (``plan --quota``, :mod:`t2gen.plan.admission`); None when not asked.
     """
 
     feasible: bool
@@ -131,3 +134,4 @@ class PlanResult(Record):
     pods: int
     notes: tuple[str, ...] = ()
     scheduler: SchedulerVerdict | None = None
+    admission: AdmissionVerdict | None = None

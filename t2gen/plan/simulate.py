@@ -1,14 +1,23 @@
-"""Can the default scheduler strand a pod of a job that fits? The verdict of ``t2gen plan``.
+"""Can the default scheduler strand a pod of a job that fits? Under which queue orders?
 
 :mod:`t2gen.plan.placement` asks whether one placement of every pod exists. The
 default scheduler does not search for one: it places the pods one at a time and
 never revisits a choice (:mod:`t2gen.plan.kubescheduler`, which cites the
 kube-scheduler code it follows). A pod that takes the only node another pod
-could use strands that pod even though a placement exists. :func:`simulate`
-runs that loop several times with different tie-breaks (the scheduler breaks
-ties between equal nodes at random), which is what "may strand" means: some of
-the runs stranded a pod; then it looks for ways out. The work is bounded
-(:data:`MAX_EVALUATIONS`); a job too large for it is reported as not simulated.
+could use strands that pod even though a placement exists.
+
+Which pod goes first is not fixed: the StatefulSet controller syncs the job's
+StatefulSets concurrently, so their pods reach the scheduler's queue in any
+interleaving (:mod:`t2gen.plan.orders`, which cites the controller).
+:func:`simulate` runs the loop for each queue order (all of them when there
+are few, else a bounded set), each with two tie-breaks (the first of equal
+nodes, and a seeded random choice, as ``selectHost`` breaks ties at random),
+and says under which orders a pod is stranded (``in every order``, ``only
+when every pod of A is queued before every pod of B``, ...), not how often:
+how often depends on timing the node list does not show. Then it looks for
+ways out. The work is bounded (:data:`MAX_EVALUATIONS`, :data:`MAX_ORDERS`); a
+job too large for it is reported as not simulated, and a bound that cut the
+orders short is stated.
 """
 
 from __future__ import annotations
@@ -19,21 +28,27 @@ from collections.abc import Mapping, Sequence
 from t2gen.plan.filters.interpod import JobRelations
 from t2gen.plan.kubescheduler import SchedulerLoop, Stranding, names, nodes_to_find
 from t2gen.plan.nodes import Node
+from t2gen.plan.orders import creation_batch, queue_orders, strands_when
 from t2gen.plan.pods import ExistingPod
 from t2gen.plan.templates import DEFAULT_SCHEDULER, WorkloadTemplate
 from t2gen.record import Record, replace
 
 __all__ = [
     "MAX_EVALUATIONS",
-    "SIMULATED_RUNS",
+    "MAX_ORDERS",
+    "TIE_BREAKS",
     "SchedulerVerdict",
     "Stranding",
     "scheduler_verdict",
     "simulate",
 ]
 
-SIMULATED_RUNS = 4
-"""Runs of the loop: the first takes the first of equal nodes, the others choose at random."""
+MAX_ORDERS = 48
+"""Queue orders simulated at most; beyond, the orders that take the StatefulSets one
+after another and a seeded sample of interleavings, and the verdict says so."""
+
+TIE_BREAKS = 2
+"""Runs per order: the first of equal nodes, then a seeded random choice."""
 
 MAX_EVALUATIONS = 30_000
 """Nodes scored for one pod, summed over the pods and the runs: the simulation's bound.
@@ -44,28 +59,35 @@ smaller ones), a job of a few hundred pods on a few hundred nodes."""
 
 
 class SchedulerVerdict(Record):
-    """What the default scheduler's one-pod-at-a-time loop did with the job.
+    """What the default scheduler's one-pod-at-a-time loop did with the job, per queue order.
 
     Attributes:
         simulated: False when the loop was not run (see ``note``).
-        runs: runs of the loop (different tie-breaks).
-        stranded_runs: runs that left at least one pod without a node.
-        stranded: the first stranded pod of the first such run.
+        orders: queue orders simulated.
+        possible: queue orders the StatefulSet controller can produce (as
+            sequences of StatefulSets); more than ``orders`` when the bound cut it.
+        stranding_orders: orders in which some run stranded a pod.
+        tie_orders: of those, orders in which only some tie-breaks stranded it.
+        when: under which orders it strands, in words (:func:`strands_when`).
+        stranded: the first stranded pod of the first such order.
         ways_out: what avoids it, each a sentence.
         note: why the loop was not run, or what it could not model.
     """
 
     simulated: bool
-    runs: int = 0
-    stranded_runs: int = 0
+    orders: int = 0
+    possible: int = 0
+    stranding_orders: int = 0
+    tie_orders: int = 0
+    when: str = ""
     stranded: Stranding | None = None
     ways_out: tuple[str, ...] = ()
     note: str = ""
 
     @property
     def may_strand(self) -> bool:
-        """True if some run stranded a pod."""
-        return self.stranded_runs > 0
+        """True if some order stranded a pod."""
+        return self.stranding_orders > 0
 
 
 def simulate(
@@ -76,7 +98,7 @@ def simulate(
     relations: JobRelations,
     priorities: Mapping[int, int] | None = None,
 ) -> SchedulerVerdict:
-    """Run kube-scheduler's one-pod-at-a-time loop over the job's pods.
+    """Run kube-scheduler's one-pod-at-a-time loop over the job's pods, in every queue order.
 
     Args:
         templates: the job's templates (namespaces filled in), in creation order.
@@ -88,7 +110,8 @@ def simulate(
         priorities: template index to its pods' priority (0 when absent).
 
     Returns:
-        The verdict; ``simulated`` False when the work would exceed :data:`MAX_EVALUATIONS`.
+        The verdict; ``simulated`` False when not even one order fits
+        :data:`MAX_EVALUATIONS`.
     """
     n = len(nodes)
     find = nodes_to_find(n)
@@ -96,7 +119,7 @@ def simulate(
     per_run = sum(
         t.replicas * min(find, len(passing[a])) for a, t in enumerate(templates)
     )
-    runs = min(SIMULATED_RUNS, MAX_EVALUATIONS // max(per_run, 1))
+    runs = MAX_EVALUATIONS // max(per_run, 1)
     if runs < 1:
         return SchedulerVerdict(
             simulated=False,
@@ -106,24 +129,58 @@ def simulate(
                 f"about {per_run:,} nodes, more than the {MAX_EVALUATIONS:,} it is allowed"
             ),
         )
-    loop = SchedulerLoop(templates, nodes, pods, passing, relations, priorities or {})
+    ties = min(TIE_BREAKS, runs)
+    priorities = priorities or {}
+    plan = queue_orders(
+        [t.replicas for t in templates],
+        priorities,
+        max(1, min(MAX_ORDERS, runs // ties)),
+    )
+    loop = SchedulerLoop(templates, nodes, pods, passing, relations, priorities)
     first: Stranding | None = None
-    stranded_runs = 0
-    for run in range(runs):
-        chooser = None if run == 0 else random.Random(run)
-        stranded, why = loop.run(chooser)
-        if stranded:
-            stranded_runs += 1
-            first = first or why
-    ways: list[str] = []
-    if first is not None:
-        ways = _ways_out(loop, first)
+    strands: list[bool] = []
+    tie_orders = 0
+    for k, order in enumerate(plan.orders):
+        outcomes = []
+        for run in range(ties):
+            chooser = None if run == 0 else random.Random(k * TIE_BREAKS + run)
+            stranded, why = loop.run(chooser, order)
+            outcomes.append(bool(stranded))
+            if stranded and first is None:
+                first = _batch_note(templates, why)
+        strands.append(any(outcomes))
+        tie_orders += any(outcomes) and not all(outcomes)
+    names = [t.name for t in templates]
+    when = strands_when(plan.orders, strands, names) if any(strands) else ""
+    ways = _ways_out(loop, first) if first is not None else []
     return SchedulerVerdict(
         simulated=True,
-        runs=runs,
-        stranded_runs=stranded_runs,
+        orders=len(plan.orders),
+        possible=plan.possible,
+        stranding_orders=sum(strands),
+        tie_orders=tie_orders,
+        when=when,
         stranded=first,
         ways_out=tuple(ways),
+    )
+
+
+def _batch_note(
+    templates: Sequence[WorkloadTemplate], why: Stranding | None
+) -> Stranding | None:
+    """Which pods a Parallel StatefulSet creates with the stranded one (they may swap names)."""
+    if why is None:
+        return None
+    t = next(t for t in templates if t.name == why.statefulset)
+    ordinal = int(why.pod.rsplit("-", 1)[1])
+    low, high = creation_batch(ordinal)
+    high = min(high, t.replicas - 1)
+    if t.pod_management != "Parallel" or low == high:
+        return why
+    return replace(
+        why,
+        reason=f"{why.reason} (Parallel creates ordinals {low}-{high} of "
+        f"{t.name} together, so the stranded pod may be another of them)",
     )
 
 
@@ -133,14 +190,14 @@ def _ways_out(loop: SchedulerLoop, stranding: Stranding) -> list[str]:
     index = {t.name: a for a, t in enumerate(templates)}
     a = index[stranding.statefulset]
     ways = []
-    # Its StatefulSet first in the queue (equal priorities keep creation order).
+    # Its StatefulSet's pods first in the queue.
     reordered = sorted(loop.queue, key=lambda x: (x[0] != a,))
     if not loop.run(None, reordered)[0]:
         ways.append(
-            f"create {stranding.statefulset} first: the scheduler queues pods of equal "
-            "priority in creation order, and with its pods placed first every pod finds "
-            "a node (put its worker group first in spec.workers, as t2gen creates the "
-            "StatefulSets in that order, or give its pods a higher priorityClassName)"
+            f"{stranding.statefulset}'s pods first: with them queued before the others "
+            "every pod finds a node; putting its worker group first in spec.workers (t2gen "
+            "creates the StatefulSets in that order) makes that likelier, not certain, as "
+            "the StatefulSet controller creates the StatefulSets' pods concurrently"
         )
     if stranding.blockers:
         needed = sorted(loop.allowed[a])

@@ -70,6 +70,8 @@ class WorkloadTemplate(Record):
             RuntimeClass's ``overhead`` or ``scheduling`` (see the plan's notes).
         claims: ``claimName`` of the pod's PersistentVolumeClaim volumes; plan
             does not read the PersistentVolumes' node affinity (see the notes).
+        pod_management: ``spec.podManagementPolicy`` (``OrderedReady`` when unset,
+            as the API server defaults it; t2gen renders ``Parallel``).
     """
 
     name: str
@@ -96,6 +98,7 @@ class WorkloadTemplate(Record):
     scheduler_name: str = DEFAULT_SCHEDULER
     runtime_class: str | None = None
     claims: tuple[str, ...] = ()
+    pod_management: str = "OrderedReady"
 
 
 def _claims(raw: object) -> tuple[str, ...]:
@@ -243,6 +246,9 @@ def workload_templates(
                 if spec.get("runtimeClassName")
                 else None,
                 claims=_claims(spec.get("volumes")),
+                pod_management=str(
+                    sts_spec.get("podManagementPolicy") or "OrderedReady"
+                ),
             )
         )
     if problems:

@@ -25,7 +25,7 @@ from t2gen.kube.validators import (
 )
 from t2gen.plan.filters.interpod import parse_affinity_terms
 from t2gen.plan.filters.taints import Taint
-from t2gen.plan.nodes import TAINT_EFFECTS, Node
+from t2gen.plan.nodes import TAINT_EFFECTS, Node, ready_status
 from t2gen.plan.pods import ExistingPod
 from t2gen.plan.podspec import pod_resources
 from t2gen.plan.quantities import Resources, parse_resource_list
@@ -46,9 +46,15 @@ class _NodeSpec(Struct, omit_defaults=True):
     unschedulable: Any = UNSET
 
 
+class _Condition(Struct, omit_defaults=True):
+    type: Any = UNSET
+    status: Any = UNSET
+
+
 class _NodeStatus(Struct, omit_defaults=True):
     allocatable: Any = UNSET
     capacity: Any = UNSET
+    conditions: list[_Condition] | UnsetType | None = UNSET
 
 
 class _Container(Struct, omit_defaults=True):
@@ -233,6 +239,21 @@ def typed_nodes(document: Any, keys: tuple[str, ...] | None) -> tuple[Node, ...]
                 return None
         if allocatable is None:
             return None
+        conditions = status.conditions
+        ready = ready_status(
+            None
+            if conditions is UNSET or conditions is None
+            else [
+                {
+                    k: v
+                    for k, v in (("type", c.type), ("status", c.status))
+                    if v is not UNSET
+                }
+                for c in conditions
+            ]
+        )
+        if ready is None:
+            return None  # parse_nodes says what is wrong
         labels = _labels(metadata.labels, fields)
         if not all(
             is_qualified_name(key) and is_label_value(value)
@@ -247,6 +268,7 @@ def typed_nodes(document: Any, keys: tuple[str, ...] | None) -> tuple[Node, ...]
                 unschedulable=unschedulable,
                 allocatable=allocatable,
                 capacity=capacity,
+                ready=ready,
             )
         )
     return tuple(out)

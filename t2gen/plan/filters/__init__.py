@@ -3,7 +3,8 @@
 Evaluated per node in the scheduler's order; the first that rejects a node is
 reported (https://kubernetes.io/docs/reference/scheduling/config/#scheduling-plugins):
 
-* ``NodeUnschedulable``, ``TaintToleration``: :mod:`.taints`.
+* ``NodeUnschedulable``, ``TaintToleration``: :mod:`.taints`; a node that is not
+  Ready fails TaintToleration on the taint the node lifecycle controller adds.
 * ``NodeName``: ``spec.nodeName`` of the template, if set (here).
 * ``NodeAffinity``: ``nodeSelector`` and required node affinity, :mod:`.node_affinity`.
 * ``NodeResourcesFit`` and ``CPUManager`` (whole cores for bound workers, which
@@ -19,7 +20,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from t2gen.plan.filters.node_affinity import reject_node_affinity, reject_node_selector
-from t2gen.plan.filters.taints import reject_taints, reject_unschedulable
+from t2gen.plan.filters.taints import (
+    reject_not_ready,
+    reject_taints,
+    reject_unschedulable,
+)
 
 if TYPE_CHECKING:
     from t2gen.plan.nodes import Node
@@ -44,7 +49,9 @@ def node_rejection(t: WorkloadTemplate, node: Node) -> tuple[str, str] | None:
         return "NodeUnschedulable", why
     if t.node_name is not None and node.name != t.node_name:
         return "NodeName", f"the pod names node {t.node_name}"
-    why = reject_taints(node.taints, t.tolerations)
+    why = reject_taints(node.taints, t.tolerations) or reject_not_ready(
+        node.ready, node.taints, t.tolerations
+    )
     if why is not None:
         return "TaintToleration", why
     why = reject_node_selector(t.node_selector, node.labels)

@@ -20,7 +20,9 @@ __all__ = [
     "UNSCHEDULABLE_TAINT",
     "Taint",
     "Toleration",
+    "not_ready_taint",
     "parse_tolerations",
+    "reject_not_ready",
     "reject_taints",
     "reject_unschedulable",
 ]
@@ -126,3 +128,62 @@ def reject_taints(
         if not any(x.tolerates(taint) for x in tolerations):
             return f"taint {taint} not tolerated"
     return None
+
+
+def not_ready_taint(ready: str) -> Taint | None:
+    """The taint the node lifecycle controller gives a node whose Ready condition is ``ready``.
+
+    ``nodeConditionToTaintKeyStatusMap`` in
+    ``pkg/controller/nodelifecycle/node_lifecycle_controller.go`` (kubernetes/kubernetes):
+    Ready ``False`` is tainted ``node.kubernetes.io/not-ready``, ``Unknown``
+    ``node.kubernetes.io/unreachable``, both ``NoSchedule`` (``doNoScheduleTaintingPass``,
+    TaintNodesByCondition). A node without a Ready condition is one whose kubelet
+    never posted its status: ``tryUpdateNodeHealth`` sets it to ``Unknown``
+    (reason ``NodeStatusNeverUpdated``), so it is tainted ``unreachable`` too.
+
+    Args:
+        ready: ``status`` of the node's Ready condition; ``""`` when it has none.
+
+    Returns:
+        The taint, or None for a Ready node (``"True"``).
+    """
+    if ready == "True":
+        return None
+    key = (
+        "node.kubernetes.io/not-ready"
+        if ready == "False"
+        else "node.kubernetes.io/unreachable"
+    )
+    return Taint(key, "", "NoSchedule")
+
+
+def reject_not_ready(
+    ready: str, taints: Sequence[Taint], tolerations: Sequence[Toleration]
+) -> str | None:
+    """Return why a node that is not Ready refuses the pod, or None.
+
+    kube-scheduler itself reads no node condition (its ``CheckNodeCondition``
+    predicate went with TaintNodesByCondition, Kubernetes 1.17): it refuses such
+    a node by the taint of :func:`not_ready_taint`, which the node lifecycle
+    controller adds within seconds of the condition (its node informer queues
+    the node on every update). A node list taken in those seconds shows the
+    condition without the taint; ``plan`` applies the taint the controller is
+    about to add, so a NotReady node counts as unschedulable, unless the pod
+    tolerates that taint (as it would on the real cluster).
+
+    Args:
+        ready: ``status`` of the node's Ready condition (``""``: none).
+        taints: the node's taints (when it carries the taint already,
+            :func:`reject_taints` reports it as any other).
+        tolerations: the pod's tolerations.
+    """
+    taint = not_ready_taint(ready)
+    if taint is None or any(t.key == taint.key for t in taints):
+        return None
+    if any(x.tolerates(taint) for x in tolerations):
+        return None
+    state = f"is {ready}" if ready else "is missing"
+    return (
+        f"NotReady (its Ready condition {state}): the node lifecycle controller "
+        f"taints it {taint} within seconds, and the pod does not tolerate it"
+    )
