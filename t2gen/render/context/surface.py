@@ -39,16 +39,20 @@ too small for the JVM and MPI shared-memory transports."""
 def job_master_share(job_wide: PodSurface) -> PodSurface:
     """What of ``spec``'s pod surface (``job_wide``) reaches the job master's pod.
 
-    The job master coordinates: it runs no user task, so the user's job-wide
+    The job master coordinates: it runs no worker's task, so the user's job-wide
     ``volumes``, ``env`` and ``envFrom`` (a dataset claim, an object store's
     Secret) are the workers' and reach its pod only through its own
-    ``jobMaster.volumes``, ``jobMaster.env`` and ``jobMaster.envFrom``: it
-    mounts and reads no Secret or claim it does not name, as its Role grants it
-    only the API calls it makes. Kept: the runtime's own variables a job may set
-    in ``spec.env`` (:data:`~t2gen.twister2.names.ENV_SET_BY_THE_JOB`,
-    ``JOB_SUBMISSION_TIME`` and ``ENCODED_NODE_INFO_LIST``, which the job
-    master reads too), and the pod settings ``runtimeClassName``, ``shmSize`` and
-    ``enableServiceLinks``, which its own section replaces.
+    ``jobMaster.volumes``, ``jobMaster.env`` and ``jobMaster.envFrom``, as its
+    placement is only ``jobMaster.placement``: it mounts and reads no Secret or
+    claim that its section does not name. (A Twister2 driver runs in the job
+    master, DSC-SPIDAL/twister2
+    ``twister2/master/src/java/edu/iu/dsc/tws/master/server/JobMaster.java``
+    lines 454-487; a job whose driver reads them names them there.) Kept: the
+    runtime's own variables a job may set in ``spec.env``
+    (:data:`~t2gen.twister2.names.ENV_SET_BY_THE_JOB`: ``JOB_SUBMISSION_TIME``
+    and ``ENCODED_NODE_INFO_LIST``, which the job master reads too), and the
+    pod settings ``runtimeClassName``, ``shmSize`` and ``enableServiceLinks``,
+    which its own section replaces.
 
     Args:
         job_wide: ``spec``'s pod surface (``job.spec.surface``).
