@@ -25,6 +25,7 @@ __all__ = [
     "DEFAULT_JOB_SUBMISSION_TIME",
     "DERIVED_NAME_SUFFIXES",
     "ENV_SET_BY_T2GEN",
+    "ENV_SET_BY_THE_JOB",
     "HOME_PATH",
     "INSTANCE_LABEL",
     "JOB_LABEL",
@@ -212,6 +213,15 @@ ENV_SET_BY_T2GEN = RESERVED_ENV_NAMES - {
 ``ENCODED_NODE_INFO_LIST`` and ``JOB_SUBMISSION_TIME`` may be set by the job: their
 values are known only to the submitting side (node list, submission time);
 t2gen writes ``JOB_SUBMISSION_TIME`` as :data:`DEFAULT_JOB_SUBMISSION_TIME` otherwise.
+"""
+
+ENV_SET_BY_THE_JOB = RESERVED_ENV_NAMES - ENV_SET_BY_T2GEN
+"""The runtime's variables a job may set in ``spec.env``: ``ENCODED_NODE_INFO_LIST`` and ``JOB_SUBMISSION_TIME``.
+
+They are the runtime's, not the user's: every pod of the job gets them, the job
+master's too, which reads both (DSC-SPIDAL/twister2
+``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/master/JobMasterStarter.java``
+lines 65 and 240), while the rest of ``spec.env`` reaches the workers only.
 """
 
 

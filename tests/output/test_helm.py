@@ -45,7 +45,11 @@ def test_rendered_job_as_chart_templates(tmp_path: Path, helm: Any) -> None:
     text = job_text(
         "workers: [{count: 2}]\n"
         "env:\n"
-        "  - {name: GREETING, value: '{{ .Values.secret }} and {{- fail \"boom\" }}'}\n",
+        "  - {name: GREETING, value: '{{ .Values.secret }} and {{- fail \"boom\" }}'}\n"
+        # spec.env is the workers'; the job master (the last object) gets its own
+        "jobMaster:\n"
+        "  env:\n"
+        "    - {name: GREETING, value: '{{ .Values.secret }} and {{- fail \"boom\" }}'}\n",
         metadata='annotations: {example.com/template: "{{ .Release.Name }}"}\n',
     )
     build_file_tree(

@@ -13,6 +13,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import textwrap
 import threading
 from pathlib import Path
 from typing import Any
@@ -389,7 +390,12 @@ def test_env_values_reach_the_container_unchanged(tmp_path: Path, kubectl: Any) 
         f"  - {{name: V{i}, value: {json.dumps(v)}}}\n" for i, v in enumerate(values)
     )
     job = tmp_path / "dollars.yaml"
-    job.write_text(job_text(f"workers: [{{count: 1}}]\nenv:\n{env}"), encoding="utf-8")
+    # spec.env is the workers'; the job master gets the same values in its own env
+    master = textwrap.indent(env, "  ")
+    job.write_text(
+        job_text(f"workers: [{{count: 1}}]\nenv:\n{env}jobMaster:\n  env:\n{master}"),
+        encoding="utf-8",
+    )
     result = runner.invoke(app, ["render", str(job)])
     assert result.exit_code == 0, result.stderr
     manifest = tmp_path / "out.yaml"

@@ -39,6 +39,8 @@ def _job(**fields: Any) -> dict[str, Any]:
             "image": fields.get("image", "twister2/twister2-k8s:0.8.0"),
             "workers": [{"count": 2}],
             "env": [{"name": "FREE", "value": fields.get("env", "x")}],
+            # spec.env is the workers'; the job master's own carries the value too
+            "jobMaster": {"env": [{"name": "FREE", "value": fields.get("env", "x")}]},
             "jobPackage": {"uri": "http://host/" + fields.get("uri", "job.tar.gz"), "jarFile": fields.get("jar", "job.jar")},
             "placement": {"nodeAffinity": {"required": [{"key": "k", "operator": "In", "values": [fields.get("value", "v")]}]}},
         },

@@ -72,7 +72,15 @@ def test_job_wide_fields_reach_the_other_group_and_the_job_master() -> None:
         (container,) = pod["containers"]
         assert {"name": "dshm", "mountPath": "/dev/shm"} in container["volumeMounts"]
         assert "ephemeral-storage" not in container["resources"].get("limits", {})
-        assert container["env"][-1]["name"] == "KEY"
+    # the user's job-wide volumes and environment are the workers' (issue 34,
+    # item 4; tests/render/test_job_wide.py)
+    (container,) = cpu["containers"]
+    assert container["env"][-1]["name"] == "KEY"
+    assert "data" in {v["name"] for v in cpu["volumes"]}
+    (container,) = master["containers"]
+    assert "KEY" not in {e["name"] for e in container["env"]}
+    assert "envFrom" not in container
+    assert "data" not in {v["name"] for v in master["volumes"]}
 
 
 def test_service_links_are_the_scopes_else_the_jobs_else_unwritten() -> None:

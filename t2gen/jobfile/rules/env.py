@@ -8,7 +8,7 @@ from typing import Any
 from t2gen.errors import Problem, format_json_path
 from t2gen.jobfile.rules._base import Rule, as_dict, as_list, groups, problem, rule
 from t2gen.jobfile.yaml import JsonPath, SourceDoc
-from t2gen.twister2.names import ENV_SET_BY_T2GEN
+from t2gen.twister2.names import ENV_SET_BY_T2GEN, ENV_SET_BY_THE_JOB
 
 # Where t2gen takes each runtime variable from, for messages about a clash.
 _ENV_SOURCES = {
@@ -90,10 +90,14 @@ def check_env_reserved(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem
 def check_env_duplicate(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     """Each variable of a container is listed once, in ``spec.env`` and its scope's ``env``.
 
-    A worker group's (or the job master's) ``env`` comes after ``spec.env``;
-    with two entries of one name, the container gets the last one; which one
-    was meant is unclear, so the second is reported. (A name of the runtime's is
-    reported by ``env-reserved`` instead.)
+    A worker group's ``env`` comes after ``spec.env``; with two entries of one
+    name, the container gets the last one; which one was meant is unclear, so
+    the second is reported. The job master takes of ``spec.env`` only the
+    runtime's variables a job may set (``JOB_SUBMISSION_TIME``,
+    ``ENCODED_NODE_INFO_LIST``), so only those clash with its own ``env``:
+    ``jobMaster.env`` may name a variable of ``spec.env`` for the job master
+    to have as well. (A name t2gen sets is reported by ``env-reserved``
+    instead.)
 
     Sources: Kubernetes API, ``Container.env``
     (https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#environment-variables).
@@ -104,7 +108,14 @@ def check_env_duplicate(data: dict[str, Any], doc: SourceDoc) -> Iterator[Proble
         if name in ENV_SET_BY_T2GEN:
             continue
         scope = path[:-2]
-        seen = common if scope == ("spec",) else scopes.setdefault(scope, dict(common))
+        if scope == ("spec",):
+            seen = common
+        elif scope == ("spec", "jobMaster"):
+            seen = scopes.setdefault(
+                scope, {n: p for n, p in common.items() if n in ENV_SET_BY_THE_JOB}
+            )
+        else:
+            seen = scopes.setdefault(scope, dict(common))
         if name in seen:
             yield problem(
                 doc,

@@ -181,8 +181,9 @@ def check_volume_reserved(data: dict[str, Any], doc: SourceDoc) -> Iterator[Prob
 def check_volume_duplicate(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     """No two volumes of one pod share a name or a mount path.
 
-    A pod takes ``spec.volumes`` and then its worker group's (or the job
-    master's) ``volumes``; the API server refuses two volumes of one name
+    A worker pod takes ``spec.volumes`` and then its group's ``volumes``; the
+    job master's pod only ``jobMaster.volumes`` (so it may list a volume of
+    ``spec.volumes`` again, to mount it too). The API server refuses two volumes of one name
     ("Duplicate value") and two mounts at one path in a container
     ("must be unique"), and a mount under another mount's path depends on
     mount order.
@@ -196,9 +197,8 @@ def check_volume_duplicate(data: dict[str, Any], doc: SourceDoc) -> Iterator[Pro
     ]
     scopes: list[list[tuple[JsonPath, dict[str, Any]]]] = [common]
     for path, holder in list(_scopes(data))[1:]:
-        scopes.append(
-            common + [((*path, "volumes", i), v) for i, v in _volumes(holder)]
-        )
+        own = [((*path, "volumes", i), v) for i, v in _volumes(holder)]
+        scopes.append(own if path == ("spec", "jobMaster") else common + own)
     reported: set[JsonPath] = set()
     for pod in scopes:
         names_seen: dict[str, JsonPath] = {}

@@ -35,7 +35,8 @@ def _common_env(job: Job) -> list[dict[str, Any]]:
     set, as Twister2 does (``RequestObjectBuilder.getCommonEnvVars``): without it
     ``init.sh`` leaves the user's jar off the CLASSPATH; ``<job>.jar`` when
     ``jobPackage.jarFile`` is omitted. ``JOB_SUBMISSION_TIME`` is ``0`` unless
-    ``spec.env`` sets it: a timestamp would change every render, and with
+    ``spec.env`` sets it (and then every pod, the job master's too, takes
+    that entry of ``spec.env``): a timestamp would change every render, and with
     ZooKeeper the runtime parses it as a long (``WorkerRuntime``,
     ``JobMasterStarter``), so it may not be missing.
     """
@@ -83,9 +84,9 @@ def container_env(
     heap_mib: int,
     worker_port: int | None = None,
     job_master_ip: str | None = None,
-    scope_env: tuple[EnvVar, ...] = (),
+    user_env: tuple[EnvVar, ...] = (),
 ) -> list[dict[str, Any]]:
-    """A container's whole environment, in the runtime's order, then ``spec.env``.
+    """A container's whole environment, in the runtime's order, then the user's.
 
     Args:
         job: the job.
@@ -94,7 +95,11 @@ def container_env(
         heap_mib: ``JVM_MEMORY_MB``, the JVM heap in MiB (:mod:`t2gen.render.context.memory`).
         worker_port: ``WORKER_PORT``; None for the job master.
         job_master_ip: ``JOB_MASTER_IP`` when the job master runs outside the cluster.
-        scope_env: the worker group's or the job master's own ``env``, after ``spec.env``.
+        user_env: the pod's own variables, in order: what it takes of
+            ``spec.env`` (a worker all of it, the job master only the
+            runtime's variables a job may set,
+            :func:`t2gen.render.context.surface.job_master_share`), then its
+            worker group's or the job master's ``env``.
 
     Returns:
         ``[{name, value}]`` or ``[{name, valueFrom}]`` entries.
@@ -106,12 +111,10 @@ def container_env(
     if worker_port is not None:
         env.append(_env("WORKER_PORT", worker_port))
     env.append(_env("JVM_MEMORY_MB", heap_mib))
-    return (
-        env + _home_env(job, scope_env) + _user_env(job.spec.env) + _user_env(scope_env)
-    )
+    return env + _home_env(job, user_env) + _user_env(user_env)
 
 
-def _home_env(job: Job, scope_env: tuple[EnvVar, ...]) -> list[dict[str, Any]]:
+def _home_env(job: Job, user_env: tuple[EnvVar, ...]) -> list[dict[str, Any]]:
     """``HOME`` and the JVM's ``user.home`` for a container that does not run as root.
 
     With no passwd entry for ``runAsUser`` the container runtime sets
@@ -127,7 +130,7 @@ def _home_env(job: Job, scope_env: tuple[EnvVar, ...]) -> list[dict[str, Any]]:
     """
     if not job.spec.security.non_root:
         return []
-    own = {variable.name for variable in (*job.spec.env, *scope_env)}
+    own = {variable.name for variable in user_env}
     home: list[dict[str, Any]] = []
     if "HOME" not in own:
         home.append(_env("HOME", names.HOME_PATH))

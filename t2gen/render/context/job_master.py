@@ -12,6 +12,7 @@ from t2gen.render.context.resources import resources
 from t2gen.render.context.scanners import with_checkov_skips
 from t2gen.render.context.services import JOB_MASTER_PORT_NAME, job_master_service
 from t2gen.render.context.storage import has_claim
+from t2gen.render.context.surface import job_master_share
 from t2gen.twister2 import names
 
 __all__ = ["job_master"]
@@ -21,8 +22,10 @@ def job_master_scope(job: Job) -> pod.PodScope:
     """The pod scope of the job master: what its pod has that a worker's does not.
 
     Its own task name, labels, placement (``jobMaster.placement``: node
-    affinity, node selector, tolerations; the workers' does not apply) and pod
-    surface, its own volatile disk, the job's claim only when it has a
+    affinity, node selector, tolerations; the workers' does not apply), its
+    own pod surface after only the part of ``spec``'s that is not the
+    workers' (no job-wide volumes, ``env`` or ``envFrom`` of the user's:
+    :func:`.surface.job_master_share`), its own volatile disk, the job's claim only when it has a
     ``persistentDisk``, no OpenMPI, and never bound to cores (Twister2
     ``master/JobMasterRequestObject.java``).
     """
@@ -32,6 +35,7 @@ def job_master_scope(job: Job) -> pod.PodScope:
         task=names.JOB_MASTER_TASK,
         labels=names.job_master_pod_labels(job.name),
         placement=master.placement,
+        job_wide=job_master_share(job.spec.surface),
         surface=master.surface,
         volatile=master.volatile_disk,
         claim=has_claim(job.spec) and not master.persistent_disk.is_zero(),

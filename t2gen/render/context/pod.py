@@ -3,7 +3,8 @@
 A pod is built from its :class:`PodScope` (a worker group's or the job
 master's: what the two differ in, decided by :mod:`.workers` and
 :mod:`.job_master`) and the job. :func:`pod_template` reads everything else
-itself: the scope's pod surface (runtime class, volumes, ``envFrom``, ``/dev/shm``),
+itself: the scope's pod surface after what it takes of ``spec``'s (runtime class,
+volumes, ``env``, ``envFrom``, ``/dev/shm``),
 its placement (node affinity, node selector, uniform mapping, tolerations),
 the job's security contexts and gang scheduling, the ServiceAccount, and
 t2gen's own pod annotations. The role modules give only their containers,
@@ -58,8 +59,13 @@ class PodScope(Record):
         labels: the pod's own labels (the job's are added).
         placement: where the pods run (a worker group's is ``spec.placement``
             with its own merged over it; the job master's is its own).
-        surface: the scope's runtime class, volumes and environment (read
-            after ``spec``'s, :mod:`.surface`).
+        job_wide: what the pods take of ``spec``'s pod surface (runtime
+            class, volumes, environment, ``/dev/shm``, service links): a
+            worker group all of it; the job master none of the user's
+            volumes, ``env`` and ``envFrom``
+            (:func:`.surface.job_master_share`).
+        surface: the scope's own runtime class, volumes and environment (read
+            after ``job_wide``, :mod:`.surface`).
         volatile: the pod's scratch space in bytes; zero for none.
         claim: the pod mounts the job's PersistentVolumeClaim.
         mpi: the pod runs OpenMPI's sshd (the SSH key volume, and the
@@ -72,6 +78,7 @@ class PodScope(Record):
     task: str
     labels: Mapping[str, str]
     placement: Placement
+    job_wide: PodSurface
     surface: PodSurface
     volatile: Quantity
     claim: bool
@@ -85,8 +92,9 @@ class PodParts(Record):
     Attributes:
         mounts: the ``volumeMounts`` of each container (:func:`.volumes.pod_volumes`).
         security_context: the container's ``securityContext``, or None.
-        env_from: ``envFrom``: ``spec.envFrom`` then the scope's.
-        env: the scope's own ``env`` (after ``spec.env``).
+        env_from: ``envFrom``: the scope's :attr:`PodScope.job_wide` then its own.
+        env: the user's ``env`` of the pod: the scope's
+            :attr:`PodScope.job_wide` then its own.
     """
 
     mounts: list[dict[str, Any]]
@@ -157,7 +165,7 @@ def container(
             heap_mib=heap_mib,
             worker_port=worker_port,
             job_master_ip=job_master_ip,
-            scope_env=parts.env,
+            user_env=parts.env,
         ),
     }
     if parts.env_from:
@@ -198,14 +206,15 @@ def pod_template(
         volatile=scope.volatile,
         claim=scope.claim,
         ssh_key=scope.mpi,
+        job_wide=scope.job_wide,
         scope=scope.surface,
     )
     pod_security, container_security = security_contexts(job, sshd=scope.mpi)
     parts = PodParts(
         mounts=mounts,
         security_context=container_security,
-        env_from=env_from(job, scope.surface),
-        env=scope.surface.env,
+        env_from=env_from(scope.job_wide, scope.surface),
+        env=(*scope.job_wide.env, *scope.surface.env),
     )
     scheduling = pod_scheduling(job, scope.task, kube_version)
     spec: dict[str, Any] = {}
@@ -217,13 +226,13 @@ def pod_template(
     spec.update(scheduling.spec)
     # a scope's runtimeClassName and enableServiceLinks replace spec's
     runtime_class = (
-        scope.surface.runtime_class_name or job.spec.surface.runtime_class_name
+        scope.surface.runtime_class_name or scope.job_wide.runtime_class_name
     )
     if runtime_class:
         spec["runtimeClassName"] = runtime_class
     service_links = scope.surface.enable_service_links
     if service_links is None:
-        service_links = job.spec.surface.enable_service_links
+        service_links = scope.job_wide.enable_service_links
     if service_links is not None:
         spec["enableServiceLinks"] = service_links
     spec["terminationGracePeriodSeconds"] = job.spec.termination_grace_period_seconds

@@ -52,7 +52,8 @@ def pod_volumes(
     volatile: Quantity,
     claim: bool,
     ssh_key: bool,
-    scope: PodSurface | None = None,
+    job_wide: PodSurface,
+    scope: PodSurface,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Volumes of a pod and the mounts of each of its containers.
 
@@ -61,8 +62,12 @@ def pod_volumes(
         volatile: the pod's scratch space in bytes; zero for none.
         claim: mount the job's PersistentVolumeClaim ``<job>`` at ``/persistent``.
         ssh_key: mount the OpenMPI SSH key Secret (mode 0400).
-        scope: the worker group's or job master's pod surface; its volumes and
-            ``spec.volumes`` (:func:`.surface.extra_volumes`) come after t2gen's own.
+        job_wide: what the pod takes of ``spec``'s pod surface (all of it for
+            workers, no ``spec.volumes`` for the job master:
+            :func:`.surface.job_master_share`).
+        scope: the worker group's or job master's own pod surface; its volumes
+            come after ``job_wide``'s, both after t2gen's own
+            (:func:`.surface.extra_volumes`).
 
     Returns:
         ``(volumes, volumeMounts)``: always the memory volume (its ``sizeLimit``
@@ -126,5 +131,5 @@ def pod_volumes(
     if read_only_root:
         volumes.append({"name": names.TMP_VOLUME, "emptyDir": {}})
         mounts.append({"name": names.TMP_VOLUME, "mountPath": names.TMP_VOLUME_PATH})
-    extra, extra_mounts = extra_volumes(job, scope or PodSurface())
+    extra, extra_mounts = extra_volumes(job_wide, scope)
     return volumes + extra, mounts + extra_mounts

@@ -80,7 +80,9 @@ def _containers(
 def worker_scope(job: Job, group: WorkerGroup) -> pod.PodScope:
     """The pod scope of a worker group: what its pods have that the job master's do not.
 
-    The group's task name and pod labels, its placement and pod surface, its
+    The group's task name and pod labels, its placement, all of ``spec``'s
+    pod surface (job-wide volumes, ``env`` and ``envFrom`` are the workers')
+    and its own, its
     scratch space (``perPod`` x ``volatileDisk``), the job's claim whenever the
     job has one, OpenMPI's sshd, and the binding claim
     (``t2gen.dev/bind-workers-to-cpu: "true"``, verified by ``t2gen check``'s
@@ -91,6 +93,7 @@ def worker_scope(job: Job, group: WorkerGroup) -> pod.PodScope:
         task=group.name,
         labels=names.worker_pod_labels(job.name, group.index),
         placement=group.placement,
+        job_wide=job.spec.surface,
         surface=group.surface,
         volatile=group.volatile_disk * group.per_pod,
         claim=has_claim(job.spec),
