@@ -33,6 +33,7 @@ from t2gen.render.context import pod
 from t2gen.render.context.job_master import job_master
 from t2gen.render.context.meta import object_metadata
 from t2gen.render.context.rbac import rbac_roles
+from t2gen.render.context.resources import pod_requests
 from t2gen.render.context.scheduling import group_objects
 from t2gen.render.context.services import node_port_service, worker_service
 from t2gen.render.context.storage import config_map_data, persistent_volume_claim
@@ -111,7 +112,18 @@ def build_context(
         additional_ports=job.spec.network.additional_ports,
         mpi=job.spec.mpi.enabled,
     )
-    groups = group_objects(job, version)
+    master = job_master(job, version)
+    workers = [
+        worker_group(job, group, layout, version)
+        for group, layout in zip(spec.workers, topology.groups, strict=True)
+    ]
+    requests = {
+        group.name: pod_requests(context["podTemplate"])
+        for group, context in zip(spec.workers, workers, strict=True)
+    }
+    if master is not None:
+        requests[names.JOB_MASTER_TASK] = pod_requests(master["podTemplate"])
+    groups = group_objects(job, version, requests)
     job_labels = names.common_labels(job.name, "worker")
     del job_labels[names.COMPONENT_LABEL]
     return {
@@ -141,11 +153,8 @@ def build_context(
         "persistentVolumeClaim": persistent_volume_claim(job),
         "workerService": worker_service(job),
         "nodePortService": node_port_service(job),
-        "jobMaster": job_master(job, version),
+        "jobMaster": master,
         "scheduling": {"objects": groups},
-        "workerGroups": [
-            worker_group(job, group, layout, version)
-            for group, layout in zip(spec.workers, topology.groups, strict=True)
-        ],
+        "workerGroups": workers,
         "supervisor": supervisor(job, groups),
     }
