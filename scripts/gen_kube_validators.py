@@ -37,6 +37,7 @@ from scripts.gen_validator import _raising_the_rule_only  # noqa: E402
 TARGET = ROOT / "t2gen" / "_generated" / "kubeschema"
 
 KINDS: tuple[tuple[str, str], ...] = (
+    ("networking.k8s.io/v1", "NetworkPolicy"),
     ("v1", "ServiceAccount"),
     ("v1", "Secret"),
     ("v1", "ConfigMap"),

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+from t2gen.kube.quantity import Quantity
 from t2gen.record import Record
 from t2gen.twister2 import names
 
@@ -184,9 +185,17 @@ class Gang(Protocol):
     WORKLOAD_CHECKS: tuple[WorkloadCheck, ...]
 
     def group_objects(
-        self, job: Job, kube_version: tuple[int, int]
+        self,
+        job: Job,
+        kube_version: tuple[int, int],
+        pod_requests: Mapping[str, Mapping[str, Quantity]],
     ) -> list[GroupObject]:
-        """The job-wide group's objects (none when the group is only labels on the pods)."""
+        """The job-wide group's objects (none when the group is only labels on the pods).
+
+        ``pod_requests`` holds one pod's requests by task (``jm``, each worker
+        group's name), for a group that says how much it needs
+        (:func:`t2gen.gangs.minresources.min_resources`).
+        """
         ...
 
     def pod_membership(

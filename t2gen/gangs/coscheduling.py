@@ -28,6 +28,7 @@ from t2gen.gangs.base import (
     plan_minimum_of,
     spec_min_member,
 )
+from t2gen.gangs.minresources import PodRequests, min_resources
 
 if TYPE_CHECKING:
     from t2gen.model import Job
@@ -71,9 +72,18 @@ GROUP_CHECKS: tuple[GroupCheck, ...] = ()
 WORKLOAD_CHECKS: tuple[WorkloadCheck, ...] = ()
 
 
-def group_objects(job: Job, kube_version: tuple[int, int]) -> list[GroupObject]:
-    """scheduler-plugins' ``scheduling.x-k8s.io/v1alpha1`` PodGroup ``<job>``."""
+def group_objects(
+    job: Job, kube_version: tuple[int, int], pod_requests: PodRequests
+) -> list[GroupObject]:
+    """scheduler-plugins' ``scheduling.x-k8s.io/v1alpha1`` PodGroup ``<job>``.
+
+    ``minResources`` is what its first ``minMember`` pods request
+    (:func:`~t2gen.gangs.minresources.min_resources`): with it the
+    Coscheduling PreFilter turns the pods away while all nodes together lack it.
+    """
     spec: dict[str, Any] = {"minMember": group_size(job)}
+    if requests := min_resources(job, pod_requests):
+        spec["minResources"] = requests
     if job.spec.scheduling.schedule_timeout_seconds is not None:
         spec["scheduleTimeoutSeconds"] = job.spec.scheduling.schedule_timeout_seconds
     return [GroupObject(API_VERSION, "PodGroup", spec)]

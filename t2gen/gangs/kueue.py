@@ -30,6 +30,7 @@ from t2gen.gangs.base import (
 )
 
 if TYPE_CHECKING:
+    from t2gen.gangs.minresources import PodRequests
     from t2gen.model import Job
 
 __all__ = [
@@ -70,8 +71,17 @@ INSTALL_ORDER: tuple[str, ...] = ()
 GROUP_CHECKS: tuple[GroupCheck, ...] = ()
 
 
-def group_objects(job: Job, kube_version: tuple[int, int]) -> list[GroupObject]:
-    """None: Kueue's plain pod group is the labels on the pods."""
+def group_objects(
+    job: Job, kube_version: tuple[int, int], pod_requests: PodRequests
+) -> list[GroupObject]:
+    """None: Kueue's plain pod group is the labels on the pods.
+
+    Kueue needs no ``minResources``: it builds its Workload's pod sets from the
+    pods' own requests and admits the group against the ClusterQueue's quota
+    before ungating any pod (kubernetes-sigs/kueue
+    ``pkg/controller/jobs/pod/pod_controller.go``, ``PodSets``), so
+    ``pod_requests`` is not needed.
+    """
     return []
 
 

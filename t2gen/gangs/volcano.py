@@ -36,6 +36,7 @@ from t2gen.gangs.base import (
     spec_min_member,
     task_order,
 )
+from t2gen.gangs.minresources import PodRequests, min_resources
 
 if TYPE_CHECKING:
     from t2gen.model import Job
@@ -113,8 +114,15 @@ def parse_task_groups(value: str) -> list[list[str]]:
     return groups
 
 
-def group_objects(job: Job, kube_version: tuple[int, int]) -> list[GroupObject]:
-    """Volcano's ``scheduling.volcano.sh/v1beta1`` PodGroup ``<job>``, with the task topology annotations."""
+def group_objects(
+    job: Job, kube_version: tuple[int, int], pod_requests: PodRequests
+) -> list[GroupObject]:
+    """Volcano's ``scheduling.volcano.sh/v1beta1`` PodGroup ``<job>``, with the task topology annotations.
+
+    ``minResources`` is what its first ``minMember`` pods request
+    (:func:`~t2gen.gangs.minresources.min_resources`): with it Volcano's
+    ``enqueue`` checks the queue's capacity before the pods are created.
+    """
     scheduling = job.spec.scheduling
     topology: dict[str, str] = {}
     if scheduling.affinity:
@@ -131,6 +139,8 @@ def group_objects(job: Job, kube_version: tuple[int, int]) -> list[GroupObject]:
         "minMember": group_size(job),
         "minTaskMember": dict(task_order(job)),
     }
+    if requests := min_resources(job, pod_requests):
+        spec["minResources"] = requests
     if scheduling.queue:
         spec["queue"] = scheduling.queue
     if scheduling.priority_class_name:

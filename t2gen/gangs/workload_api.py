@@ -37,6 +37,7 @@ from t2gen.kube.versions import format_version
 from t2gen.record import Record
 
 if TYPE_CHECKING:
+    from t2gen.gangs.minresources import PodRequests
     from t2gen.model import Job
 
 __all__ = [
@@ -149,8 +150,14 @@ def _api(kube_version: tuple[int, int]) -> WorkloadApi:
     return api
 
 
-def group_objects(job: Job, kube_version: tuple[int, int]) -> list[GroupObject]:
+def group_objects(
+    job: Job, kube_version: tuple[int, int], pod_requests: PodRequests
+) -> list[GroupObject]:
     """A Workload ``<job>`` and, from 1.36, a PodGroup ``<job>``.
+
+    The gang policy has only ``minCount``: the Workload API has no field for the
+    resources a group needs (``k8s.io/api/scheduling`` ``GangSchedulingPolicy``),
+    so ``pod_requests`` is not needed.
 
     Raises:
         ValueError: ``kube_version`` is before 1.35 (the rules report it first).

@@ -3,13 +3,14 @@
 One module per part of the job file: :mod:`.placement`, :mod:`.pods` (worker
 groups and the job master), :mod:`.runtime` (network, storage, OpenMPI, job
 package, environment), :mod:`.security` (security profile and RBAC),
-:mod:`.scheduling`, :mod:`.job` (the job and its spec); :mod:`.build` builds
+:mod:`.isolation` (the opt-in NetworkPolicy), :mod:`.scheduling`, :mod:`.job` (the job and its spec); :mod:`.build` builds
 them from the validated document. Every public name is importable from here.
 """
 
 from __future__ import annotations
 
 from t2gen.model.build import build_job
+from t2gen.model.isolation import EgressDestination, NetworkPolicy
 from t2gen.model.job import Job, JobSpec
 from t2gen.model.lifecycle import Lifecycle
 from t2gen.model.placement import (
@@ -34,6 +35,7 @@ from t2gen.model.surface import ExtraVolume, PodSurface
 
 __all__ = [
     "Checkpointing",
+    "EgressDestination",
     "EnvVar",
     "ExtraVolume",
     "Job",
@@ -43,6 +45,7 @@ __all__ = [
     "Lifecycle",
     "Mpi",
     "Network",
+    "NetworkPolicy",
     "NodeSelectorRequirement",
     "PersistentStorage",
     "Placement",

@@ -6,6 +6,7 @@ from decimal import Decimal
 from typing import Any, TypedDict
 
 from t2gen.kube.quantity import Quantity, parse_quantity
+from t2gen.model.isolation import network_policy
 from t2gen.model.job import Job, JobSpec
 from t2gen.model.lifecycle import Lifecycle
 from t2gen.model.placement import (
@@ -267,6 +268,7 @@ def build_job(
                 additional_ports=tuple(network["additionalPorts"]),
                 service_type=network["service"]["type"],
                 node_port=network["service"].get("nodePort"),
+                policy=network_policy(network["policy"]),
             ),
             job_master=_job_master(spec["jobMaster"]),
             storage=PersistentStorage(
@@ -288,6 +290,7 @@ def build_job(
                 file_size=package.get("fileSize"),
                 jar_file=package.get("jarFile"),
                 max_size=max_size,
+                uploader=package["uploader"],
             ),
             env=_env(spec["env"]),
             rbac=Rbac(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from t2gen.kube.quantity import Quantity
+from t2gen.model.isolation import NetworkPolicy
 from t2gen.model.surface import Frozen
 from t2gen.record import Record
 
@@ -25,6 +26,8 @@ class Network(Record):
     additional_ports: tuple[str, ...]
     service_type: str
     node_port: int | None
+    policy: NetworkPolicy = NetworkPolicy()
+    """``network.policy``: the opt-in NetworkPolicy of the job."""
 
 
 class PersistentStorage(Record):
@@ -60,6 +63,8 @@ class JobPackage(Record):
     file_size: int | None
     jar_file: str | None
     max_size: Quantity | None = None
+    uploader: str = "default-namespace"
+    """``jobPackage.uploader``: ``default-namespace`` or ``job-namespace`` (used without ``uri``)."""
 
 
 class EnvVar(Record):

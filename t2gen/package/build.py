@@ -107,9 +107,11 @@ def build_package(
 def delivery(job: Job, built: Built) -> list[str]:
     """The upload step for the job's ``uploadMethod``, as lines for stderr.
 
-    ``webserver``: copy into every uploader pod, as Twister2 does
-    (``rsched/uploaders/k8s/UploaderToWebServers.java:92-103``), or serve it at
-    ``jobPackage.uri``. ``client-to-pods``: copy into the first container of
+    ``webserver``: copy into every uploader pod, in namespace ``default`` or,
+    with ``jobPackage.uploader: job-namespace``, in the job's own, where Twister2
+    copies it (the pods labelled ``app=twister2-uploader`` in
+    ``kubernetes.namespace``: ``rsched/uploaders/k8s/K8sUploader.java:69-78``,
+    ``UploaderToWebServers.java:51,92-103``), or serve it at ``jobPackage.uri``. ``client-to-pods``: copy into the first container of
     every pod of the job, at ``/twister2-memory-dir/<job>.tar.gz``, where
     ``get_job_package.sh`` waits for ``fileSize`` bytes
     (``rsched/uploaders/k8s/DirectUploader.java:107-109``).
@@ -117,17 +119,27 @@ def delivery(job: Job, built: Built) -> list[str]:
     package = job.spec.job_package
     file = shlex.quote(built.path)
     target_name = f"{job.name}.tar.gz"
+    ns = f" -n {job.namespace}" if job.namespace else ""
     if package.upload_method == "webserver":
         default = f"{names.DEFAULT_UPLOADER}/{target_name}"
         if package.uri and package.uri != default:
             return [f"upload: serve {built.path} ({built.size} bytes) at {package.uri}"]
+        if not package.uri and package.uploader == "job-namespace":
+            where = (
+                f"namespace {job.namespace}" if job.namespace else "the job's namespace"
+            )
+            return [
+                f"upload: copy {built.path} ({built.size} bytes) into every Twister2 uploader pod "
+                f"({where}, label {UPLOADER_LABEL}), as twister2 submit does:",
+                f"  for pod in $(kubectl get pods{ns} -l {UPLOADER_LABEL} -o name); do "
+                f"kubectl cp{ns} {file} ${{pod#pod/}}:{UPLOADER_DIRECTORY}/{target_name}; done",
+            ]
         return [
             f"upload: copy {built.path} ({built.size} bytes) into every Twister2 uploader pod "
             f"(namespace default, label {UPLOADER_LABEL}), as twister2 submit does:",
             f"  for pod in $(kubectl get pods -n default -l {UPLOADER_LABEL} -o name); do "
             f"kubectl cp {file} default/${{pod#pod/}}:{UPLOADER_DIRECTORY}/{target_name}; done",
         ]
-    ns = f" -n {job.namespace}" if job.namespace else ""
     pods = [
         f"{job.name}-{group.index}-{pod}"
         for group in job.spec.workers

@@ -176,9 +176,8 @@ def agreeing_keys(job: Job) -> list[tuple[str, str, Any]]:
     suffix = f"/{job.name}.tar.gz"
     if spec.job_package.upload_method == "webserver":
         server = uri[: -len(suffix)] if uri and uri.endswith(suffix) else None
-        keys.append(
-            ("resource.yaml", k.UPLOADER_WEB_SERVER, server or names.DEFAULT_UPLOADER)
-        )
+        server = server or names.uploader_server(spec.job_package.uploader)
+        keys.append(("resource.yaml", k.UPLOADER_WEB_SERVER, server))
     return keys
 
 

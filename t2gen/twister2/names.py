@@ -36,6 +36,7 @@ __all__ = [
     "JOB_MASTER_SUFFIX",
     "JOB_MASTER_TASK",
     "JOB_MASTER_TASK_KEYWORD",
+    "JOB_NAMESPACE_UPLOADER",
     "JOB_OBJECT_KEY",
     "JVM_MEMORY_FRACTION",
     "MANAGED_BY_LABEL",
@@ -58,6 +59,7 @@ __all__ = [
     "ssh_secret_name",
     "statefulset_pod_name",
     "task_name",
+    "uploader_server",
     "worker_account_name",
     "worker_container_name",
     "worker_pod_labels",
@@ -107,6 +109,11 @@ JOB_OBJECT_KEY = "TWISTER2_JOB_OBJECT"
 JOB_ARCHIVE_DIRECTORY = "twister2-job"
 LOGGER_PROPERTIES_FILE = "common/logger.properties"
 DEFAULT_UPLOADER = "http://twister2-uploader.default.svc.cluster.local"
+"""Twister2's uploader web server (``KubernetesContext.K8S_UPLOADER_WEB_SERVER_DEFAULT``): in namespace ``default``."""
+JOB_NAMESPACE_UPLOADER = "http://twister2-uploader"
+"""The uploader Service of the pod's own namespace: a one-label name resolves through the
+pod's DNS search list, whose first entry is ``<namespace>.svc.<cluster domain>``
+(https://kubernetes.io/docs/concepts/services-networking/dns-pod-service/#namespaces-of-services)."""
 DEFAULT_JOB_SUBMISSION_TIME = "0"
 """``JOB_SUBMISSION_TIME`` unless ``spec.env`` sets it: fixed, so renders stay
 byte-identical; the runtime only needs a number (``Long.parseLong`` in
@@ -304,6 +311,11 @@ def statefulset_pod_name(statefulset: str, ordinal: int) -> str:
     (``KubernetesUtils.indexFromName``).
     """
     return f"{statefulset}-{ordinal}"
+
+
+def uploader_server(uploader: str) -> str:
+    """The web server of ``jobPackage.uploader``: ``default-namespace`` (Twister2's) or ``job-namespace``."""
+    return JOB_NAMESPACE_UPLOADER if uploader == "job-namespace" else DEFAULT_UPLOADER
 
 
 def task_name(task: str) -> str:

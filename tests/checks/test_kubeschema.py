@@ -216,7 +216,8 @@ def test_generated_code_is_used_only_for_what_it_was_made_from(
     assert fast("StatefulSet", "apps/v1")
     assert fast("PodGroup", "scheduling.volcano.sh/v1beta1")
     assert not fast("StatefulSet", "apps/v1", "1.36")  # another version: jsonschema
-    assert not fast("NetworkPolicy", "networking.k8s.io/v1")  # not t2gen's kind
+    assert fast("NetworkPolicy", "networking.k8s.io/v1")  # spec.network.policy
+    assert not fast("Ingress", "networking.k8s.io/v1")  # not t2gen's kind
     monkeypatch.setenv("T2GEN_NO_KUBE_SCHEMA_CODE", "1")
     assert not fast("StatefulSet", "apps/v1")
     monkeypatch.delenv("T2GEN_NO_KUBE_SCHEMA_CODE")

@@ -133,7 +133,7 @@ def test_rendered_group_is_owned_ordered_and_joined(
         (problem,) = error.problems
         assert problem.json_path == "spec.scheduling.gang"
         with pytest.raises(ValueError, match="no"):
-            gang.group_objects(None, tuple(map(int, version.split("."))))  # type: ignore[arg-type]
+            gang.group_objects(None, tuple(map(int, version.split("."))), {})  # type: ignore[arg-type]
         return
     groups = [o for o in objects if o["kind"] in GROUP_KINDS]
     templates = [o["spec"]["template"] for o in objects if o["kind"] == "StatefulSet"]

@@ -9,7 +9,10 @@ import pytest
 
 from t2gen.checks import check_objects
 from t2gen.gangs import group_owner, volcano
+from t2gen.kube.quantity import parse_quantity
 from t2gen.pipeline.job import generate
+from t2gen.plan.podspec import pod_requests
+from t2gen.plan.quantities import parse_resource_list
 from t2gen.render.context import build_context
 from t2gen.render.context.scheduling import task_affinity
 from tests.helpers import job_text, problems, valid_job
@@ -69,11 +72,95 @@ def test_scheduler_name_defaults_and_override(
     assert {t["spec"]["schedulerName"] for t in pods.values()} == {"mine"}
 
 
+def _pod_amounts(objects: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Each StatefulSet's pod requests as the scheduler reads them (plan's reader, not the renderer's sum)."""
+    return {
+        o["metadata"]["name"]: parse_resource_list(
+            _requests_of(o["spec"]["template"]["spec"])
+        )
+        for o in objects
+        if o["kind"] == "StatefulSet"
+    }
+
+
+def _requests_of(spec: dict[str, Any]) -> dict[str, str]:
+    resources = pod_requests(spec)
+    out = {"cpu": f"{resources.cpu_millis}m", "memory": str(resources.memory_bytes)}
+    out.update({name: str(amount) for name, amount in resources.extended})
+    return out
+
+
+def _sum(parts: list[tuple[dict[str, int], int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for amounts, times in parts:
+        for name, amount in amounts.items():
+            total[name] = total.get(name, 0) + amount * times
+    return total
+
+
 def test_explicit_min_member_is_rendered(tmp_path: Any) -> None:
     objects = _objects(tmp_path, "  gang: coscheduling\n  minMember: 3\n")
     (group,) = [o for o in objects if o["kind"] == "PodGroup"]
-    assert group["spec"] == {"minMember": 3}
+    assert set(group["spec"]) == {"minMember", "minResources"}
+    assert group["spec"]["minMember"] == 3
     assert group["metadata"]["labels"]["t2-job"] == "job"
+    # The first 3 pods in task order: the job master, then 2 of group a's pods.
+    pods = _pod_amounts(objects)
+    expected = _sum([(pods["job-jm"], 1), (pods["job-0"], 2)])
+    assert parse_resource_list(group["spec"]["minResources"]) == expected
+
+
+@pytest.mark.parametrize("mechanism", ["volcano", "coscheduling"])
+def test_min_resources_sum_every_pod_of_the_job(tmp_path: Any, mechanism: str) -> None:
+    objects = _objects(tmp_path, f"  gang: {mechanism}\n")
+    (group,) = [o for o in objects if o["kind"] == "PodGroup"]
+    pods = _pod_amounts(objects)
+    replicas = {
+        o["metadata"]["name"]: o["spec"]["replicas"]
+        for o in objects
+        if o["kind"] == "StatefulSet"
+    }
+    expected = _sum([(pods[name], replicas[name]) for name in pods])
+    assert parse_resource_list(group["spec"]["minResources"]) == expected
+    for name, text in group["spec"][
+        "minResources"
+    ].items():  # canonical, as kubectl shows it
+        assert str(parse_quantity(text)) == text, name
+
+
+def test_min_resources_are_exact_and_hold_every_requested_resource(
+    tmp_path: Any,
+) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(
+        job_text(
+            "workers:\n"
+            "  - {count: 3, cpu: 0.1, memory: 0.1Gi, volatileDisk: 0.1Gi,\n"
+            "     extendedResources: {nvidia.com/gpu: 1}}\n"
+            "jobMaster: {cpu: 0.1}\n"
+            "scheduling: {gang: volcano}\n"
+        ),
+        encoding="utf-8",
+    )
+    objects = [d.obj for d in generate([str(path)])]
+    (group,) = [o for o in objects if o["kind"] == "PodGroup"]
+    minimum = group["spec"]["minResources"]
+    assert minimum["cpu"] == "400m"  # 3 x 0.1 + 0.1, never 0.30000000000000004
+    assert minimum["nvidia.com/gpu"] == "3"
+    assert "ephemeral-storage" in minimum
+    pods = _pod_amounts(objects)
+    assert parse_resource_list(minimum) == _sum(
+        [(pods["job-jm"], 1), (pods["job-0"], 3)]
+    )
+
+
+@pytest.mark.parametrize("mechanism", ["kueue", "kubernetes"])
+def test_no_min_resources_where_the_mechanism_has_none(
+    tmp_path: Any, mechanism: str
+) -> None:
+    setting = "  queue: q\n" if mechanism == "kueue" else ""
+    objects = _objects(tmp_path, f"  gang: {mechanism}\n{setting}")
+    assert all("minResources" not in str(o.get("spec")) for o in objects)
 
 
 def test_default_min_member_counts_the_job_master(tmp_path: Any) -> None:

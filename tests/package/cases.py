@@ -24,6 +24,8 @@ CASES: dict[str, tuple[str, str | None]] = {
     ),
     # OpenMPI, client-to-pods
     "openmpi": ("examples/openmpi.yaml", None),
+    # the uploader of the job's own namespace (jobPackage.uploader: job-namespace), ZooKeeper
+    "isolated": ("examples/isolated.yaml", None),
 }
 
 

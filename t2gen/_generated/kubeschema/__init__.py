@@ -12,6 +12,7 @@ KUBERNETES_VALIDATE = '1.37.0'
 
 VALIDATORS = {
     # (apiVersion, kind): (module, SHA-256 of t2gen's schema file, or None: Kubernetes')
+    ('networking.k8s.io/v1', 'NetworkPolicy'): ('networkpolicy_networking_k8s_io_v1', None),
     ('v1', 'ServiceAccount'): ('serviceaccount_v1', None),
     ('v1', 'Secret'): ('secret_v1', None),
     ('v1', 'ConfigMap'): ('configmap_v1', None),

@@ -17,8 +17,9 @@ One module per object family, each named here (a test keeps this list whole):
   master's (their :class:`~.pod.PodScope`, containers and StatefulSet);
 * :mod:`.scheduling` (gang objects and the task topology), :mod:`.services`,
   :mod:`.rbac`, :mod:`.storage` (claim and ConfigMap), :mod:`.meta`
-  (metadata), :mod:`.scanners` (scanner skip annotations) and
-  :mod:`.supervisor` (the supervisor Job of ``spec.lifecycle``).
+  (metadata), :mod:`.scanners` (scanner skip annotations),
+  :mod:`.supervisor` (the supervisor Job of ``spec.lifecycle``) and
+  :mod:`.network_policy` (the NetworkPolicies of ``spec.network.policy``).
 
 Worker names and ports come from :mod:`t2gen.twister2.topology`.
 """
@@ -32,7 +33,9 @@ from t2gen.model import Job
 from t2gen.render.context import pod
 from t2gen.render.context.job_master import job_master
 from t2gen.render.context.meta import object_metadata
+from t2gen.render.context.network_policy import network_policies
 from t2gen.render.context.rbac import rbac_roles
+from t2gen.render.context.resources import pod_requests
 from t2gen.render.context.scheduling import group_objects
 from t2gen.render.context.services import node_port_service, worker_service
 from t2gen.render.context.storage import config_map_data, persistent_volume_claim
@@ -67,6 +70,10 @@ CONTEXT_DOC: dict[str, str] = {
     "scheduling": "`{objects}`: the job-wide gang-scheduling group objects of `spec.scheduling.gang` "
     "(`{apiVersion, kind, metadata, spec}`: a Volcano or coscheduling PodGroup, or the Workload API's Workload "
     "and PodGroup; empty for Kueue and without a gang). Pod templates already point at them.",
+    "networkPolicies": "The NetworkPolicies of `spec.network.policy` (empty unless `enabled`): `[{metadata, "
+    "spec}]`, the job's `<job>` (every pod of the job: in from the job's pods, and from anywhere on the NodePort; "
+    "out to the job's pods, DNS, the API server, the package source, ZooKeeper and `egress`), then the "
+    "supervisor's `<job>-supervisor` (nothing in; DNS and the API server out).",
     "supervisor": "null, or the supervisor of `spec.lifecycle.supervise` (one name, `<job>-supervisor`, for its "
     "ServiceAccount, Role, RoleBinding, ConfigMap and Job): `{name, metadata, jobMetadata, rules, script, "
     "scriptKey, job, podTemplate}` (`jobMetadata`: the Job's own, with Argo CD's sync options under "
@@ -111,7 +118,19 @@ def build_context(
         additional_ports=job.spec.network.additional_ports,
         mpi=job.spec.mpi.enabled,
     )
-    groups = group_objects(job, version)
+    master = job_master(job, version)
+    workers = [
+        worker_group(job, group, layout, version)
+        for group, layout in zip(spec.workers, topology.groups, strict=True)
+    ]
+    requests = {
+        group.name: pod_requests(context["podTemplate"])
+        for group, context in zip(spec.workers, workers, strict=True)
+    }
+    if master is not None:
+        requests[names.JOB_MASTER_TASK] = pod_requests(master["podTemplate"])
+    groups = group_objects(job, version, requests)
+    supervisor_context = supervisor(job, groups)
     job_labels = names.common_labels(job.name, "worker")
     del job_labels[names.COMPONENT_LABEL]
     return {
@@ -141,11 +160,9 @@ def build_context(
         "persistentVolumeClaim": persistent_volume_claim(job),
         "workerService": worker_service(job),
         "nodePortService": node_port_service(job),
-        "jobMaster": job_master(job, version),
+        "jobMaster": master,
         "scheduling": {"objects": groups},
-        "workerGroups": [
-            worker_group(job, group, layout, version)
-            for group, layout in zip(spec.workers, topology.groups, strict=True)
-        ],
-        "supervisor": supervisor(job, groups),
+        "workerGroups": workers,
+        "supervisor": supervisor_context,
+        "networkPolicies": network_policies(job, supervisor_context),
     }

@@ -60,7 +60,8 @@ def _common_env(job: Job) -> list[dict[str, Any]]:
         env.append(
             _env(
                 "JOB_PACKAGE_URI",
-                package.uri or f"{names.DEFAULT_UPLOADER}/{job.name}.tar.gz",
+                package.uri
+                or f"{names.uploader_server(package.uploader)}/{job.name}.tar.gz",
             )
         )
     env.append(_env("LOGGER_PROPERTIES_FILE", names.LOGGER_PROPERTIES_FILE))

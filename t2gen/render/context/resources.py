@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from t2gen.kube.quantity import Quantity
+from t2gen.kube.quantity import Quantity, parse_quantity
 
-__all__ = ["resources"]
+__all__ = ["pod_requests", "resources"]
 
 
 def resources(
@@ -69,3 +69,26 @@ def resources(
     return (
         {"requests": requests, "limits": limits} if limits else {"requests": requests}
     )
+
+
+def pod_requests(template: dict[str, Any]) -> dict[str, Quantity]:
+    """One pod's requests: its containers' ``resources.requests`` summed, exactly.
+
+    What the scheduler reserves for a pod without init containers or
+    ``overhead`` (``PodRequests``, kubernetes/kubernetes
+    ``staging/src/k8s.io/component-helpers/resource/helpers.go``), which is
+    every pod t2gen builds; the gang's ``minResources`` is summed from it
+    (:func:`t2gen.gangs.minresources.min_resources`).
+
+    Args:
+        template: a pod template ``{metadata, spec}`` as the pod builder returns it.
+
+    Returns:
+        ``{resource: amount}`` in the order the resources first appear.
+    """
+    total: dict[str, Quantity] = {}
+    for container in template["spec"]["containers"]:
+        for name, text in container.get("resources", {}).get("requests", {}).items():
+            amount = parse_quantity(text)
+            total[name] = total[name] + amount if name in total else amount
+    return total

@@ -22,6 +22,7 @@ from typing import Any
 
 from t2gen.gangs import REGISTRY, Gang
 from t2gen.gangs.base import rendered_task_groups
+from t2gen.gangs.minresources import PodRequests
 from t2gen.model import Job
 from t2gen.record import Record
 from t2gen.render.context.meta import object_metadata
@@ -56,12 +57,16 @@ def _gang(job: Job) -> Gang | None:
     return REGISTRY.get(job.spec.scheduling.gang or "")
 
 
-def group_objects(job: Job, kube_version: tuple[int, int]) -> list[dict[str, Any]]:
+def group_objects(
+    job: Job, kube_version: tuple[int, int], pod_requests: PodRequests
+) -> list[dict[str, Any]]:
     """The job-wide group objects of ``spec.scheduling.gang`` (none for Kueue and for no gang).
 
     Args:
         job: the job.
         kube_version: ``(major, minor)`` rendered for; chooses the Workload API's shape.
+        pod_requests: one pod's requests by task (``jm``, each worker group's
+            name), for the group's ``minResources``.
 
     Returns:
         ``[{apiVersion, kind, metadata, spec}]``, each named after the job and
@@ -73,7 +78,7 @@ def group_objects(job: Job, kube_version: tuple[int, int]) -> list[dict[str, Any
     """
     gang = _gang(job)
     objects = []
-    for group in gang.group_objects(job, kube_version) if gang else ():
+    for group in gang.group_objects(job, kube_version, pod_requests) if gang else ():
         metadata = object_metadata(job, job.name, "scheduling")
         if group.annotations:
             metadata["annotations"] = {

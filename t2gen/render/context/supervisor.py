@@ -92,9 +92,9 @@ def cleanup_targets(
 
     The job master deletes the StatefulSets, Services, ConfigMap and claim
     (``K8S/master/JobTerminator.java:36-88``) but not the ServiceAccounts, Roles
-    and RoleBindings, the gang's group objects, or the per-job SSH Secret of an
-    OpenMPI job (``<job>-ssh``; a Secret named in ``mpi.sshSecretName`` is shared
-    and kept). The claim is left too: the job master keeps it for a failed job
+    and RoleBindings, the gang's group objects, the job's NetworkPolicy, or the
+    per-job SSH Secret of an OpenMPI job (``<job>-ssh``; a Secret named in
+    ``mpi.sshSecretName`` is shared and kept). The claim is left too: the job master keeps it for a failed job
     with checkpointing, for a restart (``JobTerminator.java:49-65``).
     """
     targets: list[tuple[str, str, str]] = []
@@ -111,6 +111,8 @@ def cleanup_targets(
     for obj in group_objects:
         group, plural = _resource(obj["apiVersion"], obj["kind"])
         targets.append((group, plural, obj["metadata"]["name"]))
+    if job.spec.network.policy.enabled:
+        targets.append(("networking.k8s.io", "networkpolicies", job.name))
     if job.spec.mpi.enabled and job.spec.mpi.ssh_secret_name == names.ssh_secret_name(
         job.name
     ):

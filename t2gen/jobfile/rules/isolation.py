@@ -1,0 +1,147 @@
+"""Isolation: the opt-in NetworkPolicy (``spec.network.policy``) and the package's uploader."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from t2gen.errors import Problem
+from t2gen.jobfile.rules._base import Rule, as_dict, as_list, problem, rule
+from t2gen.jobfile.yaml import SourceDoc
+from t2gen.model.isolation import uri_port, zoo_keeper_ports
+
+_PORT_MAX = 65535
+
+
+def _policy(data: dict[str, Any]) -> dict[str, Any] | None:
+    """``spec.network.policy`` when ``enabled``, else None."""
+    policy = as_dict(as_dict(as_dict(data.get("spec")).get("network")).get("policy"))
+    return policy if policy.get("enabled") is True else None
+
+
+@rule("network-policy-egress-open", fields=("spec.network.policy.egress",))
+def check_egress_open(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """Every ``network.policy.egress`` entry names addresses (``cidrs``) or ``ports``.
+
+    An egress rule with neither ``to`` nor ``ports`` allows every connection to
+    every address (https://kubernetes.io/docs/concepts/services-networking/network-policies/#behavior-of-to-and-from-selectors),
+    which would undo the policy's egress isolation without saying so; write no
+    policy (``enabled: false``) if that is what is meant.
+    """
+    policy = _policy(data)
+    for index, entry in enumerate(as_list((policy or {}).get("egress"))):
+        entry = as_dict(entry)
+        if not as_list(entry.get("cidrs")) and not as_list(entry.get("ports")):
+            yield problem(
+                doc,
+                ("spec", "network", "policy", "egress", index),
+                "this egress entry names no cidrs and no ports, so it would let the pods "
+                "connect anywhere; give the cidrs or ports the job's code connects to",
+            )
+
+
+@rule(
+    "network-policy-package-port",
+    fields=(
+        "spec.network.policy.enabled",
+        "spec.network.policy.packageSource.ports",
+        "spec.jobPackage.uri",
+        "spec.jobPackage.uploadMethod",
+    ),
+)
+def check_package_port(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """With a NetworkPolicy, the port of ``jobPackage.uri`` is known: the URI's own, http or https, or ``packageSource.ports``.
+
+    A NetworkPolicy cannot name a host, so the pods' download of the package is
+    allowed by port (and, with ``packageSource.cidrs``, address); a URI with
+    another scheme and no port gives none, and the download would be refused.
+    """
+    policy = _policy(data)
+    package = as_dict(as_dict(data.get("spec")).get("jobPackage"))
+    uri = package.get("uri")
+    if policy is None or package.get("uploadMethod") != "webserver":
+        return
+    if not isinstance(uri, str) or as_list(
+        as_dict(policy.get("packageSource")).get("ports")
+    ):
+        return
+    if uri_port(uri) is None:
+        yield problem(
+            doc,
+            ("spec", "jobPackage", "uri"),
+            "the NetworkPolicy must let the pods reach this URI, but it gives no port (and "
+            "is not http or https); give network.policy.packageSource.ports",
+        )
+
+
+@rule(
+    "network-policy-zookeeper-ports",
+    fields=(
+        "spec.network.policy.enabled",
+        "spec.network.policy.zooKeeper.ports",
+        "spec.zooKeeper.serverAddresses",
+    ),
+)
+def check_zookeeper_ports(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """With a NetworkPolicy, every port of ``zooKeeper.serverAddresses`` is a port (1-65535), or ``zooKeeper.ports`` says which.
+
+    The policy lets the pods reach ZooKeeper on the addresses' ports (2181 for an
+    address without one); a NetworkPolicy port must lie in 1-65535.
+    """
+    policy = _policy(data)
+    addresses = as_dict(as_dict(data.get("spec")).get("zooKeeper")).get(
+        "serverAddresses"
+    )
+    if policy is None or not isinstance(addresses, str):
+        return
+    if as_list(as_dict(policy.get("zooKeeper")).get("ports")):
+        return
+    bad = [port for port in zoo_keeper_ports(addresses) if not 1 <= port <= _PORT_MAX]
+    if bad:
+        yield problem(
+            doc,
+            ("spec", "zooKeeper", "serverAddresses"),
+            f"port {bad[0]} is not a port (1-{_PORT_MAX}); correct the address, or give "
+            "network.policy.zooKeeper.ports",
+        )
+
+
+@rule(
+    "package-uploader-unused",
+    fields=(
+        "spec.jobPackage.uploader",
+        "spec.jobPackage.uri",
+        "spec.jobPackage.uploadMethod",
+    ),
+)
+def check_uploader_unused(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """``jobPackage.uploader: job-namespace`` goes with ``uploadMethod: webserver`` and no ``uri``.
+
+    The uploader is where the pods download the package from when no ``uri``
+    says otherwise; with a ``uri``, or with ``client-to-pods`` (the client
+    copies the package into the pods), it would be silently ignored.
+    """
+    package = as_dict(as_dict(data.get("spec")).get("jobPackage"))
+    if package.get("uploader") != "job-namespace":
+        return
+    if package.get("uploadMethod") != "webserver":
+        why = "uploadMethod client-to-pods copies the package into the pods"
+    elif "uri" in package:
+        why = "the pods download the package from jobPackage.uri"
+    else:
+        return
+    yield problem(
+        doc,
+        ("spec", "jobPackage", "uploader"),
+        f"jobPackage.uploader is not used: {why}; remove one of them",
+        key=True,
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    check_egress_open,
+    check_package_port,
+    check_zookeeper_ports,
+    check_uploader_unused,
+)
+"""This module's rules, in the order ``docs/rules.md`` lists them."""
