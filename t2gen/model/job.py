@@ -75,8 +75,8 @@ class JobSpec(Record):
 
     @property
     def job_pods(self) -> int:
-        """Every pod of the job: the worker pods plus the job master pod when it runs in the cluster."""
-        return self.total_pods + (1 if self.job_master.enabled else 0)
+        """Every pod of the job: the worker pods plus the job master's (always in the cluster: rule ``job-master-in-client``)."""
+        return self.total_pods + 1
 
 
 class Job(Record):

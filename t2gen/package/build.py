@@ -154,11 +154,10 @@ def delivery(job: Job, built: Built) -> list[str]:
         f"  kubectl cp{ns} {file} {pod}:{names.MEMORY_VOLUME_PATH}/{target_name} -c twister2-container-0"
         for pod in pods
     ]
-    if job.spec.job_master.enabled:
-        lines.append(
-            f"  kubectl cp{ns} {file} {job.name}{names.JOB_MASTER_SUFFIX}-0:"
-            f"{names.MEMORY_VOLUME_PATH}/{target_name} -c {names.JOB_MASTER_CONTAINER}"
-        )
+    lines.append(
+        f"  kubectl cp{ns} {file} {job.name}{names.JOB_MASTER_SUFFIX}-0:"
+        f"{names.MEMORY_VOLUME_PATH}/{target_name} -c {names.JOB_MASTER_CONTAINER}"
+    )
     lines.append(
         "  a pod created later (restarted or scaled) needs the copy too: see docs/package.md "
         "for the loop that keeps copying until the job ends"

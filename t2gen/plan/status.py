@@ -201,18 +201,14 @@ def job_status(
         }
         for row in worker_rows(wmap)
     ]
-    job_master = None
-    if job.spec.job_master.enabled:
-        pod = names.statefulset_pod_name(names.job_master_statefulset_name(job.name), 0)
-        job_master = {
-            "pod": pod,
-            "state": _container_state(pods.get(pod), "twister2-job-master-0"),
-        }
+    pod = names.statefulset_pod_name(names.job_master_statefulset_name(job.name), 0)
+    job_master = {
+        "pod": pod,
+        "state": _container_state(pods.get(pod), "twister2-job-master-0"),
+    }
     supervisor = _supervisor(objects, job)
     kill = _get(config_map, "data", "KILL_JOB") is not None
-    states = [str(w["state"]) for w in workers] + (
-        [job_master["state"]] if job_master else []
-    )
+    states = [str(w["state"]) for w in workers] + [job_master["state"]]
     leftovers: list[str] = []
     if supervisor and supervisor["state"] in ("Complete", "Failed"):
         phase = "Succeeded" if supervisor["state"] == "Complete" else "Failed"

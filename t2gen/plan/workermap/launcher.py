@@ -113,15 +113,13 @@ def launcher_pod_requests(job: Job) -> dict[str, tuple[int, int]]:
         job: the validated job.
 
     Returns:
-        The worker StatefulSets in group order, then the job master's when it
-        runs in the cluster.
+        The worker StatefulSets in group order, then the job master's.
     """
     found = {
         names.worker_statefulset_name(job.name, group.index): _worker_pod(job, group)
         for group in job.spec.workers
     }
-    if job.spec.job_master.enabled:
-        found[names.job_master_statefulset_name(job.name)] = _job_master_pod(job)
+    found[names.job_master_statefulset_name(job.name)] = _job_master_pod(job)
     return found
 
 

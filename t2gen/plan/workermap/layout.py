@@ -80,19 +80,19 @@ class JobMasterAddress(Record):
     """Where the workers reach the job master.
 
     Attributes:
-        in_cluster: the job master runs in the cluster (``jobMaster.enabled``);
-            False when it runs in the submitting client.
+        in_cluster: the job master runs in the cluster: always True, as t2gen
+            refuses one in the client (rule ``job-master-in-client``); kept as
+            ``inCluster`` in the JSON worker map.
         host: the job master Service's DNS name (what the workers resolve,
-            ``K8sWorkerUtils.getJobMasterIpByWaitingPodRunning``), or the
-            client's ``jobMaster.address``.
+            ``K8sWorkerUtils.getJobMasterIpByWaitingPodRunning``).
         port: ``jobMaster.port``.
-        pod: the job master's pod, ``<job>-jm-0``; None when it runs in the client.
+        pod: the job master's pod, ``<job>-jm-0``.
     """
 
     in_cluster: bool
     host: str
     port: int
-    pod: str | None
+    pod: str
 
 
 class WorkerMap(Record):
@@ -196,21 +196,13 @@ def build_worker_map(job: Job, objects: Sequence[Mapping[str, Any]]) -> WorkerMa
     Raises:
         ValueError: a rendered request is not a quantity (only with user templates).
     """
-    master = job.spec.job_master
-    if master.enabled:
-        service = names.job_master_service_name(job.name)
-        address = JobMasterAddress(
-            in_cluster=True,
-            host=service_dns_name(service, job.namespace),
-            port=master.port,
-            pod=names.statefulset_pod_name(
-                names.job_master_statefulset_name(job.name), 0
-            ),
-        )
-    else:
-        address = JobMasterAddress(
-            in_cluster=False, host=master.address or "", port=master.port, pod=None
-        )
+    service = names.job_master_service_name(job.name)
+    address = JobMasterAddress(
+        in_cluster=True,
+        host=service_dns_name(service, job.namespace),
+        port=job.spec.job_master.port,
+        pod=names.statefulset_pod_name(names.job_master_statefulset_name(job.name), 0),
+    )
     pods, requests = _sum_requests(objects)
     return WorkerMap(
         topology=build_topology(

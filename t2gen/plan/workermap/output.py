@@ -77,15 +77,10 @@ def _header_lines(wmap: WorkerMap) -> list[str]:
             f"workers' headless Service: {wmap.service} in namespace {wmap.namespace}"
         )
     master = wmap.job_master
-    if master.in_cluster:
-        lines.append(
-            f"job master: {master.host}:{master.port} (pod {master.pod}, "
-            f"container {names.JOB_MASTER_CONTAINER})"
-        )
-    else:
-        lines.append(
-            f"job master: {master.host}:{master.port} (runs in the submitting client)"
-        )
+    lines.append(
+        f"job master: {master.host}:{master.port} (pod {master.pod}, "
+        f"container {names.JOB_MASTER_CONTAINER})"
+    )
     extra = wmap.pods - worker_pods
     lines.append(
         f"totals: {_plural(wmap.pods, 'pod')}"

@@ -84,7 +84,6 @@ def container_env(
     class_to_run: str,
     heap_mib: int,
     worker_port: int | None = None,
-    job_master_ip: str | None = None,
     user_env: tuple[EnvVar, ...] = (),
 ) -> list[dict[str, Any]]:
     """A container's whole environment, in the runtime's order, then the user's.
@@ -95,7 +94,6 @@ def container_env(
         class_to_run: ``CLASS_TO_RUN`` (one of the ``names.CLASS_*``).
         heap_mib: ``JVM_MEMORY_MB``, the JVM heap in MiB (:mod:`t2gen.render.context.memory`).
         worker_port: ``WORKER_PORT``; None for the job master.
-        job_master_ip: ``JOB_MASTER_IP`` when the job master runs outside the cluster.
         user_env: the pod's own variables, in order: what it takes of
             ``spec.env`` (a worker all of it, the job master only the
             runtime's variables a job may set,
@@ -106,8 +104,6 @@ def container_env(
         ``[{name, value}]`` or ``[{name, valueFrom}]`` entries.
     """
     env = [*_common_env(job), _env("CONTAINER_NAME", container_name)]
-    if job_master_ip:
-        env.append(_env("JOB_MASTER_IP", job_master_ip))
     env.append(_env("CLASS_TO_RUN", class_to_run))
     if worker_port is not None:
         env.append(_env("WORKER_PORT", worker_port))

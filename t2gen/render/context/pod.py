@@ -131,7 +131,6 @@ def container(
     class_to_run: str,
     heap_mib: int,
     worker_port: int | None = None,
-    job_master_ip: str | None = None,
 ) -> dict[str, Any]:
     """One Twister2 container: the job's image running ``/bin/bash -c <script>``.
 
@@ -145,7 +144,6 @@ def container(
         class_to_run: ``CLASS_TO_RUN`` (one of the ``names.CLASS_*``).
         heap_mib: ``JVM_MEMORY_MB``, the JVM heap in MiB (:mod:`.memory`).
         worker_port: ``WORKER_PORT``; None for the job master.
-        job_master_ip: ``JOB_MASTER_IP`` when the job master runs outside the cluster.
 
     Returns:
         ``{name, image, imagePullPolicy, command, args, ports, env, envFrom?,
@@ -164,7 +162,6 @@ def container(
             class_to_run=class_to_run,
             heap_mib=heap_mib,
             worker_port=worker_port,
-            job_master_ip=job_master_ip,
             user_env=parts.env,
         ),
     }

@@ -43,7 +43,6 @@ def worker_rules(job: Job) -> list[Rule]:
       -> ``K8S/PodWatchUtils.java:483-503``); with OpenMPI pod ``<job>-0-0``
       also watches the worker pods (``t2-wp``) for its hostfile
       (``K8S/mpi/MPIMasterStarter.java:123-141`` -> ``K8S/PodWatchUtils.java:555-576``).
-      Not needed when the job master runs in the client and OpenMPI is off.
     - list ConfigMaps and patch ``<job>``: each worker reads and writes its
       restart count (``K8S/worker/K8sWorkerStarter.java:164``,
       ``K8S/mpi/MPIWorkerStarter.java:192`` -> ``K8S/worker/K8sWorkerUtils.java:297-383``
@@ -53,8 +52,7 @@ def worker_rules(job: Job) -> list[Rule]:
         The Role's ``rules``, in a fixed order.
     """
     rules: list[Rule] = []
-    if job.spec.job_master.enabled or job.spec.mpi.enabled:
-        rules.append(_rule("", "pods", ["watch"]))
+    rules.append(_rule("", "pods", ["watch"]))
     rules += [
         _rule("", "configmaps", ["list"]),
         _rule("", "configmaps", ["patch"], [job.name]),
@@ -114,7 +112,7 @@ def service_account_name(job: Job, role: str) -> str | None:
 
 
 def rbac_roles(job: Job) -> list[dict[str, Any]]:
-    """The ServiceAccount, Role and RoleBinding of each role: the workers', then the job master's (if it runs in the cluster).
+    """The ServiceAccount, Role and RoleBinding of each role: the workers', then the job master's.
 
     Returns:
         ``[{role, serviceAccountName, rules, metadata: {serviceAccount, role,
@@ -122,9 +120,7 @@ def rbac_roles(job: Job) -> list[dict[str, Any]]:
     """
     if not job.spec.rbac.create:
         return []
-    roles = [("worker", worker_rules(job))]
-    if job.spec.job_master.enabled:
-        roles.append(("job-master", job_master_rules(job)))
+    roles = [("worker", worker_rules(job)), ("job-master", job_master_rules(job))]
     found = []
     for role, rules in roles:
         name = service_account_name(job, role)

@@ -20,7 +20,7 @@ def persistent_volume_claim(job: Job) -> dict[str, Any] | None:
     """The job's one claim, shared by every pod.
 
     Its size is ``perWorker`` x the job's workers, plus the job master's
-    ``persistentDisk`` when the job master runs in the cluster (Twister2
+    ``persistentDisk`` (Twister2
     ``RequestObjectBuilder.createPersistentVolumeClaimObject``).
 
     A run that restores checkpoints from the claim (``checkpointing.restore``
@@ -39,9 +39,9 @@ def persistent_volume_claim(job: Job) -> dict[str, Any] | None:
     spec = job.spec
     if not has_claim(spec) or spec.checkpointing.restores_from_claim:
         return None
-    size = spec.storage.per_worker * spec.total_workers
-    if spec.job_master.enabled:
-        size = size + spec.job_master.persistent_disk
+    size = (
+        spec.storage.per_worker * spec.total_workers + spec.job_master.persistent_disk
+    )
     return {
         "storageClassName": spec.storage.storage_class_name,
         "accessModes": [spec.storage.access_mode],

@@ -44,7 +44,6 @@ def _containers(
         if group.ephemeral_storage_limit is not None
         else None
     )
-    job_master_ip = None if spec.job_master.enabled else spec.job_master.address
     return [
         pod.container(
             job,
@@ -71,7 +70,6 @@ def _containers(
             class_to_run=names.CLASS_MPI_MASTER if mpi else names.CLASS_WORKER,
             heap_mib=memory.heap_mib,
             worker_port=slot.worker_port,
-            job_master_ip=job_master_ip,
         )
         for slot, memory in zip(layout.containers, memories, strict=True)
     ]
