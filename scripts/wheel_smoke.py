@@ -74,7 +74,7 @@ def containerfile_steps(work: Path) -> None:
     assert runs == CONTAINERFILE_RUN, f"the Containerfile's RUN lines changed: {runs}"
     build_stage = text.split("\nFROM ", 2)[1]
     source = work / "src"
-    source.mkdir()
+    source.mkdir(parents=True)
     for line in re.findall(r"^COPY (?!--from)(.*)$", build_stage, re.MULTILINE):
         *names, _dest = line.split()
         for name in names:

@@ -153,10 +153,15 @@ def plan_templates(
         )
 
     # Filters per template, once per node. The node-level filters read only a node's
-    # labels, taints and cordon (and its name, for nodeName and matchFields): nodes
-    # alike in those get one verdict per template.
+    # labels, taints, cordon and Ready condition (and its name, for nodeName and
+    # matchFields): nodes alike in those get one verdict per template.
     kinds = [
-        (node.unschedulable, node.taints, tuple(sorted(node.labels.items())))
+        (
+            node.unschedulable,
+            node.taints,
+            node.ready,
+            tuple(sorted(node.labels.items())),
+        )
         for node in nodes
     ]
     reports_passing: list[list[int]] = []

@@ -17,6 +17,7 @@ import pytest
 from t2gen.errors import T2genError
 from t2gen.plan import format_plan, parse_nodes, plan
 from t2gen.plan.typedread import plain_document, read_nodes
+from tests.conftest import ROOT
 from tests.plan.test_engine import nodes_doc, rendered
 
 
@@ -103,3 +104,29 @@ def test_the_typed_reader_reads_the_condition_alike(tmp_path: Path) -> None:
         "items[0].status.conditions: node node01: conditions must be a list"
         in "\n".join(info.value.lines())
     )
+
+
+@pytest.mark.parametrize("down", ["node01", "node09"])
+def test_one_not_ready_node_among_alike_nodes_is_judged_alone(
+    down: str, tmp_path: Path
+) -> None:
+    # Nodes alike in cordon, taints and the labels the job selects on share one
+    # filter verdict; the Ready condition is part of what makes them alike, or the
+    # first node judged decides for every node of its kind (NotReady for all of
+    # them, or for none). wordcount selects on no label, so as `t2gen plan` reads
+    # examples/nodes.json (only the labels the job selects on) most nodes are alike.
+    doc = json.loads((ROOT / "examples" / "nodes.json").read_text(encoding="utf-8"))
+    items = {n["metadata"]["name"]: n for n in doc["items"]}
+    items[down]["status"]["conditions"] = [{"type": "Ready", "status": "False"}]
+    path = tmp_path / "nodes.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    nodes = read_nodes(str(path), label_keys=())
+    alike = [
+        n.name for n in nodes if n.name != down and not n.taints and not n.unschedulable
+    ]
+    assert len(alike) >= 6
+    result = plan(rendered("wordcount"), nodes)
+    for group in result.groups:
+        rejected = {r.node for r in group.rejections}
+        assert down in rejected and down not in group.passing, group.statefulset
+        assert not rejected & set(alike), (group.statefulset, rejected & set(alike))
