@@ -643,10 +643,14 @@ def simulated(stdout: str) -> str:
         if every:
             return f"all {every.group(1)} queue orders"
         some = re.search(
-            r"(\d+) (?:queue orders simulated, )?of (?:the )?([\d,]+)", line
+            r"(?:each of the ([\d,]+)|the (one)) queue orders? simulated, of the "
+            r"(more than 10\^12|[\d,]+)|in the ([\d,]+) of (more than 10\^12|[\d,]+) "
+            r"queue orders simulated",
+            line,
         )
-        if some and "queue order" in line:
-            return f"{some.group(1)} of {some.group(2)} queue orders"
+        if some:
+            done = some.group(1) or some.group(4) or "1"
+            return f"{done} of {some.group(3) or some.group(5)} queue orders"
         if "was not simulated" in line:
             return "not simulated (bound)"
     return "-"

@@ -154,9 +154,14 @@ def _scheduler_lines(result: PlanResult) -> list[str]:
     capped = verdict.orders < verdict.possible
     if stranded is None:
         if capped:
+            each = (
+                "the one queue order"
+                if verdict.orders == 1
+                else f"each of the {verdict.orders} queue orders"
+            )
             return [
                 "the default scheduler, placing one pod at a time, placed every pod in "
-                f"each of the {verdict.orders} queue orders simulated, of the "
+                f"{each} simulated, of the "
                 f"{_possible(verdict)} the StatefulSet controller can produce ({_BOUND})"
             ]
         return [
