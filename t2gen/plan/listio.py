@@ -8,7 +8,9 @@ Shared by the node list (:mod:`t2gen.plan.nodes`) and the pod list
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -19,11 +21,13 @@ from t2gen.kube.yamlread import load_all_bounded
 
 __all__ = [
     "LIST_BOUNDS",
+    "MAX_LOCATE_BYTES",
     "PlanInputError",
     "json_path",
     "list_items",
     "load_document",
     "string_map",
+    "with_positions",
 ]
 
 
@@ -49,6 +53,57 @@ class PlanInputError(T2genError):
         items = sorted(problems)
         source = items[0].path if items else "input"
         super().__init__(f"{len(items)} problem(s) in {source}", problems=items)
+
+
+MAX_LOCATE_BYTES = 64 * 1024 * 1024
+"""Largest input whose problems are given a line and column (read again, on the error
+path only); a larger one keeps the JSON path alone. The work is bounded by
+:data:`t2gen.kube.locate.MAX_EVENTS` as well."""
+
+_LAST_STEP = re.compile(r'(?:\.[^.\[]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\])$')
+
+
+def with_positions(err: PlanInputError, path: str) -> PlanInputError:
+    """``err`` with each problem that has a JSON path but no position located in ``path``.
+
+    A path missing from the file (a field that is absent) is located at its
+    nearest parent that is there. Standard input (``-``) and files over
+    :data:`MAX_LOCATE_BYTES` keep the JSON paths alone.
+
+    Args:
+        err: the reader's error.
+        path: the file the reader read, as the user named it.
+
+    Returns:
+        A new error with the positions filled in, or ``err`` itself.
+    """
+    from t2gen.kube.locate import locate
+
+    unplaced = [p for p in err.problems if not p.line and p.json_path]
+    if path == "-" or not unplaced:
+        return err
+    try:
+        with Path(path).open("rb") as file:
+            raw = file.read(MAX_LOCATE_BYTES + 1)
+        if len(raw) > MAX_LOCATE_BYTES:
+            return err
+        text = raw.decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return err
+    located = []
+    for problem in err.problems:
+        where = problem.json_path if not problem.line else ""
+        position = None
+        while where and position is None:
+            position = locate(text, where)
+            parent = _LAST_STEP.sub("", where)
+            where = parent if parent != where else ""
+        if position is not None:
+            problem = Problem(
+                problem.path, *position, problem.message, problem.json_path
+            )
+        located.append(problem)
+    return PlanInputError(problems=located)
 
 
 def load_document(text: str, source: str) -> object:

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from t2gen.errors import Problem
-from t2gen.plan.listio import PlanInputError, json_path
+from t2gen.plan.listio import PlanInputError, json_path, with_positions
 from t2gen.plan.quantities import CPU, quantity_amount
 from t2gen.plan.quotarecords import (
     ClusterQueue,
@@ -342,4 +342,7 @@ def read_quota(path: str) -> QuotaObjects:
         what="file",
         advice=f"a namespace's quotas and limit ranges are kilobytes: pass `{_COMMAND}`",
     )
-    return parse_quota_objects(plain_document(raw, path), path)
+    try:
+        return parse_quota_objects(plain_document(raw, path), path)
+    except PlanInputError as err:
+        raise with_positions(err, path) from None

@@ -37,7 +37,7 @@ import msgspec
 
 from t2gen.errors import ConfigError
 from t2gen.fastpaths import enabled
-from t2gen.plan.listio import load_document
+from t2gen.plan.listio import PlanInputError, load_document, with_positions
 from t2gen.plan.nodes import Node, parse_nodes
 from t2gen.plan.pods import ExistingPod, parse_pods
 from t2gen.plan.typedrecords import POD_DECODER, node_decoder, typed_nodes, typed_pods
@@ -215,6 +215,13 @@ def read_nodes(
         ConfigError: missing, unreadable or not UTF-8.
         PlanInputError: not a node list, or malformed nodes; every problem at once.
     """
+    try:
+        return _read_nodes(path, label_keys)
+    except PlanInputError as err:
+        raise with_positions(err, path) from None
+
+
+def _read_nodes(path: str, label_keys: Collection[str] | None) -> tuple[Node, ...]:
     keys = None if label_keys is None else tuple(sorted(set(label_keys)))
     document: object = None
     with _no_cycle_collection():
@@ -243,6 +250,13 @@ def read_pods(path: str) -> tuple[ExistingPod, ...]:
         ConfigError: missing, unreadable or not UTF-8.
         PlanInputError: not a pod list, or a pod with a malformed quantity.
     """
+    try:
+        return _read_pods(path)
+    except PlanInputError as err:
+        raise with_positions(err, path) from None
+
+
+def _read_pods(path: str) -> tuple[ExistingPod, ...]:
     document: object = None
     with _no_cycle_collection():
         with _contents(path) as view:

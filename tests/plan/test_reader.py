@@ -17,6 +17,7 @@ import pytest
 
 from t2gen.errors import T2genError
 from t2gen.plan import parse_nodes, parse_pods, typedread, workload_templates
+from t2gen.plan.listio import PlanInputError, with_positions
 from t2gen.plan.typedread import (
     node_label_keys,
     plain_document,
@@ -42,12 +43,28 @@ def _outcome(read: Callable[[], object]) -> object:
 def _both(tmp_path: Path, raw: bytes, kind: str) -> tuple[object, object]:
     path = tmp_path / f"{kind}.json"
     path.write_bytes(raw)
+
+    def located(parse: Callable[[], object]) -> object:
+        # The file readers locate their problems' JSON paths in the file.
+        try:
+            return parse()
+        except PlanInputError as err:
+            raise with_positions(err, str(path)) from None
+
     if kind == "nodes":
         typed = _outcome(lambda: read_nodes(str(path)))
-        plain = _outcome(lambda: parse_nodes(plain_document(raw, str(path)), str(path)))
+        plain = _outcome(
+            lambda: located(
+                lambda: parse_nodes(plain_document(raw, str(path)), str(path))
+            )
+        )
     else:
         typed = _outcome(lambda: read_pods(str(path)))
-        plain = _outcome(lambda: parse_pods(plain_document(raw, str(path)), str(path)))
+        plain = _outcome(
+            lambda: located(
+                lambda: parse_pods(plain_document(raw, str(path)), str(path))
+            )
+        )
     return typed, plain
 
 

@@ -72,9 +72,11 @@ def test_plan_gt_against_a_5000_digit_label_value(tmp_path: Path) -> None:
     # A label value is at most 63 characters: the API server never writes this
     # one, so the node list is refused where it says so (issue 32), not read.
     assert (result.exit_code, result.stdout) == (1, "")
+    # json.dumps writes one line: the labels' mapping starts after items[0]'s keys.
+    column = json.dumps(nodes).index('"labels": {') + len('"labels": ') + 1
     assert result.stderr == (
-        f"{nodes_file}: items[0].metadata.labels: must map label keys to label values "
-        "(strings), as the API server writes them\n"
+        f"{nodes_file}:1:{column}: items[0].metadata.labels: must map label keys to "
+        "label values (strings), as the API server writes them\n"
     )
 
 

@@ -1,0 +1,83 @@
+"""A JSON path's line and column in YAML or JSON text (the plan inputs' error path)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from t2gen.errors import Problem
+from t2gen.kube.locate import locate
+from t2gen.plan.listio import PlanInputError, with_positions
+
+NODES = json.dumps(
+    {
+        "items": [
+            {"metadata": {"name": "a"}},
+            {
+                "metadata": {"name": "b", "labels": {"a.b/c": "x"}},
+                "status": {"allocatable": {"memory": "64GB"}},
+            },
+        ]
+    },
+    indent=2,
+)
+QUOTA = "items:\n- kind: ResourceQuota\n  spec:\n    hard:\n      limits.cpu: 4O\n"
+
+
+def _at(text: str, line: int, col: int) -> str:
+    return text.splitlines()[line - 1][col - 1 :]
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "starts"),
+    [
+        (NODES, "items[1].status.allocatable.memory", '"64GB"'),
+        (NODES, "items[1].status.allocatable", "{"),
+        (NODES, 'items[1].metadata.labels["a.b/c"]', '"x"'),
+        (NODES, "items[1].metadata.labels.a.b/c", '"x"'),  # a dotted key written bare
+        (NODES, "items[0].metadata.name", '"a"'),
+        (QUOTA, "items[0].spec.hard.limits.cpu", "4O"),
+        (QUOTA, "items[0].spec", "hard:"),
+    ],
+)
+def test_a_path_is_found_where_its_node_starts(
+    text: str, path: str, starts: str
+) -> None:
+    position = locate(text, path)
+    assert position is not None
+    assert _at(text, *position).startswith(starts)
+
+
+@pytest.mark.parametrize(
+    "path", ["items[2]", "items[1].nope", "items[0].metadata.name.x", "items.x"]
+)
+def test_a_path_not_in_the_text_is_none(path: str) -> None:
+    assert locate(NODES, path) is None
+
+
+def test_an_alias_a_broken_text_and_the_budget_give_none() -> None:
+    assert locate("a: &x {b: 1}\nc: *x\n", "c.b") is None
+    assert locate("a: [1, 2\n", "a[5]") is None
+    assert locate(NODES, "items[1].status.allocatable", budget=10) is None
+
+
+def test_problems_are_located_at_their_path_or_its_nearest_parent(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "nodes.json"
+    path.write_text(NODES, encoding="utf-8")
+    err = PlanInputError(
+        problems=[
+            Problem(str(path), 0, 0, "bad", "items[1].status.allocatable.memory"),
+            Problem(str(path), 0, 0, "has no uid", "items[0].metadata.uid"),
+            Problem(str(path), 0, 0, "is empty"),
+        ]
+    )
+    located = {p.message: p for p in with_positions(err, str(path)).problems}
+    assert _at(NODES, located["bad"].line, located["bad"].col).startswith('"64GB"')
+    missing = located["has no uid"]  # at items[0].metadata, where uid would be
+    assert (missing.line, missing.col) == locate(NODES, "items[0].metadata")
+    assert located["is empty"].line == 0  # no path: the whole file
+    assert with_positions(err, "-") is err  # standard input is read once
