@@ -1,34 +1,44 @@
-"""Where a JSON path points in a YAML or JSON text: its line and column, read as events.
+"""Where JSON paths point in a YAML or JSON text: their lines and columns, read as events.
 
 The plan's inputs (``kubectl get nodes|pods -o json``, ``--quota``) are decoded by
 readers that keep no positions, so their problems carry a JSON path
-(``items[2].status.allocatable``). On the error path, :func:`locate` finds that
-path's node in the text with libyaml's event parser (JSON is YAML): constant
-memory, and work bounded by :data:`MAX_EVENTS` events, so a problem far into a
-huge list keeps its JSON path alone rather than costing a second full parse.
+(``items[2].status.allocatable``). On the error path, :func:`locate_all` finds
+every such path in one pass over the text with libyaml's event parser (JSON is
+YAML): constant memory, subtrees no path enters skipped, and at most
+:data:`MAX_EVENTS` events however many problems there are (a thousand forged
+node names cost one pass, not a thousand), so a problem far into a huge list
+keeps its JSON path alone.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import yaml
 
-__all__ = ["MAX_EVENTS", "locate"]
+from t2gen.errors import format_json_path
+
+__all__ = ["MAX_EVENTS", "locate", "locate_all", "parent_path"]
 
 MAX_EVENTS = 2_000_000
-"""Events read at most to find one path: about 8 MB of ``kubectl -o json`` (a second or two)."""
+"""Events read at most in one pass: about 8 MB of ``kubectl -o json`` (a second or two)."""
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_INDEX = re.compile(r"\[(\d+)\]")
+_LAST_STEP = re.compile(r'(?:\.[^.\[]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\])$')
 _OPEN = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
 _CLOSE = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
 
 
 class _Budget(Exception):
-    """The event budget ran out before the path was found."""
+    """The event budget ran out."""
+
+
+def parent_path(path: str) -> str:
+    """``path`` without its last step (``a.b[2]`` -> ``a.b``); ``""`` for a first step."""
+    parent = _LAST_STEP.sub("", path)
+    return parent if parent != path else ""
 
 
 def _events(text: str, budget: int) -> Iterator[Any]:
@@ -47,71 +57,83 @@ def _skip(events: Iterator[Any], event: Any) -> None:
         depth -= isinstance(following, _CLOSE)
 
 
-def _after_key(rest: str, key: str) -> str | None:
-    """``rest`` past ``key`` (plain, dotted or quoted as ``["key"]``), or None if it names another key."""
-    quoted = '["' + key.replace("\\", "\\\\").replace('"', '\\"') + '"]'
-    for written in (key, quoted):
-        if rest == written:
-            return ""
-        if rest.startswith(written) and rest[len(written)] in ".[":
-            following = rest[len(written) :]
-            return following[1:] if following.startswith(".") else following
-    return None
+def _walk(
+    events: Iterator[Any],
+    node: Any,
+    written: tuple[str, str],
+    wanted: set[str],
+    found: dict[str, tuple[int, int]],
+) -> None:
+    """Record the wanted paths under ``node`` (whose paths are ``written``), reading past it.
+
+    A child has two written forms: as t2gen prints it (a key holding dots
+    quoted, ``hard["limits.cpu"]``) and bare (``hard.limits.cpu``), as a reader
+    joining a prefix and a field writes it; either may be wanted.
+    """
+    quoted, bare = written
+    index = 0
+    while True:
+        child = next(events)
+        if isinstance(child, _CLOSE):
+            return
+        if isinstance(node, yaml.SequenceStartEvent):
+            step: tuple[str, str] | None = (f"{quoted}[{index}]", f"{bare}[{index}]")
+            index += 1
+        else:  # a mapping: child is the key, the value follows
+            key = child
+            if isinstance(key, yaml.ScalarEvent):
+                one = format_json_path((key.value,))
+                step = (
+                    quoted + (one if one.startswith("[") or not quoted else "." + one),
+                    f"{bare}.{key.value}" if bare else key.value,
+                )
+            else:
+                _skip(events, key)  # a complex key: no JSON path names it
+                step = None
+            child = next(events)
+        hits = [p for p in step or () if p in wanted]
+        if step is None or not hits:
+            _skip(events, child)
+            continue
+        mark = child.start_mark
+        for path in hits:
+            found.setdefault(path, (mark.line + 1, mark.column + 1))
+        if isinstance(child, _OPEN):
+            _walk(events, child, step, wanted, found)
+
+
+def locate_all(
+    text: str, paths: Iterable[str], *, budget: int = MAX_EVENTS
+) -> dict[str, tuple[int, int]]:
+    """The 1-based (line, column) of each path, and of each of its parents, in the text.
+
+    Args:
+        text: YAML or JSON; its first document is read.
+        paths: JSON paths as t2gen prints them (``items[2].metadata.labels["a.b/c"]``);
+            a key holding dots may also be written bare (``spec.hard.limits.cpu``).
+        budget: the most parser events read in all.
+
+    Returns:
+        ``{path: (line, column)}`` for every path, or parent of one, that is in the
+        text and was reached within the budget (nothing through an alias; nothing
+        when the text is not YAML before the path).
+    """
+    wanted: set[str] = set()
+    for path in paths:
+        while path:
+            wanted.add(path)
+            path = parent_path(path)
+    found: dict[str, tuple[int, int]] = {}
+    events = _events(text, budget)
+    try:
+        root = next(e for e in events if isinstance(e, (*_OPEN, yaml.ScalarEvent)))
+        if isinstance(root, _OPEN):
+            _walk(events, root, ("", ""), wanted, found)
+    except (StopIteration, _Budget, yaml.YAMLError, RecursionError):
+        pass
+    return found
 
 
 def locate(text: str, path: str, *, budget: int = MAX_EVENTS) -> tuple[int, int] | None:
-    """The 1-based (line, column) of the node at ``path`` in the text's first document.
-
-    Args:
-        text: YAML or JSON.
-        path: a JSON path as t2gen prints it (``items[2].metadata.labels["a.b/c"]``);
-            a key holding dots may also be written bare (``spec.hard.limits.cpu``):
-            at each mapping the key that the path continues with is taken.
-        budget: the most parser events read.
-
-    Returns:
-        The node's start, or None: the path is not in the text (a missing field is
-        reported at its parent's path by the readers), it passes through an alias,
-        the text is not YAML, or the budget ran out.
-    """
-    events = _events(text, budget)
-    try:
-        node = next(e for e in events if isinstance(e, (*_OPEN, yaml.ScalarEvent)))
-        rest = path
-        while rest:
-            if isinstance(node, yaml.MappingStartEvent):
-                while True:
-                    key = next(events)
-                    if isinstance(key, yaml.MappingEndEvent):
-                        return None
-                    if not isinstance(key, yaml.ScalarEvent):
-                        _skip(events, key)  # a complex key: no JSON path names it
-                    value = next(events)
-                    following = (
-                        _after_key(rest, key.value)
-                        if isinstance(key, yaml.ScalarEvent)
-                        else None
-                    )
-                    if following is not None:
-                        rest, node = following, value
-                        break
-                    _skip(events, value)
-            elif isinstance(node, yaml.SequenceStartEvent):
-                index = _INDEX.match(rest)
-                if index is None:
-                    return None
-                rest = rest[index.end() :].removeprefix(".")
-                for _ in range(int(index.group(1))):
-                    item = next(events)
-                    if isinstance(item, yaml.SequenceEndEvent):
-                        return None
-                    _skip(events, item)
-                node = next(events)
-                if isinstance(node, yaml.SequenceEndEvent):
-                    return None
-            else:
-                return None
-    except (StopIteration, _Budget, yaml.YAMLError, RecursionError):
-        return None
-    mark = node.start_mark
-    return mark.line + 1, mark.column + 1
+    """The 1-based (line, column) of the node at ``path``, or None (see :func:`locate_all`)."""
+    return locate_all(text, [path], budget=budget).get(path)

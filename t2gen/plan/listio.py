@@ -8,7 +8,6 @@ Shared by the node list (:mod:`t2gen.plan.nodes`) and the pod list
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -57,10 +56,8 @@ class PlanInputError(T2genError):
 
 MAX_LOCATE_BYTES = 64 * 1024 * 1024
 """Largest input whose problems are given a line and column (read again, on the error
-path only); a larger one keeps the JSON path alone. The work is bounded by
-:data:`t2gen.kube.locate.MAX_EVENTS` as well."""
-
-_LAST_STEP = re.compile(r'(?:\.[^.\[]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\])$')
+path only); a larger one keeps the JSON path alone. One pass locates every problem,
+within :data:`t2gen.kube.locate.MAX_EVENTS` events."""
 
 
 def with_positions(err: PlanInputError, path: str) -> PlanInputError:
@@ -77,10 +74,10 @@ def with_positions(err: PlanInputError, path: str) -> PlanInputError:
     Returns:
         A new error with the positions filled in, or ``err`` itself.
     """
-    from t2gen.kube.locate import locate
+    from t2gen.kube.locate import locate_all, parent_path
 
     unplaced = [p for p in err.problems if not p.line and p.json_path]
-    if path == "-" or not unplaced:
+    if path == "-" or not unplaced or not Path(path).is_file():
         return err
     try:
         with Path(path).open("rb") as file:
@@ -90,17 +87,15 @@ def with_positions(err: PlanInputError, path: str) -> PlanInputError:
         text = raw.decode("utf-8-sig")
     except (OSError, UnicodeDecodeError):
         return err
+    positions = locate_all(text, [p.json_path for p in unplaced])
     located = []
     for problem in err.problems:
         where = problem.json_path if not problem.line else ""
-        position = None
-        while where and position is None:
-            position = locate(text, where)
-            parent = _LAST_STEP.sub("", where)
-            where = parent if parent != where else ""
-        if position is not None:
+        while where and where not in positions:
+            where = parent_path(where)
+        if where:
             problem = Problem(
-                problem.path, *position, problem.message, problem.json_path
+                problem.path, *positions[where], problem.message, problem.json_path
             )
         located.append(problem)
     return PlanInputError(problems=located)
