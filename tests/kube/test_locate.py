@@ -81,3 +81,34 @@ def test_problems_are_located_at_their_path_or_its_nearest_parent(
     assert (missing.line, missing.col) == locate(NODES, "items[0].metadata")
     assert located["is empty"].line == 0  # no path: the whole file
     assert with_positions(err, "-") is err  # standard input is read once
+
+
+def test_a_thousand_problems_are_located_in_one_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One pass for all (bench/round4.py's 1,000 forged node names once took 111x a
+    # render, searched once per problem).
+    import t2gen.kube.locate as located_module
+
+    items = [{"metadata": {"name": f"n{i}"}} for i in range(1000)]
+    text = json.dumps({"items": items}, indent=1)
+    path = tmp_path / "nodes.json"
+    path.write_text(text, encoding="utf-8")
+    passes = []
+    parse = located_module.yaml.parse
+
+    def counted(*args: object, **kwargs: object) -> object:
+        passes.append(1)
+        return parse(*args, **kwargs)
+
+    monkeypatch.setattr(located_module.yaml, "parse", counted)
+    err = PlanInputError(
+        problems=[
+            Problem(str(path), 0, 0, "bad name", f"items[{i}].metadata.name")
+            for i in range(1000)
+        ]
+    )
+    problems = with_positions(err, str(path)).problems
+    assert len(passes) == 1
+    assert all(_at(text, p.line, p.col).startswith('"n') for p in problems)
+    assert len({p.line for p in problems}) == 1000
