@@ -226,7 +226,12 @@ def _twister2_order(conv: Conversion, setting: Setting, items: list[Any]) -> lis
             f"{setting.name}[{moved}].scalable",
             f"imported as the last worker group, spec.workers[{len(items) - 1}] (StatefulSet "
             f"<job>-{len(items) - 1}): Twister2 moves the scalable compute resource to the last index, and "
-            f"compute resources {moved + 1}-{len(items) - 1} move up one, as their workers will look them up"
+            + (
+                f"compute resource {moved + 1} moves up one, as its workers will look it up"
+                if moved + 1 == len(items) - 1
+                else f"compute resources {moved + 1}-{len(items) - 1} move up one, "
+                "as their workers will look them up"
+            )
             + (" (in OpenMPI jobs too, which never scale)" if conv.is_mpi else ""),
         )
     return order

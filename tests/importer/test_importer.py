@@ -427,8 +427,25 @@ def test_scalable_compute_resource_moves_last_as_twister2_orders_it(
         w for w in result.warnings if "imported as the last worker group" in str(w)
     ]
     assert str(moved).startswith(f"{tmp_path}/resource.yaml:9:")
+    assert "compute resources 1-2 move up one, as their workers" in str(moved)
     job = imported_job(result.text, "job.yaml")
     assert [g.count for g in job.spec.workers] == [1, 3, 2]
+
+
+def test_one_compute_resource_after_the_scalable_one_moves_up_one(
+    tmp_path: Path,
+) -> None:
+    text = BASE.replace(
+        "    instances: 2\n", "    instances: 2\n    scalable: true\n"
+    ) + ("  - cpu: 2.0\n    ram: 2048\n    disk: 0.0\n    instances: 1\n")
+    (tmp_path / "resource.yaml").write_text(text, encoding="utf-8")
+    result = import_config([str(tmp_path / "resource.yaml")], jar_file="j.jar")
+    (moved,) = [
+        w for w in result.warnings if "imported as the last worker group" in str(w)
+    ]
+    assert "compute resource 1 moves up one, as its workers will look it up" in str(
+        moved
+    )
 
 
 def test_two_scalable_compute_resources_are_refused(tmp_path: Path) -> None:
