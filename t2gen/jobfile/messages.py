@@ -96,11 +96,13 @@ def problems_for(error: ValidationError, doc: SourceDoc) -> Iterator[Problem]:
                 continue
             child = (*where, key)
             line, col = doc.position(child, key=True)
-            message = f"unknown key {key!r}; " + (
-                _gpu_hint(instance[key])
-                if "extendedResources" in allowed and _is_gpu_key(key)
-                else suggest(key, allowed, noun="key")
-            )
+            hint = suggest(key, allowed, noun="key")
+            home = None if hint.startswith("did you") else _nested_home(key, schema)
+            if "extendedResources" in allowed and _is_gpu_key(key):
+                hint = _gpu_hint(instance[key])
+            elif home is not None:
+                hint = f"it belongs under {home!r}: {format_json_path((*where, home, key))}"
+            message = f"unknown key {key!r}; {hint}"
             yield Problem(doc.path, line, col, message, format_json_path(where))
         return
     if kind == "propertyNames":
@@ -118,6 +120,26 @@ def problems_for(error: ValidationError, doc: SourceDoc) -> Iterator[Problem]:
     yield Problem(
         doc.path, line, col, _message(error, schema, instance), format_json_path(where)
     )
+
+
+def _nested_home(key: str, schema: dict[str, Any]) -> str | None:
+    """The property of ``schema`` whose own object has ``key``, or None.
+
+    ``tolerations`` written in ``spec`` belongs under ``placement``
+    (``spec.placement.tolerations``): a key one level too high is the usual
+    misplacement, and no spelling suggestion finds it.
+    """
+    defs: dict[str, Any] | None = None
+    for name, sub in sorted(schema.get("properties", {}).items()):
+        if isinstance(sub, dict) and isinstance(sub.get("$ref"), str):
+            if defs is None:
+                from t2gen.jobfile.schema import load_schema
+
+                defs = load_schema().get("$defs", {})
+            sub = defs.get(sub["$ref"].rsplit("/", 1)[-1], {})
+        if isinstance(sub, dict) and key in sub.get("properties", {}):
+            return str(name)
+    return None
 
 
 def _message(error: ValidationError, schema: dict[str, Any], instance: Any) -> str:
