@@ -20,7 +20,7 @@ from t2gen.kube.validators import (
 )
 from t2gen.plan.filters.taints import Taint
 from t2gen.plan.listio import PlanInputError, json_path, list_items, string_map
-from t2gen.plan.quantities import Resources, parse_resource_list
+from t2gen.plan.quantities import Resources, parse_resource_list, with_quantity_hint
 from t2gen.record import Record
 
 __all__ = [
@@ -123,7 +123,9 @@ def _resources(
     try:
         resources = Resources.from_amounts(parse_resource_list(raw))
     except ValueError as err:
-        problems.append(Problem(source, 0, 0, f"node {node}: {err}", path))
+        problems.append(
+            Problem(source, 0, 0, f"node {node}: {with_quantity_hint(err)}", path)
+        )
         return None
     if key is not None:
         seen[key] = resources

@@ -17,7 +17,7 @@ from t2gen.errors import Problem
 from t2gen.plan.filters.interpod import PodAffinityTerm, parse_affinity_terms
 from t2gen.plan.listio import PlanInputError, json_path, list_items, string_map
 from t2gen.plan.podspec import pod_resources
-from t2gen.plan.quantities import PODS, Resources, add_requests
+from t2gen.plan.quantities import PODS, Resources, add_requests, with_quantity_hint
 from t2gen.record import Record
 
 __all__ = ["ExistingPod", "NodeUsage", "parse_pods", "usage_by_node"]
@@ -119,7 +119,7 @@ def parse_pods(document: object, source: str = "--pods") -> tuple[ExistingPod, .
                     source,
                     0,
                     0,
-                    f"pod {metadata.get('name')}: {err}",
+                    f"pod {metadata.get('name')}: {with_quantity_hint(err)}",
                     json_path(path, "spec"),
                 )
             )

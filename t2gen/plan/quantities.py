@@ -190,6 +190,16 @@ def parse_resource_list(raw: object) -> dict[str, int]:
     return out
 
 
+QUANTITY_HINT = "a Kubernetes quantity such as 4, 500m or 8Gi"
+"""What a plan input's quantity should look like, for messages."""
+
+
+def with_quantity_hint(err: ValueError) -> str:
+    """``err`` as a message, with :data:`QUANTITY_HINT` when the value was no quantity."""
+    text = str(err)
+    return f"{text}: {QUANTITY_HINT}" if text.endswith("is not a quantity") else text
+
+
 def format_cpu(millis: int) -> str:
     """Return millicores as Kubernetes prints cpu: ``4`` for 4000, ``1500m`` for 1500."""
     return str(millis // 1000) if millis % 1000 == 0 else f"{millis}m"

@@ -33,7 +33,7 @@ from typing import Any
 
 from t2gen.errors import Problem
 from t2gen.plan.listio import PlanInputError, json_path, with_positions
-from t2gen.plan.quantities import CPU, quantity_amount
+from t2gen.plan.quantities import CPU, QUANTITY_HINT, quantity_amount
 from t2gen.plan.quotarecords import (
     ClusterQueue,
     FlavorQuota,
@@ -83,7 +83,7 @@ class _Reader:
             except ValueError as err:
                 self.fail(
                     json_path(path, key),
-                    f"{err}: a Kubernetes quantity such as 4, 500m or 8Gi",
+                    f"{err}: {QUANTITY_HINT}",
                 )
                 continue
             if amount < 0:

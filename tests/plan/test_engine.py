@@ -158,7 +158,8 @@ def test_every_node_without_allocatable_is_reported_at_once() -> None:
         "nodes.json: items[6].status.allocatable: node node07 has no allocatable"
     )
     assert lines[2] == (
-        "nodes.json: items[7].status.allocatable: node node08: memory: '32GB' is not a quantity"
+        "nodes.json: items[7].status.allocatable: node node08: memory: '32GB' is not a "
+        "quantity: a Kubernetes quantity such as 4, 500m or 8Gi"
     )
 
 
