@@ -32,6 +32,7 @@ __all__ = ["problems_for", "short_value", "suggest"]
 # What each titled string format looks like, for messages about a `pattern` failure.
 # The lengths are Kubernetes' own, from their one home in t2gen.kube.validators.
 _FORMAT_HINTS = {
+    "CIDR": "an address block such as 10.0.0.0/16 or fd00::/64",
     "job name": "lower-case letters, digits and '-', starting with a letter and ending with a "
     f"letter or digit, at most {JOB_NAME_MAX} characters (e.g. wordcount-1)",
     "DNS-1123 label": "lower-case letters, digits and '-', starting and ending with a letter or digit, "

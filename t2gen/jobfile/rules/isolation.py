@@ -138,10 +138,67 @@ def check_uploader_unused(data: dict[str, Any], doc: SourceDoc) -> Iterator[Prob
     )
 
 
+@rule(
+    "network-policy-cidr",
+    fields=(
+        "spec.network.policy.apiServer.cidrs",
+        "spec.network.policy.packageSource.cidrs",
+        "spec.network.policy.zooKeeper.cidrs",
+        "spec.network.policy.egress[].cidrs",
+    ),
+)
+def check_cidrs(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """Every ``cidrs`` entry is an address block as the API server writes one.
+
+    The schema's pattern admits the shape; an octet over 255 or a block with
+    host bits set (``10.1.2.3/8``) passes it. The API server refuses the first,
+    and since KEP-4858 (IP/CIDR validation improvements, Kubernetes 1.33,
+    ``staging/src/k8s.io/apimachinery/pkg/api/validation/ip.go``) answers the
+    second with a warning that such a value is ambiguous, so both are located
+    here, the second with the block it means (Python's ``ipaddress``, strict).
+    """
+    import ipaddress
+
+    policy = as_dict(as_dict(as_dict(data.get("spec")).get("network")).get("policy"))
+    places: list[tuple[tuple[str | int, ...], Any]] = [
+        ((name,), as_dict(policy.get(name)))
+        for name in ("apiServer", "packageSource", "zooKeeper")
+    ]
+    places += [
+        (("egress", index), as_dict(entry))
+        for index, entry in enumerate(as_list(policy.get("egress")))
+    ]
+    for where, holder in places:
+        for index, cidr in enumerate(as_list(holder.get("cidrs"))):
+            if not isinstance(cidr, str):
+                continue  # the schema reports it
+            path = ("spec", "network", "policy", *where, "cidrs", index)
+            try:
+                ipaddress.ip_network(cidr, strict=True)
+            except ValueError:
+                try:
+                    block = ipaddress.ip_network(cidr, strict=False)
+                except ValueError:
+                    yield problem(
+                        doc,
+                        path,
+                        f"{cidr!r} is no address block: write one such as 10.0.0.0/16 "
+                        "or fd00::/64 (each IPv4 number at most 255)",
+                    )
+                else:
+                    yield problem(
+                        doc,
+                        path,
+                        f"{cidr!r} has host bits set, which the API server warns of "
+                        f"and may refuse: write {str(block)!r}",
+                    )
+
+
 RULES: tuple[Rule, ...] = (
     check_egress_open,
     check_package_port,
     check_zookeeper_ports,
     check_uploader_unused,
+    check_cidrs,
 )
 """This module's rules, in the order ``docs/rules.md`` lists them."""
