@@ -5,6 +5,7 @@ Kubernetes' name rules come from :mod:`t2gen.kube.validators`.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -205,5 +206,47 @@ TemplateDirs = Annotated[
         "template's name replaces it, a new file adds objects. Repeatable; the first wins.",
         file_okay=False,
         metavar="DIR",
+    ),
+]
+
+
+def check_duration(value: Optional[str]) -> Optional[float]:  # noqa: UP045 - Typer reads the annotation at run time
+    """``--timeout``/``--interval`` as seconds: ``90``, ``90s``, ``15m``, ``2h`` (as kubectl's durations).
+
+    Raises:
+        typer.BadParameter: anything else, or not positive (a usage error, exit code 2).
+    """
+    if value is None:
+        return None
+    found = re.fullmatch(r"([0-9]{1,9}(?:\.[0-9]{1,3})?)(s|m|h)?", value.strip())
+    if found is None or float(found[1]) <= 0:
+        raise typer.BadParameter(
+            f"{value!r} is not a duration: write seconds, or a number with s, m or h (90s, 15m, 2h)"
+        )
+    return float(found[1]) * {"s": 1, "m": 60, "h": 3600}[found[2] or "s"]
+
+
+Kubeconfig = Annotated[
+    Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+    typer.Option(
+        "--kubeconfig",
+        help="kubectl's --kubeconfig, for the kubectl t2gen runs (default: kubectl's own).",
+        metavar="FILE",
+    ),
+]
+Context = Annotated[
+    Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+    typer.Option(
+        "--context",
+        help="kubectl's --context, for the kubectl t2gen runs (default: the current context).",
+        metavar="NAME",
+    ),
+]
+Interval = Annotated[
+    str,
+    typer.Option(
+        "--interval",
+        help="How often kubectl is run: seconds, or 10s, 1m.",
+        metavar="DURATION",
     ),
 ]

@@ -1,7 +1,7 @@
 """The ``t2gen`` command line: the Typer app, one module per command.
 
 Each command lives in its own module (``validate``, ``render``, ``check``,
-``plan``, ``status``, ``import_`` (the ``import`` command), ``schema``, ``init``,
+``plan``, ``status``, ``wait``, ``import_`` (the ``import`` command), ``schema``, ``init``,
 ``templates``, ``secret``); this one only collects them
 in the order ``--help`` lists them, and runs the app with t2gen's usage-error
 format. Shared options are in ``_options``, error reporting in ``_report``.
@@ -31,6 +31,7 @@ from t2gen.cli import (
     status,
     templates,
     validate,
+    wait,
 )
 from t2gen.cli._options import SETTINGS
 
@@ -50,6 +51,7 @@ app.command(epilog=render.EPILOG)(render.render)
 app.command(epilog=check.EPILOG)(check.check)
 app.command(epilog=plan.EPILOG)(plan.plan)
 app.command(epilog=status.EPILOG)(status.status)
+app.command(epilog=wait.EPILOG)(wait.wait)
 app.command(epilog=package.EPILOG)(package.package)
 app.command(name="import", epilog=import_.EPILOG)(import_.import_)
 app.command(epilog=schema.EPILOG)(schema.schema)

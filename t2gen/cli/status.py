@@ -1,4 +1,4 @@
-"""``t2gen status``: a job's phase, its workers by worker ID and its leftovers, from a saved ``kubectl get``."""
+"""``t2gen status``: a job's phase, its workers by worker ID and its leftovers, from kubectl or a saved ``kubectl get``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from t2gen.cli._options import Namespace
+from t2gen.cli._options import (
+    Context,
+    Interval,
+    Kubeconfig,
+    Namespace,
+    check_duration,
+)
 from t2gen.cli._report import reporting, write_stdout
 from t2gen.errors import Warning_
 
@@ -15,6 +21,8 @@ __all__ = ["EPILOG", "StatusFormat", "status"]
 
 EPILOG = (
     "Examples:\n\n"
+    "  t2gen status job.yaml --live   # runs kubectl get itself\n\n"
+    "  t2gen status job.yaml --watch  # again every --interval, until the job has ended\n\n"
     "  t2gen status job.yaml          # prints the kubectl get to run\n\n"
     "  kubectl get pods,statefulsets,services,configmaps,persistentvolumeclaims,serviceaccounts,"
     "roles,rolebindings,jobs -n twister2 -l app.kubernetes.io/instance=wordcount -o json > state.json\n\n"
@@ -42,10 +50,27 @@ def status(
         typer.Option(
             "--cluster",
             help="The job's objects in the cluster: the output of the `kubectl get ... -o json` that "
-            "`t2gen status JOB` prints. Without it, that command is printed.",
+            "`t2gen status JOB` prints. Without it (and --live or --watch), that command is printed.",
             metavar="FILE",
         ),
     ] = None,
+    live: Annotated[
+        bool,
+        typer.Option(
+            "--live",
+            help="Run that kubectl get (kubectl on PATH) and say what it shows.",
+        ),
+    ] = False,
+    watch: Annotated[
+        bool,
+        typer.Option(
+            "--watch",
+            "-w",
+            help="As --live, again every --interval, printing each change, until the job "
+            "has ended (Succeeded, Failed or Ended).",
+        ),
+    ] = False,
+    interval: Interval = "5s",
     output_format: Annotated[
         StatusFormat,
         typer.Option(
@@ -57,34 +82,65 @@ def status(
         ),
     ] = StatusFormat.table,
     namespace: Namespace = None,
+    kubeconfig: Kubeconfig = None,
+    context: Context = None,
 ) -> None:
     """Say what happened to a job: its phase, each worker's state by worker ID, and what is left over.
 
-    Offline, like `plan --nodes`: reads a saved `kubectl get -o json` of
-    the objects labelled app.kubernetes.io/instance=<job>. Phases:
+    Reads the objects labelled app.kubernetes.io/instance=<job>: with
+    --live (once) or --watch (until the job has ended) by running `kubectl
+    get` itself, with --cluster from a saved `kubectl get -o json`. Phases:
     Pending (with the scheduler's reason per pod), Running, Restarting
     (restart counts and the last exit), Suspended, Succeeded or Failed
     (from the supervisor Job of spec.lifecycle.supervise, with its
     reason), Ended (the job master cleaned up, and no supervisor kept
     the outcome), NotFound. After the end, the objects left over and the
-    command that deletes them. Exit code 0 when the state was read, 1
-    for invalid input.
+    command that deletes them. Exit code by phase: 0 Succeeded, Pending,
+    Running, Restarting or Suspended; 3 Failed; 4 Ended or NotFound; 1
+    invalid input or a failed kubectl; 2 usage error. `t2gen wait` waits
+    for the end.
     """
+    if cluster is not None and (live or watch):
+        raise typer.BadParameter(
+            "reads a saved state; --live and --watch read the cluster",
+            param_hint="'--cluster'",
+        )
+    seconds = check_duration(interval)
+    assert seconds is not None
     warnings: list[Warning_] = []
+    code = 0
     with reporting(warnings):
-        from t2gen.pipeline.status import status_report
+        from t2gen.pipeline.status import status_report, watch_status
         from t2gen.plan.text import (
             inert,  # what the cluster says, never a terminal's command
         )
+        from t2gen.status.fetch import Kubectl
 
-        write_stdout(
-            inert(
-                status_report(
-                    job,
-                    cluster=cluster,
-                    namespace=namespace,
-                    json_output=output_format is StatusFormat.json,
-                    warnings=warnings,
-                )
-            )
+        kubectl = (
+            Kubectl(kubeconfig=kubeconfig, context=context) if live or watch else None
         )
+        json_output = output_format is StatusFormat.json
+        if watch and kubectl is not None:
+            for outcome in watch_status(
+                job,
+                kubectl=kubectl,
+                interval=seconds,
+                namespace=namespace,
+                json_output=json_output,
+                warnings=warnings,
+            ):
+                write_stdout(inert(outcome.text))
+                code = outcome.exit_code
+        else:
+            outcome = status_report(
+                job,
+                cluster=cluster,
+                namespace=namespace,
+                json_output=json_output,
+                kubectl=kubectl,
+                warnings=warnings,
+            )
+            write_stdout(inert(outcome.text))
+            code = outcome.exit_code
+    if code:
+        raise typer.Exit(code)

@@ -24,7 +24,13 @@ from t2gen.inputs.kubelist import (
 )
 from t2gen.inputs.textfile import decode_source
 
-__all__ = ["COLLECT_HINT", "MAX_CLUSTER_BYTES", "parse_objects", "read_cluster"]
+__all__ = [
+    "COLLECT_HINT",
+    "MAX_CLUSTER_BYTES",
+    "parse_cluster",
+    "parse_objects",
+    "read_cluster",
+]
 
 MAX_CLUSTER_BYTES = MAX_LIST_BYTES
 """Largest cluster file read: a node or pod list's bound (512 MiB)."""
@@ -73,6 +79,24 @@ def parse_objects(document: object, source: str) -> list[dict[str, Any]]:
     return found
 
 
+def parse_cluster(raw: bytes, source: str) -> list[dict[str, Any]]:
+    """The objects of a ``kubectl get -o json`` given as bytes (a file's, or kubectl's own output).
+
+    Args:
+        raw: the bytes, at most :data:`MAX_CLUSTER_BYTES` (the caller measured them).
+        source: how messages name them: the file, or ``kubectl get``.
+
+    Raises:
+        ConfigError: not UTF-8 (located).
+        InputError: see :func:`parse_objects`; located in ``source`` when it is a file.
+    """
+    text = decode_source(source, raw, what="file")
+    try:
+        return parse_objects(load_document(text, source), source)
+    except InputError as err:
+        raise with_positions(err, source) from None
+
+
 def read_cluster(path: str) -> list[dict[str, Any]]:
     """Read ``status --cluster FILE`` (``-``: standard input): the job's objects.
 
@@ -84,8 +108,4 @@ def read_cluster(path: str) -> list[dict[str, Any]]:
     raw = read_list(
         path, limit=MAX_CLUSTER_BYTES, advice="a job's objects are far less"
     )
-    text = decode_source(path, raw, what="file")
-    try:
-        return parse_objects(load_document(text, path), path)
-    except InputError as err:
-        raise with_positions(err, path) from None
+    return parse_cluster(raw, path)

@@ -17,9 +17,10 @@ from typing import Any
 from t2gen.gangs import GROUP_KINDS
 from t2gen.kube.kinds import kind_info
 from t2gen.model import Job
+from t2gen.record import Record
 from t2gen.render.context.supervisor_rbac import cleanup_targets
 
-__all__ = ["collect_command", "fetched_resources"]
+__all__ = ["Kubectl", "collect_command", "fetched_resources", "get_command"]
 
 _ALWAYS = (
     ("v1", "Pod"),
@@ -60,15 +61,40 @@ def fetched_resources(job: Job, rendered: Sequence[Mapping[str, Any]]) -> list[s
     return resources
 
 
+class Kubectl(Record):
+    """How to run kubectl: the binary, and the kubeconfig and context to use (None: kubectl's own).
+
+    Attributes:
+        binary: ``kubectl``, found on ``PATH``, or a path.
+        kubeconfig: ``--kubeconfig``.
+        context: ``--context``.
+    """
+
+    binary: str = "kubectl"
+    kubeconfig: str | None = None
+    context: str | None = None
+
+
+def get_command(
+    job: Job, rendered: Sequence[Mapping[str, Any]], kubectl: Kubectl
+) -> list[str]:
+    """The argv of the ``kubectl get ... -o json`` of the job's objects."""
+    argv = [kubectl.binary]
+    if kubectl.kubeconfig is not None:
+        argv += ["--kubeconfig", kubectl.kubeconfig]
+    if kubectl.context is not None:
+        argv += ["--context", kubectl.context]
+    argv += ["get", ",".join(fetched_resources(job, rendered))]
+    if job.namespace:
+        argv += ["-n", job.namespace]
+    return [*argv, "-l", f"app.kubernetes.io/instance={job.name}", "-o", "json"]
+
+
 def collect_command(job: Job, rendered: Sequence[Mapping[str, Any]]) -> str:
-    """The ``kubectl get ... -o json`` of every object labelled with the job's instance.
+    """The ``kubectl get ... -o json`` of every object labelled with the job's instance, as a line to run.
 
     Args:
         job: the job.
         rendered: its rendered objects.
     """
-    namespace = f" -n {job.namespace}" if job.namespace else ""
-    return (
-        f"kubectl get {','.join(fetched_resources(job, rendered))}{namespace} "
-        f"-l app.kubernetes.io/instance={job.name} -o json"
-    )
+    return " ".join(get_command(job, rendered, Kubectl()))

@@ -31,10 +31,26 @@ from t2gen.twister2 import names
 from t2gen.twister2.terminator import claim
 from t2gen.twister2.topology import build_topology
 
-__all__ = ["JobStatus", "job_status"]
+__all__ = ["EXIT_CODES", "FINAL_PHASES", "JobStatus", "exit_code", "job_status"]
+
+FINAL_PHASES = frozenset({"Succeeded", "Failed", "Ended"})
+"""Phases after which nothing of the job runs any more."""
+
+EXIT_CODES = {"Failed": 3, "Ended": 4, "NotFound": 4}
+"""``t2gen status``'s and ``t2gen wait``'s exit code by phase; every other phase is 0.
+
+0: the job succeeded, or is on its way (Pending, Running, Restarting, Suspended);
+3: it failed (the supervisor says so); 4: it ended with no outcome kept, or
+nothing of it is found. 1 and 2 stay the exit codes of invalid input and
+usage errors (docs/lifecycle.md, "Waiting for a job")."""
 
 JobStatus = dict[str, Any]
 """``{job, namespace, phase, reason, supervisor, killJob, workers, jobMaster, leftovers, clear, keptForRestore}`` (see :func:`job_status`)."""
+
+
+def exit_code(phase: str) -> int:
+    """The exit code of a phase (:data:`EXIT_CODES`)."""
+    return EXIT_CODES.get(phase, 0)
 
 
 def _get(obj: Any, *keys: str) -> Any:

@@ -58,7 +58,7 @@ def test_an_empty_list_is_a_job_not_found(in_root: Path, tmp_path: Path) -> None
     state = tmp_path / "state.json"
     state.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": []}))
     code, out, _ = _status(JOB, "--cluster", str(state), "-o", "json")
-    assert code == 0
+    assert code == 4  # NotFound: docs/lifecycle.md, "Exit codes"
     assert json.loads(out)["phase"] == "NotFound"
 
 
@@ -79,7 +79,7 @@ def test_a_killed_runs_config_map_is_a_leftover(in_root: Path, tmp_path: Path) -
     state.write_text(json.dumps({"kind": "List", "items": [config_map]}))
     code, out, _ = _status(JOB, "--cluster", str(state), "-o", "json")
     found = json.loads(out)
-    assert (code, found["phase"], found["killJob"]) == (0, "Ended", True)
+    assert (code, found["phase"], found["killJob"]) == (4, "Ended", True)
     assert found["leftovers"] == ["configmaps/wordcount-supervised"]
     assert found["clear"] == (
         "kubectl delete -n twister2 configmaps/wordcount-supervised --ignore-not-found"
@@ -115,7 +115,7 @@ def test_the_claim_of_a_failed_checkpointing_run_is_kept_for_a_restore(
     state.write_text(json.dumps({"kind": "List", "items": items}))
     code, out, _ = _status(str(job), "--cluster", str(state), "-o", "json")
     found = json.loads(out)
-    assert (code, found["phase"]) == (0, "Ended")
+    assert (code, found["phase"]) == (4, "Ended")
     assert found["leftovers"] == ["persistentvolumeclaims/ck", "serviceaccounts/ck-jm"]
     assert (
         found["clear"]
