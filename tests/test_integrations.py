@@ -160,15 +160,43 @@ def test_argocd_plugin_fails_the_sync_on_a_broken_job_file(
 
 def test_containerfile_conventions() -> None:
     text = (ROOT / "Containerfile").read_text(encoding="utf-8")
-    bases = re.findall(r"^FROM (\S+)", text, re.MULTILINE)
-    assert bases and all(
-        re.fullmatch(r"[\w./:-]+@sha256:[0-9a-f]{64}", base) for base in bases
+    stages = re.findall(r"^FROM (\S+)(?: AS (\S+))?$", text, re.MULTILINE)
+    names = {name for _, name in stages}
+    # Every base is pinned by digest, or is an earlier stage.
+    assert stages and all(
+        base in names or re.fullmatch(r"[\w./:-]+@sha256:[0-9a-f]{64}", base)
+        for base, _ in stages
     )
     user = re.findall(r"^USER (\S+)$", text, re.MULTILINE)
     assert user and user[-1].split(":")[0] not in {"0", "root"}
     assert re.search(r'^ENTRYPOINT \["t2gen"\]$', text, re.MULTILINE)
+    assert re.search(r'^ENTRYPOINT \["t2gen-kustomize"\]$', text, re.MULTILINE)
     # Every file the wheel is built from is copied into the build stage.
     for needed in ("pyproject.toml", "README.md", "t2gen", "templates", "schemas"):
         assert re.search(rf"^COPY .*\b{re.escape(needed)}\b", text, re.MULTILINE), (
             needed
         )
+
+
+def test_one_user_id_for_the_image_and_the_pods() -> None:
+    """The image runs as the ID docs/security.md chose for pods (issue 42, item 4)."""
+    from t2gen.jobfile.schema import apply_defaults
+
+    text = (ROOT / "Containerfile").read_text(encoding="utf-8")
+    (user,) = re.findall(r"^USER (\d+):(\d+)$", text, re.MULTILINE)
+    assert re.search(rf"useradd --uid {user[0]} ", text)
+    job = apply_defaults(
+        {
+            **_job("x"),
+            "spec": {**_job("x")["spec"], "security": {"profile": "restricted"}},
+        }
+    )
+    security = job["spec"]["security"]
+    assert user == (str(security["runAsUser"]), str(security["runAsGroup"]))
+    for page in ("docs/security.md", "docs/integrations.md"):
+        said = set(
+            re.findall(
+                r"\b(?:uid|user|ID) (\d{4,5})\b", (ROOT / page).read_text("utf-8")
+            )
+        )
+        assert said <= {user[0], "65534", "999"}, (page, said)
