@@ -275,7 +275,12 @@ def main() -> None:
         reported = run(t2gen, "--version", cwd=elsewhere).strip()
         print(reported)
         assert reported == f"t2gen {version}", f"{reported!r}, not t2gen {version}"
-        for script in ("kubectl-t2gen", "kubectl_complete-t2gen", "t2gen-kustomize"):
+        for script in (
+            "kubectl-t2gen",
+            "kubectl_complete-t2gen",
+            "t2gen-kustomize",
+            "t2gen-post-renderer",
+        ):
             assert (env / "bin" / script).is_file(), f"the wheel installs no {script}"
         examples = sorted((ROOT / "examples").glob("*.yaml"))
         run(t2gen, "validate", *map(str, examples), cwd=elsewhere)

@@ -32,7 +32,13 @@ from t2gen.errors import ConfigError, Problem, SchemaError
 from t2gen.jobfile.yaml import parse_job
 from t2gen.textfile import MAX_FILE_BYTES, decode_source
 
-__all__ = ["FILE_EXTENSIONS", "JOB_KIND", "expand_job_paths", "is_job_file"]
+__all__ = [
+    "FILE_EXTENSIONS",
+    "JOB_KIND",
+    "expand_job_paths",
+    "is_job_file",
+    "is_job_text",
+]
 
 JOB_KIND = "Twister2Job"
 """The ``kind`` of a job file."""
@@ -109,6 +115,27 @@ def _entry_names_a_job(entry: list[object]) -> bool:
     )
 
 
+def is_job_text(text: str, *, path: str = "<string>") -> bool:
+    """Whether a file's text is a job file's, judged as the module docstring says.
+
+    Args:
+        text: the text, decoded (a byte that was no UTF-8 replaced).
+        path: the file's name, for the reader.
+
+    Returns:
+        True for a job file, whether or not it is valid; False for anything else.
+    """
+    try:
+        data = parse_job(text, path=path).data
+    except ConfigError:
+        return _scanned_as_a_job(
+            text
+        )  # render cannot read it: does it look like a job?
+    return isinstance(data, dict) and any(
+        _names_a_job(key, data.get(key)) for key in ("kind", "apiVersion")
+    )
+
+
 def is_job_file(path: str) -> bool:
     """Whether a file is a job file, judged as the module docstring says.
 
@@ -130,16 +157,13 @@ def is_job_file(path: str) -> bool:
         raise ConfigError(
             path=path, message=f"cannot read: {err.strerror or err}"
         ) from None
-    if len(raw) <= MAX_FILE_BYTES:
-        try:
-            data = parse_job(decode_source(path, raw), path=path).data
-        except ConfigError:
-            pass  # render cannot read it: does it look like a job?
-        else:
-            return isinstance(data, dict) and any(
-                _names_a_job(key, data.get(key)) for key in ("kind", "apiVersion")
-            )
-    return _scanned_as_a_job(raw[:MAX_FILE_BYTES].decode("utf-8", "replace"))
+    if len(raw) > MAX_FILE_BYTES:  # render refuses it: does it look like a job?
+        return _scanned_as_a_job(raw[:MAX_FILE_BYTES].decode("utf-8", "replace"))
+    try:
+        text = decode_source(path, raw)
+    except ConfigError:
+        return _scanned_as_a_job(raw.decode("utf-8", "replace"))
+    return is_job_text(text, path=path)
 
 
 def _directory_files(directory: Path, recursive: bool) -> Iterator[Path]:
