@@ -10,10 +10,12 @@ byte as the golden files say.
 
 The Containerfile's steps, where no container engine runs (``docker build`` needs
 one): its build stage's ``COPY`` sources, and only those, make the wheel with the
-stage's own ``pip wheel`` line; that wheel goes into a fresh venv as the final
-stage installs it, and ``t2gen`` runs there as the image's non-root user (uid
-10001, no home, ``PYTHONDONTWRITEBYTECODE=1``) when this runs as root. The image
-itself is not built.
+stage's own ``pip wheel`` line; that wheel goes into a fresh venv as the install
+stage installs it, and both images' entrypoints run there (``t2gen`` of the
+``cli`` stage, ``t2gen-kustomize`` of the ``krm-function`` stage, twice over its
+own answer) as the image's non-root user (uid 65532, no home,
+``PYTHONDONTWRITEBYTECODE=1``) and as ``nobody`` (uid 65534, as kpt runs a
+function) when this runs as root. The images themselves are not built.
 """
 
 from __future__ import annotations
@@ -49,18 +51,109 @@ CONTAINERFILE_RUN = (
     "python -m pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .",
     'python -m venv /opt/t2gen && wheel="$(ls /wheels/t2gen-*.whl)" && '
     '/opt/t2gen/bin/pip install --no-cache-dir "${wheel}${EXTRAS:+[$EXTRAS]}" && '
-    "rm -rf /wheels && useradd --uid 10001 --user-group --no-create-home "
+    "rm -rf /wheels && useradd --uid 65532 --user-group --no-create-home "
     "--shell /usr/sbin/nologin t2gen",
 )
+
+
+IMAGE_USER = 65532
+"""The Containerfile's ``USER`` (docs/security.md says why 65532)."""
+
+NOBODY = 65534
+"""Debian's ``nobody`` and ``nogroup``: kpt runs a function container as ``--user nobody``."""
+
+ENTRYPOINTS = {"krm-function": ["t2gen-kustomize"], "cli": ["t2gen"]}
+"""Each image's stage and its entrypoint; the last stage (the default image) is ``cli``."""
+
+
+def _stage_entrypoints(text: str) -> dict[str | None, list[str]]:
+    """Each stage of the Containerfile that has an ENTRYPOINT, by its name, in order."""
+    import json
+    import re
+
+    found: dict[str | None, list[str]] = {}
+    for stage in re.split(r"^FROM ", text, flags=re.MULTILINE)[1:]:
+        head = stage.split("\n", 1)[0].split(" AS ")
+        entrypoint = re.search(r"^ENTRYPOINT (\[.*\])$", stage, re.MULTILINE)
+        if entrypoint:
+            found[head[1].strip() if len(head) > 1 else None] = json.loads(
+                entrypoint[1]
+            )
+    return found
+
+
+def _resource_list() -> str:
+    """A ResourceList as kpt gives a function: the wordcount job as functionConfig, one object."""
+    import json
+
+    import yaml
+
+    job = yaml.safe_load((ROOT / "examples" / "wordcount.yaml").read_text("utf-8"))
+    mine = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "mine"}}
+    return json.dumps(
+        {
+            "apiVersion": "config.kubernetes.io/v1",
+            "kind": "ResourceList",
+            "items": [mine],
+            "functionConfig": job,
+        }
+    )
+
+
+def _run_entrypoints(opt: Path, job: Path, user: int | None) -> None:
+    """Run both images' entrypoints from ``opt`` as ``user`` (None: this user)."""
+    import json
+    import os
+
+    import yaml
+
+    env = {"PATH": f"{opt / 'bin'}:/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}
+
+    def as_user() -> None:
+        assert user is not None
+        os.setgroups([])
+        os.setgid(user)
+        os.setuid(user)
+
+    def entrypoint(
+        stage: str, args: list[str], stdin: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [*ENTRYPOINTS[stage], *args], cwd=job, env=env, input=stdin,
+            preexec_fn=as_user if user is not None else None,
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, (stage, args, done.stderr)
+        return done
+
+    who = f"uid {user}" if user is not None else "this user"
+    print(f"+ ({who}) t2gen --version; t2gen render job.yaml", flush=True)
+    entrypoint("cli", ["--version"])
+    rendered = entrypoint("cli", ["render", "job.yaml"]).stdout
+    golden = ROOT / "tests/golden/wordcount/expected.stdout"
+    assert rendered == golden.read_text(encoding="utf-8"), (
+        "the image's t2gen renders differently"
+    )
+    print(f"+ ({who}) t2gen-kustomize < ResourceList, twice", flush=True)
+    first = entrypoint("krm-function", [], _resource_list()).stdout
+    answer = yaml.safe_load(first)
+    objects = rendered.count("\n---\n") + rendered.startswith("---\n")
+    assert len(answer["items"]) == 1 + objects, (
+        "the KRM function adds the job's objects"
+    )
+    again = json.dumps({**json.loads(_resource_list()), "items": answer["items"]})
+    assert entrypoint("krm-function", [], again).stdout == first, (
+        "the KRM function changes its own output when run again"
+    )
 
 
 def containerfile_steps(work: Path) -> None:
     """Run the Containerfile's build and install steps in ``work``, without an engine.
 
     Raises:
-        AssertionError: the Containerfile's RUN lines are not the ones reproduced
-            here, a file the wheel needs is not copied, or the installed t2gen does
-            not run as the image's user.
+        AssertionError: the Containerfile's RUN lines or stages are not the ones
+            reproduced here, a file the wheel needs is not copied, or an
+            installed entrypoint does not run as the image's user or as nobody.
     """
     import os
     import re
@@ -72,6 +165,11 @@ def containerfile_steps(work: Path) -> None:
         for block in re.findall(r"^RUN ((?:.*\\\n)*.*)", text, re.MULTILINE)
     )
     assert runs == CONTAINERFILE_RUN, f"the Containerfile's RUN lines changed: {runs}"
+    stages = _stage_entrypoints(text)
+    assert stages == ENTRYPOINTS and list(stages)[-1] == "cli", (
+        f"the Containerfile's images changed: {stages}"
+    )
+    assert re.search(rf"^USER {IMAGE_USER}:{IMAGE_USER}$", text, re.MULTILINE)
     build_stage = text.split("\nFROM ", 2)[1]
     source = work / "src"
     source.mkdir(parents=True)
@@ -101,34 +199,16 @@ def containerfile_steps(work: Path) -> None:
     job = work / "job"
     job.mkdir()
     shutil.copy2(ROOT / "examples" / "wordcount.yaml", job / "job.yaml")
-    env = {"PATH": f"{opt / 'bin'}:/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}
-    as_user = None
-    if as_root and base is not None:  # USER 10001:10001, as the image runs it
-        temp = Path(tempfile.gettempdir())
-        for path in (*work.parents, work, *work.rglob("*")):
-            if path.is_relative_to(temp) and path != temp:
-                readable = 0o555 if path.is_dir() else 0o444
-                path.chmod(path.stat().st_mode | readable)
-
-        def as_user() -> None:
-            os.setgroups([])
-            os.setgid(10001)
-            os.setuid(10001)
-
-    print(
-        f"+ ({'uid 10001' if as_user else 'this user'}) t2gen --version; t2gen render job.yaml",
-        flush=True,
-    )
-    for args in (["--version"], ["render", "job.yaml"]):
-        done = subprocess.run(
-            ["t2gen", *args], cwd=job, env=env, preexec_fn=as_user,
-            capture_output=True, text=True, check=False,
-        )  # fmt: skip
-        assert done.returncode == 0, (args, done.stderr)
-    golden = ROOT / "tests/golden/wordcount/expected.stdout"
-    assert done.stdout == golden.read_text(encoding="utf-8"), (
-        "the image's t2gen renders differently"
-    )
+    if not (as_root and base is not None):
+        _run_entrypoints(opt, job, None)
+        return
+    temp = Path(tempfile.gettempdir())
+    for path in (*work.parents, work, *work.rglob("*")):
+        if path.is_relative_to(temp) and path != temp:
+            readable = 0o555 if path.is_dir() else 0o444
+            path.chmod(path.stat().st_mode | readable)
+    for user in (IMAGE_USER, NOBODY):  # USER 65532:65532, and kpt's --user nobody
+        _run_entrypoints(opt, job, user)
 
 
 def main() -> None:
@@ -195,7 +275,12 @@ def main() -> None:
         reported = run(t2gen, "--version", cwd=elsewhere).strip()
         print(reported)
         assert reported == f"t2gen {version}", f"{reported!r}, not t2gen {version}"
-        for script in ("kubectl-t2gen", "kubectl_complete-t2gen", "t2gen-kustomize"):
+        for script in (
+            "kubectl-t2gen",
+            "kubectl_complete-t2gen",
+            "t2gen-kustomize",
+            "t2gen-post-renderer",
+        ):
             assert (env / "bin" / script).is_file(), f"the wheel installs no {script}"
         examples = sorted((ROOT / "examples").glob("*.yaml"))
         run(t2gen, "validate", *map(str, examples), cwd=elsewhere)

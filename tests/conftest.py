@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from tests.processes import become_subreaper, leftovers
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
 KUBE_VERSIONS = ("1.25", "1.37")  # the oldest and newest Kubernetes t2gen supports
@@ -34,6 +36,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="rewrite the expected* files of tests/golden/ and tests/cases/ from the current output",
     )
+
+
+@pytest.fixture(scope="session")
+def _subreaper() -> bool:
+    """This test process adopts the orphans of its tests' processes (:mod:`tests.processes`)."""
+    return become_subreaper()
+
+
+@pytest.fixture(autouse=True)
+def _no_process_left(_subreaper: bool) -> Iterator[None]:
+    """Fail a test that leaves a process running, naming it (issue 42, item 9)."""
+    yield
+    left = leftovers() if _subreaper else []
+    if left:
+        pytest.fail(
+            f"the test left {len(left)} process(es) behind (now killed): "
+            + "; ".join(left),
+            pytrace=False,
+        )
 
 
 @pytest.fixture(autouse=True)

@@ -30,6 +30,7 @@ __all__ = [
     "KubeVersion",
     "Namespace",
     "PackageFile",
+    "Recursive",
     "TemplateDirs",
     "check_kube_version",
     "check_namespace",
@@ -153,7 +154,8 @@ def template_dirs(templates: list[Path] | None) -> list[str]:
 JobFiles = Annotated[
     Optional[list[str]],  # noqa: UP045 - Typer reads the annotation at run time
     typer.Argument(
-        help="Job files (YAML or JSON); `-` reads one from standard input. Or -f FILE.",
+        help="Job files (YAML or JSON), or directories whose job files to read (see "
+        "`t2gen find`); `-` reads one from standard input. Or -f FILE.",
         metavar="JOB...",
         show_default=False,
     ),
@@ -163,7 +165,8 @@ FileNames = Annotated[
     typer.Option(
         "--filename",
         "-f",
-        help="A job file, as kubectl's -f (repeatable; `-` reads standard input).",
+        help="A job file, or a directory whose job files to read, as kubectl's -f "
+        "(repeatable; `-` reads standard input).",
         metavar="FILE",
         show_default=False,
     ),
@@ -248,5 +251,15 @@ Interval = Annotated[
         "--interval",
         help="How often kubectl is run: seconds, or 10s, 1m.",
         metavar="DURATION",
+    ),
+]
+
+
+Recursive = Annotated[
+    bool,
+    typer.Option(
+        "--recursive",
+        "-R",
+        help="Also read the job files of a directory's subdirectories, as kubectl's -R.",
     ),
 ]

@@ -1,7 +1,7 @@
 """The ``t2gen`` command line: the Typer app, one module per command.
 
 Each command lives in its own module (``validate``, ``render``, ``check``,
-``plan``, ``status``, ``wait``, ``import_`` (the ``import`` command), ``schema``, ``init``,
+``find``, ``plan``, ``status``, ``wait``, ``import_`` (the ``import`` command), ``schema``, ``init``,
 ``templates``, ``secret``); this one only collects them
 in the order ``--help`` lists them, and runs the app with t2gen's usage-error
 format. Shared options are in ``_options``, error reporting in ``_report``.
@@ -21,6 +21,7 @@ import typer
 from t2gen.cli import (
     check,
     explain,
+    find,
     import_,
     init,
     package,
@@ -49,6 +50,7 @@ app = typer.Typer(
 app.command(epilog=validate.EPILOG)(validate.validate)
 app.command(epilog=render.EPILOG)(render.render)
 app.command(epilog=check.EPILOG)(check.check)
+app.command(epilog=find.EPILOG)(find.find)
 app.command(epilog=plan.EPILOG)(plan.plan)
 app.command(epilog=status.EPILOG)(status.status)
 app.command(epilog=wait.EPILOG)(wait.wait)

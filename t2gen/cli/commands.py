@@ -34,6 +34,7 @@ __all__ = [
     "print_warnings",
     "run",
     "run_check",
+    "run_find",
     "run_render",
     "run_validate",
     "stdout_failed",
@@ -199,8 +200,38 @@ def stdout_failed(err: OSError) -> int:
     return 1
 
 
+def _job_paths(jobs: Sequence[str], recursive: bool) -> list[str]:
+    """The job files that files and directories name (:func:`t2gen.pipeline.jobfiles.expand_job_paths`)."""
+    from pathlib import Path
+
+    if not recursive and all(job == "-" or not Path(job).is_dir() for job in jobs):
+        return list(jobs)
+    from t2gen.pipeline.jobfiles import expand_job_paths
+
+    return expand_job_paths(jobs, recursive=recursive)
+
+
+def run_find(paths: Sequence[str], *, recursive: bool = False) -> int:
+    """``t2gen find``: each job file among files and directories on stdout; see :func:`run`."""
+
+    def body(_: list[Warning_]) -> None:
+        from t2gen.pipeline.jobfiles import expand_job_paths
+
+        found = expand_job_paths(paths, recursive=recursive, only_jobs=True)
+        for path in found:
+            echo(path)
+        if not found:
+            echo(f"No job files found in {' '.join(paths)}.", err=True)
+
+    return run(body)
+
+
 def run_validate(
-    jobs: Sequence[str], namespace: str | None = None, *, package: str | None = None
+    jobs: Sequence[str],
+    namespace: str | None = None,
+    *,
+    package: str | None = None,
+    recursive: bool = False,
 ) -> int:
     """``t2gen validate``: one summary line per valid job on stdout; see :func:`run`."""
 
@@ -208,7 +239,10 @@ def run_validate(
         from t2gen.pipeline.load import validate_files
 
         for job in validate_files(
-            jobs, namespace=namespace, warnings=warnings, package=package
+            _job_paths(jobs, recursive),
+            namespace=namespace,
+            warnings=warnings,
+            package=package,
         ):
             workers, pods = job.spec.total_workers, job.spec.total_pods
             echo(
@@ -232,11 +266,13 @@ def run_render(
     processes: int | None = None,
     force: bool = False,
     package: str | None = None,
+    recursive: bool = False,
 ) -> int:
     """``t2gen render`` once its options are checked; see :func:`run`.
 
     Args:
-        jobs: job files (``-`` for standard input).
+        jobs: job files (``-`` for standard input) and directories, whose job
+            files are read (:func:`t2gen.pipeline.jobfiles.expand_job_paths`).
         output: ``-o DIR``, or None for standard output.
         namespace: ``--namespace``.
         output_format: ``yaml``, ``json`` or ``helm`` (standard output only).
@@ -249,18 +285,20 @@ def run_render(
             (:mod:`t2gen.pipeline.batch`); None: one per usable CPU.
         force: ``--force``: replace ``output`` whatever files it holds.
         package: ``--package``: the job's package (one job file only).
+        recursive: ``-R``: also the job files of the directories' subdirectories.
     """
 
     def body(warnings: list[Warning_]) -> None:
         from t2gen.output import write_stdout
         from t2gen.output.stream import to_helm_templates, to_json, to_yaml_stream
 
+        files = _job_paths(jobs, recursive)
         text: str | None = None
-        if len(jobs) == 1:  # one job file never enters the batch layer
+        if len(files) == 1:  # one job file never enters the batch layer
             from t2gen.pipeline.job import generate
 
             documents = generate(
-                jobs,
+                files,
                 namespace=namespace,
                 job_object=job_object,
                 template_dirs=templates,
@@ -279,7 +317,7 @@ def run_render(
             if output is None and output_format != "json":
                 emit = to_helm_templates if output_format == "helm" else to_yaml_stream
             documents, text = generate_batch(
-                jobs,
+                files,
                 namespace=namespace,
                 job_object=job_object,
                 template_dirs=templates,
@@ -299,7 +337,7 @@ def run_render(
         if output is not None:
             from t2gen.output.directory import write_directory
 
-            for path in write_directory(documents, output, sources=jobs, force=force):
+            for path in write_directory(documents, output, sources=files, force=force):
                 echo(str(path), err=True)
         elif output_format == "json":
             write_stdout(to_json(documents))

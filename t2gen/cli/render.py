@@ -13,6 +13,7 @@ from t2gen.cli._options import (
     JobFiles,
     Namespace,
     PackageFile,
+    Recursive,
     TemplateDirs,
     check_kube_version,
     complete_kube_versions,
@@ -29,6 +30,7 @@ __all__ = ["EPILOG", "OutputFormat", "output_choice", "render"]
 EPILOG = (
     "Examples:\n\n"
     "  t2gen render job.yaml | kubectl apply -f -\n\n"
+    "  t2gen render -f jobs/ | kubectl apply -f -   (every job file in jobs/: t2gen find jobs/)\n\n"
     "  kubectl t2gen render -f job.yaml -o json\n\n"
     "  t2gen render job.yaml --output-dir manifests && kubectl apply -k manifests\n\n"
     "  t2gen render job.yaml --namespace analytics -o json\n\n"
@@ -92,6 +94,7 @@ def output_choice(value: str) -> tuple[OutputFormat, Path | None]:
 def render(
     jobs: JobFiles = None,
     filenames: FileNames = None,
+    recursive: Recursive = False,
     output_dir: Annotated[
         Optional[Path],  # noqa: UP045 - Typer reads the annotation at run time
         typer.Option(
@@ -229,6 +232,7 @@ def render(
         processes=processes,
         force=force,
         package=package,
+        recursive=recursive,
     )
     if code:
         raise typer.Exit(code)

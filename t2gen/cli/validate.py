@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from t2gen.cli._options import FileNames, JobFiles, Namespace, PackageFile, job_files
+from t2gen.cli._options import (
+    FileNames,
+    JobFiles,
+    Namespace,
+    PackageFile,
+    Recursive,
+    job_files,
+)
 from t2gen.cli.commands import run_validate
 
 __all__ = ["EPILOG", "validate"]
@@ -12,6 +19,7 @@ __all__ = ["EPILOG", "validate"]
 EPILOG = (
     "Examples:\n\n  t2gen validate examples/*.yaml\n\n  cat job.yaml | t2gen validate -\n\n"
     "  kubectl t2gen validate -f job.yaml\n\n"
+    "  t2gen validate -R -f jobs/\n\n"
     "  t2gen validate job.yaml --package wordcount.tar.gz"
 )
 
@@ -19,6 +27,7 @@ EPILOG = (
 def validate(
     jobs: JobFiles = None,
     filenames: FileNames = None,
+    recursive: Recursive = False,
     namespace: Namespace = None,
     package: PackageFile = None,
 ) -> None:
@@ -28,6 +37,6 @@ def validate(
     exit code 1 if there is any.
     """
     files, _ = job_files(jobs, filenames)
-    code = run_validate(files, namespace, package=package)
+    code = run_validate(files, namespace, package=package, recursive=recursive)
     if code:
         raise typer.Exit(code)

@@ -33,6 +33,8 @@ __all__ = [
     "RESOURCE_LIST_BOUNDS",
     "ResourceList",
     "parse_resource_list",
+    "parse_resource_stream",
+    "read_input",
     "read_resource_list",
 ]
 
@@ -61,11 +63,14 @@ class ResourceList(Record):
         api_version: its ``apiVersion`` (``config.kubernetes.io/v1`` if absent).
         job: the job file: ``functionConfig`` without kustomize's annotations.
         items: the objects the pipeline made so far, in order.
+        function_config: ``functionConfig`` as given (kustomize's annotations
+            say where the package keeps it).
     """
 
     api_version: str
     job: dict[str, Any]
     items: tuple[Any, ...]
+    function_config: dict[str, Any]
 
 
 def _fail(text: str, path: str, message: str) -> InputError:
@@ -93,15 +98,14 @@ def _job(config: dict[str, Any]) -> dict[str, Any]:
     return {**config, "metadata": metadata}
 
 
-def parse_resource_list(text: str) -> ResourceList:
-    """Parse a ResourceList (YAML or JSON) within :data:`RESOURCE_LIST_BOUNDS`.
+def _documents(text: str) -> list[Any]:
+    """Every non-empty document of ``text``, read within :data:`RESOURCE_LIST_BOUNDS`.
 
     Raises:
-        InputError: not YAML, a bound passed, not one document, not a
-            ResourceList, or no mapping as ``functionConfig`` (located).
+        InputError: not YAML, or a bound passed (located).
     """
     try:
-        documents = [
+        return [
             d.data
             for d in BoundedReader(text, RESOURCE_LIST_BOUNDS).documents()
             if d.data is not None
@@ -114,6 +118,25 @@ def parse_resource_list(text: str) -> ResourceList:
         raise InputError(
             problems=[Problem(SOURCE, line, col, f"{prefix}{problem}")]
         ) from None
+
+
+def parse_resource_stream(text: str) -> list[Any]:
+    """The objects kustomize gives an exec transformer: a YAML stream, within :data:`RESOURCE_LIST_BOUNDS`.
+
+    Raises:
+        InputError: not YAML, or a bound passed (located).
+    """
+    return _documents(text)
+
+
+def parse_resource_list(text: str) -> ResourceList:
+    """Parse a ResourceList (YAML or JSON) within :data:`RESOURCE_LIST_BOUNDS`.
+
+    Raises:
+        InputError: not YAML, a bound passed, not one document, not a
+            ResourceList, or no mapping as ``functionConfig`` (located).
+    """
+    documents = _documents(text)
     if len(documents) != 1:
         raise InputError(
             problems=[
@@ -144,7 +167,24 @@ def parse_resource_list(text: str) -> ResourceList:
         str(given.get("apiVersion", "config.kubernetes.io/v1")),
         _job(config),
         tuple(items) if isinstance(items, list) else (),
+        config,
     )
+
+
+def read_input(stdin: IO[bytes] | None = None, *, what: str = "ResourceList") -> str:
+    """Standard input as text, within :data:`MAX_RESOURCE_LIST_BYTES` (a ResourceList, or an exec plugin's stream).
+
+    Raises:
+        ConfigError: unreadable, too large, or not UTF-8 (located).
+    """
+    raw = read_source(
+        "-",
+        stdin=stdin,
+        limit=MAX_RESOURCE_LIST_BYTES,
+        what=what,
+        advice="t2gen-kustomize reads at most that much",
+    )
+    return decode_source(SOURCE, raw, what=what)
 
 
 def read_resource_list(stdin: IO[bytes] | None = None) -> ResourceList:
@@ -154,11 +194,4 @@ def read_resource_list(stdin: IO[bytes] | None = None) -> ResourceList:
         ConfigError: unreadable, too large, or not UTF-8 (located).
         InputError: see :func:`parse_resource_list`.
     """
-    raw = read_source(
-        "-",
-        stdin=stdin,
-        limit=MAX_RESOURCE_LIST_BYTES,
-        what="ResourceList",
-        advice="a KRM function reads at most that much",
-    )
-    return parse_resource_list(decode_source(SOURCE, raw, what="ResourceList"))
+    return parse_resource_list(read_input(stdin))

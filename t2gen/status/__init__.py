@@ -11,6 +11,8 @@ Modules, in the order data flows:
     fetch: the ``kubectl get`` whose output ``status`` reads: the kinds of
         the job (:mod:`t2gen.kube.kinds`), its supervisor and what the job
         master leaves (:mod:`t2gen.twister2.terminator`).
+    live: the same ``kubectl get`` run by t2gen itself (``--live``,
+        ``--watch``, ``t2gen wait``).
     phase: the phase, each container's state, the supervisor's outcome and
         the leftovers, as data.
     text: that data for people.

@@ -65,9 +65,13 @@ k() {
   kubectl --namespace "$NS" "$@"
 }
 
+# Background kubectl runs are started as plain commands, not through k(): `k ... &`
+# forks a subshell that runs kubectl as its own child, so $! would be the subshell's
+# and kill would leave kubectl running. wait reaps each before the script goes on.
 stop_background() {
   for pid in $WATCH_PID $FOLLOW_PID; do
     kill "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
   done
   WATCH_PID=
   FOLLOW_PID=
@@ -129,7 +133,7 @@ who() {
 }
 
 start_watch() {
-  k get configmap "$JOB" --watch --output-watch-events -o "go-template=$EVENT" >>"$EVENTS" 2>>"$WORK/watch.err" &
+  kubectl --namespace "$NS" get configmap "$JOB" --watch --output-watch-events -o "go-template=$EVENT" >>"$EVENTS" 2>>"$WORK/watch.err" &
   WATCH_PID=$!
 }
 
@@ -139,7 +143,7 @@ follow_job_master() {
   fi
   phase=$(k get pod "$JM_POD" -o 'go-template={{.status.phase}}' 2>/dev/null) || return 0
   if [ "$phase" = Running ]; then
-    k logs --follow "$JM_POD" -c "$JM_CONTAINER" >>"$JM_LOG" 2>&1 &
+    kubectl --namespace "$NS" logs --follow "$JM_POD" -c "$JM_CONTAINER" >>"$JM_LOG" 2>&1 &
     FOLLOW_PID=$!
   fi
 }

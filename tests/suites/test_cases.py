@@ -172,7 +172,7 @@ CLI_MISUSE = [
     (["render"], 2, "t2gen render: Invalid value for 'JOB...': give a job file: `FILE` or `-f FILE` (`-` reads standard input) (see 't2gen render --help')"),
     (["frobnicate"], 2, "t2gen: No such command 'frobnicate' (see 't2gen --help')"),
     (["render", "missing.yaml"], 1, "missing.yaml: no such file"),
-    (["render", "examples"], 1, "examples: is a directory, not a job file"),
+    (["render", "schemas"], 1, "schemas: no job file in this directory (a .json, .yaml, .yml file of kind Twister2Job); -R also reads its subdirectories"),
     (["render", "examples/wordcount.yaml", "--kube-version", "1.24", "--validate"], 2, "t2gen render: Invalid value for '--kube-version': Kubernetes 1.24 has no bundled schema; use one of 1.25 to 1.37 (see 't2gen render --help')"),
     (["check", "--kube-version", "1.2", "examples/wordcount.yaml"], 2, "t2gen check: Invalid value for '--kube-version': Kubernetes 1.2 has no bundled schema; use one of 1.25 to 1.37 (see 't2gen check --help')"),
     (["render", "examples/wordcount.yaml", "--format", "helm", "-n", "jobs"], 2, "t2gen render: Invalid value for '--namespace': -o helm leaves the namespace to Helm: use `helm install --namespace NS` (see 't2gen render --help')"),
