@@ -26,6 +26,7 @@ from t2gen.model.runtime import (
     JobPackage,
     Mpi,
     Network,
+    PackageSource,
     PersistentStorage,
     ZooKeeper,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "Network",
     "NetworkPolicy",
     "NodeSelectorRequirement",
+    "PackageSource",
     "PersistentStorage",
     "Placement",
     "PodSurface",
