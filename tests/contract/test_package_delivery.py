@@ -256,9 +256,7 @@ def test_an_image_volume_file_is_copied_and_checked(
     mounted = tmp_path / "image-volume" / "wordcount-url.tar.gz"
     mounted.parent.mkdir()
     mounted.write_bytes(package)
-    result, memory, _ = _run(
-        tmp_path, "unused", package, JOB_PACKAGE_PATH=str(mounted)
-    )
+    result, memory, _ = _run(tmp_path, "unused", package, JOB_PACKAGE_PATH=str(mounted))
     assert result.returncode == 0, result.stderr
     _twister2_takes_it(memory, package)
 
