@@ -163,7 +163,9 @@ def init_container(
     ]
     if package.sha256:
         own.append(("JOB_PACKAGE_SHA256", package.sha256))
-    mounts = [{"name": names.MEMORY_VOLUME, "mountPath": names.MEMORY_VOLUME_PATH}]
+    mounts: list[dict[str, Any]] = [
+        {"name": names.MEMORY_VOLUME, "mountPath": names.MEMORY_VOLUME_PATH}
+    ]
     if source.oci is not None:
         own.append(("JOB_PACKAGE_PATH", f"{PACKAGE_MOUNT_PATH}/{job.name}.tar.gz"))
         mounts.append(
