@@ -21,12 +21,12 @@ fail() {
 
 # wrong FILE: what is wrong with FILE (its size, its SHA-256), empty if nothing.
 wrong() {
-  got=$(wc -c <"$1") || return 0
+  got=$(wc -c <"$1") || { printf 'no size (unreadable)'; return 0; }
   got=$((got + 0))
   if [ "$got" -ne "$size" ]; then
     printf '%s bytes, not %s' "$got" "$size"
   elif [ -n "$sum" ]; then
-    got=$(sha256sum <"$1") || return 0
+    got=$(sha256sum <"$1") || { printf 'no SHA-256 (unreadable)'; return 0; }
     got=${got%% *}
     [ "$got" = "$sum" ] || printf 'SHA-256 %s, not %s' "$got" "$sum"
   fi
