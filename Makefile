@@ -81,7 +81,7 @@ bench: $(STAMP) $(HELM) ## Time t2gen against python -c pass (and peers: kubectl
 	$(BIN)/python bench/package_bench.py --append bench/results.md
 
 fuzz: $(STAMP) ## A long property-based run over the job schema, and the slow tier: every flood shape, every golden's broken copies, -o DIR under kills and concurrency
-	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/properties/test_properties.py tests/properties/test_injection.py tests/jobfile/yaml/test_fastpath.py -q -s
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/properties/test_properties.py tests/properties/test_injection.py tests/inputs/yaml/test_fastpath.py -q -s
 	T2GEN_SLOW=1 $(BIN)/python -m pytest -n auto -q -s -m slow
 
 clean: ## Remove the venv, caches and build output

@@ -1,7 +1,7 @@
 """CPU time and peak memory of t2gen on flood inputs: large or hostile files under its size limits.
 
 Every input t2gen accepts to read (a job file of at most 1 MiB,
-``t2gen.textfile.MAX_FILE_BYTES``; manifests, node lists, template
+``t2gen.inputs.jobfile.MAX_JOB_FILE_BYTES``; manifests, node lists, template
 overlays) must be judged within ten times the CPU of a plain
 ``t2gen render examples/wordcount.yaml`` measured in the same run (issue 23),
 with a bounded report (``... and N more problems``). This script generates one
@@ -122,7 +122,7 @@ def _second_document() -> str:
 
 def _yaml11_line_break() -> str:
     # U+0085, U+2028 and U+2029 are line breaks to YAML 1.1 and text to YAML 1.2:
-    # both readers refuse each at once (t2gen.jobfile.yaml.source.check_line_breaks).
+    # both readers refuse each at once (t2gen.inputs.yaml.source.check_line_breaks).
     return _unknown_keys_at_limit() + "  y: a\u2028b\n"
 
 

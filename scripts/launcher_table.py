@@ -29,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from t2gen.pipeline.job import validate_files
+from t2gen.pipeline.load import validate_files
 from t2gen.plan.workermap.launcher import launcher_pod_requests
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -28,8 +28,9 @@ __all__ = [
 
 if TYPE_CHECKING:
     from t2gen.errors import T2genError
-    from t2gen.jobfile.yaml import read_job
-    from t2gen.pipeline.job import generate, validate
+    from t2gen.inputs.jobfile import read_job
+    from t2gen.pipeline.job import generate
+    from t2gen.pipeline.load import validate
     from t2gen.render.context import build_context
     from t2gen.render.engine import render
 
@@ -38,9 +39,9 @@ if TYPE_CHECKING:
 _LAZY = {
     "T2genError": "t2gen.errors",
     "build_context": "t2gen.render.context",
-    "read_job": "t2gen.jobfile.yaml",
+    "read_job": "t2gen.inputs.jobfile",
     "generate": "t2gen.pipeline.job",
-    "validate": "t2gen.pipeline.job",
+    "validate": "t2gen.pipeline.load",
     "render": "t2gen.render.engine",
 }
 

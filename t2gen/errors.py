@@ -16,11 +16,13 @@ from t2gen.record import Record
 __all__ = [
     "MAX_REPORTED",
     "ConfigError",
+    "InputError",
     "OutputError",
     "Problem",
     "SchemaError",
     "T2genError",
     "TemplateError",
+    "UsageError",
     "ValidationError",
     "Warning_",
     "format_json_path",
@@ -161,14 +163,30 @@ class T2genError(Exception):
         return [str(self)]
 
 
-class ConfigError(T2genError):
-    """A job file that cannot be read or parsed (I/O, encoding, YAML syntax)."""
+class InputError(T2genError):
+    """An input file that cannot be used: every problem found in it, located.
+
+    The one error of :mod:`t2gen.inputs`: each reader there (job files,
+    Twister2 configuration, kubectl lists, manifests, packages, ...) refuses
+    its input with located problems (``file:line:col`` where the reader knows
+    the place; a JSON path beside it where it has one).
+    """
+
+    def __init__(self, *, problems: Iterable[Problem]) -> None:
+        """Create the error from located problems (at least one)."""
+        items = sorted(problems)
+        source = items[0].path if items else "input"
+        super().__init__(f"{len(items)} problem(s) in {source}", problems=items)
+
+
+class ConfigError(InputError):
+    """One problem that stops an input from being read or parsed (I/O, size, encoding, syntax)."""
 
     def __init__(self, *, path: str, message: str, line: int = 0, col: int = 0) -> None:
         """Create the error for ``path`` at 1-based ``line``/``col`` (0 if unknown)."""
         self.path = path
         problem = Problem(path, line, col, message)
-        super().__init__(str(problem), problems=[problem])
+        T2genError.__init__(self, str(problem), problems=[problem])
 
 
 class SchemaError(T2genError):
@@ -223,6 +241,19 @@ class ValidationError(T2genError):
         return bounded(self.findings) + [
             f"warning: {warning}" for warning in self.warnings
         ]
+
+
+class UsageError(T2genError):
+    """Options that cannot go together, found after the command line was parsed: exit code 2.
+
+    The command line prints it as a usage error naming ``param_hint`` (the
+    option, as ``'--quota'``), as it prints one it finds itself.
+    """
+
+    def __init__(self, message: str, *, param_hint: str) -> None:
+        """Create the error: what is wrong with the option ``param_hint``."""
+        self.param_hint = param_hint
+        super().__init__(message)
 
 
 class OutputError(T2genError):

@@ -33,7 +33,7 @@ FAST_PATHS: dict[str, str] = {
         "explained by jsonschema."
     ),
     "FAST_YAML": (
-        "t2gen/jobfile/yaml/fastload.py: a job file is read from PyYAML's C parser "
+        "t2gen/inputs/yaml/fastload.py: a job file is read from PyYAML's C parser "
         "events instead of ruamel.yaml. Must preserve: the data, every node's and "
         "key's line:col, and every refusal (tags, anchors, duplicate keys, long "
         "integers, YAML 1.1 line breaks) with the full reader's message; anything "

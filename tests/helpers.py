@@ -10,9 +10,9 @@ from typer.testing import CliRunner
 from t2gen.cli.app import app
 from t2gen.cli.launch import fast_command
 from t2gen.errors import SchemaError
-from t2gen.jobfile.yaml import parse_job
+from t2gen.inputs.jobfile import parse_job
 from t2gen.model import Job
-from t2gen.pipeline.job import validate
+from t2gen.pipeline.load import validate
 
 BASE = """\
 apiVersion: t2gen/v1

@@ -63,7 +63,7 @@ def test_yaml12_numbers_use_only_the_prefiltered_characters(
 ) -> None:
     # plainscalars.scalar skips its number patterns for a scalar holding any
     # character outside _NUMBER_CHARACTERS: no scalar they match may hold one.
-    from t2gen.jobfile.yaml import plainscalars
+    from t2gen.inputs.yaml import plainscalars
 
     pattern = data.draw(st.sampled_from([plainscalars._FLOAT_12, plainscalars._INT_12]))
     text = data.draw(st.from_regex(re.compile(pattern)))

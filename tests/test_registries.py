@@ -27,10 +27,10 @@ from t2gen.checks import pods
 from t2gen.checks.base import Check
 from t2gen.checks.stream import WORKLOAD_KINDS
 from t2gen.gangs import REGISTRY as GANGS
+from t2gen.inputs.jobfile import read_job
 from t2gen.jobfile.rules import REGISTRY as RULES
 from t2gen.jobfile.rules import Rule
-from t2gen.jobfile.yaml import read_job
-from t2gen.pipeline.job import validate
+from t2gen.pipeline.load import validate
 from tests.conftest import ROOT
 
 

@@ -29,6 +29,14 @@ once a table lists it (these, or :data:`t2gen.checks.pods.POD_CHECKS` and
 ``CONTAINER_CHECKS``), as the gang mechanisms and the job-file rules are
 registered by explicit tables too; ``tests/test_registries.py`` fails for a
 check written but listed nowhere.
+
+The other modules: :mod:`~t2gen.checks.base` (the :class:`~t2gen.checks.base.Check`
+record and its findings), :mod:`~t2gen.checks.stream` (the objects indexed once,
+and label-selector semantics), :mod:`~t2gen.checks.security` (Pod Security
+``restricted``), :mod:`~t2gen.checks.duplicates` (objects that collide in one
+cluster), :mod:`~t2gen.checks.size` (objects too large for Kubernetes) and
+:mod:`~t2gen.checks.manifests` (what ``render --validate`` and ``t2gen check``
+run: the schemas, then these checks).
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ from t2gen.checks.base import Check, Note, as_dict, is_t2gens
 from t2gen.checks.stream import WORKLOAD_KINDS, Part, Stream, matches
 from t2gen.errors import Problem
 from t2gen.gangs import GROUP_KINDS, group_owner
+from t2gen.kube.kinds import KINDS
 
 __all__ = [
     "ALL_CHECKS",
@@ -80,12 +89,9 @@ CHECKS_BY_KIND: dict[str, tuple[Check, ...]] = {
 """Object checks by ``kind``, run after :data:`GENERIC_CHECKS`, in order."""
 
 KIND_GROUPS: dict[str, str] = {
-    **dict.fromkeys(["DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"], "apps"),
-    "Job": "batch",
-    "Service": "",
-    "PersistentVolumeClaim": "",
-    "Role": "rbac.authorization.k8s.io",
-    "RoleBinding": "rbac.authorization.k8s.io",
+    k.kind: k.group
+    for k in KINDS
+    if k.kind in CHECKS_BY_KIND and k.kind not in GROUP_KINDS
 }
 """The API group of each built-in kind of :data:`CHECKS_BY_KIND` (``""``: the core group, ``v1``).
 

@@ -99,7 +99,7 @@ def check_manifests(
         SchemaError: a file is unreadable or not YAML (located).
         ValidationError: any object fails a check.
     """
-    from t2gen.checks.read import read_located_manifests
+    from t2gen.inputs.manifests import read_located_manifests
 
     manifests = read_located_manifests(paths, stdin=stdin)
     unchecked, notes = _validate(

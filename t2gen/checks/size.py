@@ -14,7 +14,7 @@ from t2gen.errors import Problem, format_json_path
 from t2gen.kube.limits import APPLY_LIMIT_BYTES
 
 if TYPE_CHECKING:
-    from t2gen.jobfile.yaml import SourceDoc
+    from t2gen.inputs.yaml import SourceDoc
     from t2gen.model import Job
     from t2gen.render.engine import RenderedDocument
 

@@ -5,11 +5,14 @@
   ``--version``) without importing Typer, and hands everything else to
 * :mod:`t2gen.cli.app`, the Typer app, which collects the commands (one module
   each: ``validate``, ``render``, ``check``, ``plan``, ``import_``, ``schema``,
-  ``init``, ``explain``, ``templates``, ``secret``) with their shared options (``_options``).
+  ``init``, ``explain``, ``templates``, ``secret``, ``package``, ``status``) with
+  their shared options (``_options``).
 * :mod:`t2gen.cli.commands` runs ``validate``, ``render`` and ``check`` once
   their arguments are parsed, for both, and maps errors to exit codes
   (0 ok, 1 invalid input or a failed check, 2 usage error); ``_report`` prints
   the errors of the other commands.
+* :mod:`t2gen.cli.complete` (``kubectl_complete-t2gen``) and
+  :mod:`t2gen.cli.kustomize` (``t2gen-kustomize``) are the other console scripts.
 * the ``--help`` screen they print is generated (``make docs``) into
   :mod:`t2gen._generated.cli_help`.
 

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import typer
 
 from t2gen.cli.commands import echo, print_warnings, warn
-from t2gen.errors import T2genError, Warning_, one_line
+from t2gen.errors import T2genError, UsageError, Warning_, one_line
 from t2gen.output import write_stdout
 
 __all__ = ["reporting", "warn", "write_stdout"]
@@ -29,9 +29,14 @@ def reporting(warnings: Sequence[Warning_] = ()) -> Iterator[None]:
 
     Raises:
         typer.Exit: with code 1, when the body raised a T2genError.
+        typer.BadParameter: the body raised a :class:`~t2gen.errors.UsageError`
+            (exit code 2, with the usage line).
     """
     try:
         yield
+    except UsageError as err:
+        print_warnings(warnings)
+        raise typer.BadParameter(str(err), param_hint=err.param_hint) from None
     except T2genError as err:
         print_warnings(warnings)
         for line in err.lines():

@@ -205,7 +205,7 @@ def run_validate(
     """``t2gen validate``: one summary line per valid job on stdout; see :func:`run`."""
 
     def body(warnings: list[Warning_]) -> None:
-        from t2gen.pipeline.job import validate_files
+        from t2gen.pipeline.load import validate_files
 
         for job in validate_files(
             jobs, namespace=namespace, warnings=warnings, package=package

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from t2gen.cli._report import reporting, warn, write_stdout
-from t2gen.jobfile.yaml import JsonPath
+from t2gen.inputs.yaml import JsonPath
 
 __all__ = ["EPILOG", "import_"]
 

@@ -25,87 +25,44 @@ from __future__ import annotations
 
 import io
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["function_config", "main", "resource_list"]
+if TYPE_CHECKING:
+    from t2gen.inputs.resourcelist import ResourceList
 
-MAX_RESOURCE_LIST_BYTES = 20 * 1024 * 1024
-"""Largest ResourceList read from stdin: as ``t2gen check``'s largest manifest stream."""
-
-_KUSTOMIZE_ANNOTATIONS = ("config.kubernetes.io/", "internal.config.kubernetes.io/")
-
-
-def function_config(resource_list: Any) -> dict[str, Any]:
-    """The job file of a ResourceList: its ``functionConfig`` without kustomize's annotations.
-
-    Raises:
-        T2genError: the input is not a ResourceList with a mapping as its functionConfig.
-    """
-    from t2gen.errors import T2genError
-
-    if (
-        not isinstance(resource_list, dict)
-        or resource_list.get("kind") != "ResourceList"
-    ):
-        raise T2genError(
-            "stdin: not a ResourceList (kind: ResourceList, config.kubernetes.io/v1)"
-        )
-    config = resource_list.get("functionConfig")
-    if not isinstance(config, dict):
-        raise T2genError(
-            "stdin: functionConfig: missing; it is the job file (kind: Twister2Job)"
-        )
-    metadata = config.get("metadata")
-    if isinstance(metadata, dict) and isinstance(metadata.get("annotations"), dict):
-        kept = {
-            key: value
-            for key, value in metadata["annotations"].items()
-            if not str(key).startswith(_KUSTOMIZE_ANNOTATIONS)
-        }
-        metadata = {
-            key: value for key, value in metadata.items() if key != "annotations"
-        }
-        if kept:
-            metadata["annotations"] = kept
-        config = {**config, "metadata": metadata}
-    return config
+__all__ = ["main", "resource_list"]
 
 
 def resource_list(text: str) -> dict[str, Any]:
     """Answer a KRM function call: the input ResourceList with the job's objects appended.
 
     Args:
-        text: the ResourceList, YAML or JSON.
+        text: the ResourceList, YAML or JSON (:mod:`t2gen.inputs.resourcelist`).
 
     Returns:
         The output ResourceList (``items``: the input's, then the rendered objects
         in install order).
 
     Raises:
-        T2genError: the input is not a ResourceList, or the job file is invalid.
+        T2genError: the input is not a ResourceList (located), or the job file
+            is invalid.
     """
-    from t2gen.errors import T2genError
-    from t2gen.kube.yamlio import dump_yaml, load_all_yaml
+    from t2gen.inputs.resourcelist import parse_resource_list
+
+    return _answer(parse_resource_list(text))
+
+
+def _answer(given: ResourceList) -> dict[str, Any]:
+    """The output ResourceList for ``given`` (see :func:`resource_list`)."""
+    from t2gen.kube.yamlio import dump_yaml
     from t2gen.pipeline.job import generate
 
-    try:
-        documents = [
-            document for document in load_all_yaml(text) if document is not None
-        ]
-    except Exception as err:  # a YAML error of any kind: one line, never a traceback
-        raise T2genError(f"stdin: not YAML: {err}".replace("\n", " ")) from None
-    if len(documents) != 1:
-        raise T2genError(
-            f"stdin: {len(documents)} documents; a KRM function reads one ResourceList"
-        )
-    given = documents[0]
-    job = dump_yaml(function_config(given)).encode("utf-8")
+    job = dump_yaml(given.job).encode("utf-8")
     rendered = generate(["-"], stdin=io.BytesIO(job))
-    items = given.get("items") if isinstance(given.get("items"), list) else []
     return {
-        "apiVersion": given.get("apiVersion", "config.kubernetes.io/v1"),
+        "apiVersion": given.api_version,
         "kind": "ResourceList",
-        "items": [*items, *(document.obj for document in rendered)],
+        "items": [*given.items, *(document.obj for document in rendered)],
     }
 
 
@@ -118,18 +75,10 @@ def main() -> None:
         sys.exit(run_render(arguments[:1]))
 
     def body(_: list[Any]) -> None:
+        from t2gen.inputs.resourcelist import read_resource_list
         from t2gen.kube.yamlio import dump_yaml
         from t2gen.output import write_stdout
-        from t2gen.textfile import decode_source, read_source
 
-        raw = read_source(
-            "-",
-            limit=MAX_RESOURCE_LIST_BYTES,
-            what="ResourceList",
-            advice="a KRM function reads at most that much",
-        )
-        write_stdout(
-            dump_yaml(resource_list(decode_source("stdin", raw, what="ResourceList")))
-        )
+        write_stdout(dump_yaml(_answer(read_resource_list())))
 
     sys.exit(run(body))

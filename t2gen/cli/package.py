@@ -88,13 +88,13 @@ def package(
     with reporting(warnings):
         from pathlib import Path
 
+        from t2gen.inputs.jobfile import read_job
         from t2gen.jobfile.rules import RuleOptions
-        from t2gen.jobfile.yaml import read_job
         from t2gen.output.files import replaceable_target
         from t2gen.package.build import build_package, delivery
         from t2gen.package.delivery import built_warnings, oci_delivery
         from t2gen.package.write import GZIP_HEADER
-        from t2gen.pipeline.job import validate
+        from t2gen.pipeline.load import validate
 
         doc = read_job(job)
         # the package being built supplies the sizes a job file may leave out

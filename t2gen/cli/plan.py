@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import io
-import json
-import sys
 from enum import Enum
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -41,10 +38,6 @@ class PlanFormat(str, Enum):
 
     table = "table"
     json = "json"
-
-
-def _dumps(data: Any) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def plan(
@@ -165,144 +158,34 @@ def plan(
     (job,) = files
     if deprecated_format is not None:
         output_format = PlanFormat(deprecated_format)
+    if nodes is None:
+        for given, option in ((pods, "--pods"), (quota, "--quota")):
+            if given is not None:
+                raise typer.BadParameter("needs --nodes", param_hint=f"'{option}'")
+        if gang:
+            raise typer.BadParameter("needs --nodes", param_hint="'--gang'")
+    elif summary:
+        raise typer.BadParameter(
+            "applies to the worker map, not to --nodes", param_hint="'--summary'"
+        )
     warnings: list[Warning_] = []
     with reporting(warnings):
-        from t2gen.pipeline.job import generate, validate_files
+        from t2gen.pipeline.plan import plan_job
+        from t2gen.plan.text import inert
 
-        if nodes is None:
-            if pods is not None:
-                raise typer.BadParameter("needs --nodes", param_hint="'--pods'")
-            if gang:
-                raise typer.BadParameter("needs --nodes", param_hint="'--gang'")
-            if quota is not None:
-                raise typer.BadParameter("needs --nodes", param_hint="'--quota'")
-        elif summary:
-            raise typer.BadParameter(
-                "applies to the worker map, not to --nodes",
-                param_hint="'--summary'",
-            )
-        stdin = None
-        if job == "-":
-            stdin = io.BytesIO(sys.stdin.buffer.read())  # read twice: job, then render
-        (loaded,) = validate_files(
-            [job], namespace=namespace, stdin=stdin, warnings=warnings, package=package
-        )
-        if stdin is not None:
-            stdin.seek(0)
-        objects = [
-            document.obj
-            for document in generate(
-                [job],
-                namespace=namespace,
-                stdin=stdin,
-                kube_version=kube_version,
-                package=package,
-            )
-        ]
-        if nodes is None:
-            _worker_map(loaded, objects, output_format, summary=summary)
-            return
-        _feasibility(
-            objects,
-            nodes,
-            pods,
-            quota,
-            namespace=loaded.namespace,
+        outcome = plan_job(
+            job,
+            namespace=namespace,
+            kube_version=kube_version,
+            package=package,
+            nodes=nodes,
+            pods=pods,
+            quota=quota,
             gang=gang,
-            output_format=output_format,
+            json_output=output_format is PlanFormat.json,
+            summary=summary,
+            warnings=warnings,
         )
-
-
-def _worker_map(
-    job: Any, objects: list[dict[str, Any]], output_format: PlanFormat, *, summary: bool
-) -> None:
-    from t2gen.plan.text import inert
-    from t2gen.plan.workermap import build_worker_map, write_json, write_table
-
-    wmap = build_worker_map(job, objects)
-    buffer = io.StringIO()
-    if output_format is PlanFormat.json:
-        write_json(wmap, buffer, summary=summary)
-    else:
-        write_table(wmap, buffer, summary=summary)
-    write_stdout(inert(buffer.getvalue()))
-
-
-def _feasibility(
-    objects: list[dict[str, Any]],
-    nodes_path: str,
-    pods_path: str | None,
-    quota_path: str | None,
-    *,
-    namespace: str | None,
-    gang: bool,
-    output_format: PlanFormat,
-) -> None:
-    from t2gen.plan import (
-        format_plan,
-        min_members,
-        plan_templates,
-        plan_to_dict,
-        workload_templates,
-    )
-    from t2gen.plan.text import inert
-    from t2gen.plan.typedread import node_label_keys, read_nodes, read_pods
-
-    templates = workload_templates(objects)
-    node_list = read_nodes(nodes_path, node_label_keys(templates))
-    pod_list = read_pods(pods_path) if pods_path is not None else ()
-    result = plan_templates(
-        templates,
-        node_list,
-        pod_list,
-        namespace=namespace,
-        gang=gang,
-        min_members=min_members(objects),
-    )
-    if quota_path is not None:
-        result = _admission(result, objects, quota_path, namespace, node_list)
-    if output_format is PlanFormat.json:
-        write_stdout(inert(_dumps(plan_to_dict(result))))
-    else:
-        write_stdout(inert(format_plan(result)))
-    if not result.feasible or (result.admission and not result.admission.admitted):
+        write_stdout(inert(outcome.text))
+    if not outcome.fits:
         raise typer.Exit(1)
-
-
-def _admission(
-    result: Any,
-    objects: list[dict[str, Any]],
-    quota_path: str,
-    namespace: str | None,
-    nodes: Any,
-) -> Any:
-    """The plan with whether the job is admitted (``--quota``)."""
-    from t2gen.plan.admission import admission
-    from t2gen.plan.quotaread import read_quota
-    from t2gen.record import replace
-
-    objects_q = read_quota(quota_path)
-    if namespace is None:
-        spaces = sorted(objects_q.namespaces())
-        if len(spaces) > 1:
-            raise typer.BadParameter(
-                f"holds objects of namespaces {', '.join(spaces)} and the job names none: "
-                "pass --namespace",
-                param_hint="'--quota'",
-            )
-        namespace = spaces[0] if spaces else ""
-    allocatable = [
-        {
-            "cpu": n.allocatable.cpu_millis,
-            "memory": n.allocatable.memory_bytes,
-            "pods": n.allocatable.pods,
-            **dict(n.allocatable.extended),
-        }
-        for n in nodes
-        if not n.unschedulable and n.ready == "True"
-    ]
-    try:
-        verdict = admission(objects, objects_q, namespace, allocatable)
-    except ValueError as err:  # the rendered objects' quantities were checked already
-        raise typer.BadParameter(str(err), param_hint="'JOB'") from None
-    return replace(result, admission=verdict)

@@ -148,7 +148,7 @@ def _job_secret(path: str, namespace: str | None) -> tuple[str, str, str | None]
         T2genError: the job does not use OpenMPI.
     """
     from t2gen.errors import T2genError
-    from t2gen.pipeline.job import validate_files
+    from t2gen.pipeline.load import validate_files
 
     (loaded,) = validate_files([path], namespace=namespace)
     if not loaded.spec.mpi.enabled:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import io
-import json
-import sys
 from enum import Enum
 from typing import Annotated, Optional
 
@@ -75,47 +72,19 @@ def status(
     """
     warnings: list[Warning_] = []
     with reporting(warnings):
-        from t2gen.pipeline.job import generate, validate_files
-        from t2gen.plan.status import (
-            collect_command,
-            job_status,
-            parse_objects,
-            status_text,
-        )
-        from t2gen.plan.typedread import MAX_LIST_BYTES
-        from t2gen.textfile import decode_source, read_source
-
-        stdin = io.BytesIO(sys.stdin.buffer.read()) if job == "-" else None
-        (loaded,) = validate_files(
-            [job], namespace=namespace, stdin=stdin, warnings=warnings
-        )
-        if stdin is not None:
-            stdin.seek(0)  # read twice: the job, then its render
-        rendered = [d.obj for d in generate([job], namespace=namespace, stdin=stdin)]
-        group_kinds = sorted(
-            {
-                f"{o['kind'].lower()}s.{o['apiVersion'].rpartition('/')[0]}"
-                for o in rendered
-                if "/" in o["apiVersion"]
-                and o["apiVersion"].rpartition("/")[0].startswith("scheduling.")
-            }
-        )
-        if cluster is None:
-            write_stdout(collect_command(loaded, group_kinds) + " > state.json\n")
-            return
-        raw = read_source(
-            cluster,
-            limit=MAX_LIST_BYTES,
-            what="file",
-            advice="a job's objects are far less",
-        )
-        objects = parse_objects(decode_source(cluster, raw, what="file"), cluster)
-        found = job_status(loaded, rendered, objects)
+        from t2gen.pipeline.status import status_report
         from t2gen.plan.text import (
-            inert,
-        )  # what the cluster says, never a terminal's command
+            inert,  # what the cluster says, never a terminal's command
+        )
 
-        if output_format is StatusFormat.json:
-            write_stdout(inert(json.dumps(found, indent=2, ensure_ascii=False) + "\n"))
-        else:
-            write_stdout(inert(status_text(found)))
+        write_stdout(
+            inert(
+                status_report(
+                    job,
+                    cluster=cluster,
+                    namespace=namespace,
+                    json_output=output_format is StatusFormat.json,
+                    warnings=warnings,
+                )
+            )
+        )

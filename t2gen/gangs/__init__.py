@@ -19,6 +19,11 @@ Protocol functions one line each), add one line to :data:`REGISTRY`, add its nam
 ``schemas/twister2job.schema.json`` (and, for a custom resource, its schema to
 ``schemas/kube/``), then ``make generate``. ``tests/gangs/`` checks the
 contract for every registered mechanism.
+
+Modules:
+    volcano, coscheduling, kueue, workload_api: the mechanisms.
+    base: the :class:`~t2gen.gangs.base.Gang` Protocol and its helpers.
+    minresources: a group's ``minResources``, the requests of its first pods summed.
 """
 
 from __future__ import annotations

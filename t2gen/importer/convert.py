@@ -30,7 +30,7 @@ from t2gen.importer.report import footer, list_unmapped
 from t2gen.importer.state import Conversion, resolve
 from t2gen.importer.storage import convert_checkpointing, convert_storage
 from t2gen.importer.workers import convert_binding, convert_workers
-from t2gen.jobfile.yaml import parse_job
+from t2gen.inputs.jobfile import parse_job
 
 __all__ = ["convert", "import_config", "port_name"]
 
@@ -122,7 +122,7 @@ def _check_job(conv: Conversion, text: str) -> None:
     ``In`` list it counted) cites that field's Twister2 file and line instead:
     the job file is the import's own, not a file the user has.
     """
-    from t2gen.pipeline.job import validate
+    from t2gen.pipeline.load import validate
 
     doc = parse_job(text, path="<import>")
     try:

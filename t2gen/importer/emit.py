@@ -10,7 +10,7 @@ import io
 from typing import Any
 
 from t2gen.importer.model import Twister2Config
-from t2gen.jobfile.yaml import JsonPath
+from t2gen.inputs.yaml import JsonPath
 
 __all__ = ["COMMENT_COLUMN", "HEADER_MARKER", "SPEC_ORDER", "dump", "header", "ordered"]
 

@@ -13,7 +13,8 @@ from typing import Any
 
 from t2gen.errors import SchemaError, format_json_path
 from t2gen.importer.state import Conversion, named
-from t2gen.jobfile.yaml import JsonPath, parse_job
+from t2gen.inputs.jobfile import parse_job
+from t2gen.inputs.yaml import JsonPath
 
 __all__ = [
     "JAR_FILE_FIELD",
@@ -45,7 +46,7 @@ def refusal(where: JsonPath, value: str) -> str | None:
     Returns:
         The first problem reported at ``where``, or None.
     """
-    from t2gen.pipeline.job import validate
+    from t2gen.pipeline.load import validate
 
     job: dict[str, Any] = {
         "apiVersion": "t2gen/v1",

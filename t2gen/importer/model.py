@@ -6,7 +6,7 @@ from typing import Any
 
 from t2gen.errors import Problem
 from t2gen.importer.keys import Key
-from t2gen.jobfile.yaml import SourceDoc
+from t2gen.inputs.yaml import SourceDoc
 from t2gen.record import Record
 
 __all__ = [

@@ -16,7 +16,7 @@ import difflib
 
 from t2gen.importer.model import Setting
 from t2gen.importer.state import Conversion, named
-from t2gen.jobfile.yaml import JsonPath
+from t2gen.inputs.yaml import JsonPath
 
 __all__ = ["UNIFORM_MAPPINGS", "convert_placement"]
 

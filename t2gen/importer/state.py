@@ -19,7 +19,7 @@ from t2gen.importer.keys import (
 )
 from t2gen.importer.model import ImportWarning, Origin, Setting, Twister2Config
 from t2gen.importer.values import BadValue, decimal_text, gib, shown, typed
-from t2gen.jobfile.yaml import JsonPath
+from t2gen.inputs.yaml import JsonPath
 
 __all__ = ["Conversion", "resolve"]
 

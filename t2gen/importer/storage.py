@@ -11,7 +11,7 @@ servers and root node say whether the job master's znodes outlive a run.
 from __future__ import annotations
 
 from t2gen.importer.state import Conversion
-from t2gen.jobfile.yaml import JsonPath
+from t2gen.inputs.yaml import JsonPath
 
 __all__ = ["convert_checkpointing", "convert_storage"]
 

@@ -24,7 +24,7 @@ from t2gen.importer.values import (
     shown,
     typed,
 )
-from t2gen.jobfile.yaml import JsonPath
+from t2gen.inputs.yaml import JsonPath
 
 COMPUTE_RESOURCES = "twister2.resource.worker.compute.resources"
 """The key of Twister2 0.8's worker groups (``SchedulerContext.java:54-55``)."""

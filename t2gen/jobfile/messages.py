@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from t2gen.errors import Problem, format_json_path
-from t2gen.jobfile.yaml.yaml12 import JsonPath
+from t2gen.inputs.yaml.yaml12 import JsonPath
 from t2gen.kube.validators import (
     DNS1123_LABEL_MAX,
     DNS1123_SUBDOMAIN_MAX,
@@ -25,7 +25,7 @@ from t2gen.kube.validators import (
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
-    from t2gen.jobfile.yaml import SourceDoc
+    from t2gen.inputs.yaml import SourceDoc
 
 __all__ = ["problems_for", "short_value", "suggest"]
 
@@ -210,8 +210,15 @@ def _range_message(kind: str, instance: Any, limit: Any, schema: dict[str, Any])
 def _type_message(instance: Any, expected: str | list[str]) -> str:
     """Explain a type mismatch, with the usual YAML pitfalls spelled out."""
     wanted = [expected] if isinstance(expected, str) else list(expected)
-    names = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
-             "object": "a mapping", "array": "a list", "null": "null"}  # fmt: skip
+    names = {
+        "string": "a string",
+        "integer": "an integer",
+        "number": "a number",
+        "boolean": "true or false",
+        "object": "a mapping",
+        "array": "a list",
+        "null": "null",
+    }
     want = " or ".join(names.get(w, w) for w in wanted)
     got = _describe(instance)
     message = f"{short_value(instance)} is {got}; expected {want}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from t2gen.jobfile.yaml import JsonPath
+from t2gen.inputs.yaml import JsonPath
 
 __all__ = ["first_non_finite", "non_finite", "unknown_keys", "without_rejected"]
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from t2gen import fastpaths
 from t2gen.errors import Problem, format_json_path
+from t2gen.inputs.yaml import JsonPath, SourceDoc
 from t2gen.jobfile.messages import problems_for, short_value, suggest
 from t2gen.jobfile.refused import (
     first_non_finite,
@@ -17,7 +18,6 @@ from t2gen.jobfile.refused import (
     unknown_keys,
     without_rejected,
 )
-from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.resources import schema_path
 
 __all__ = [
@@ -129,12 +129,29 @@ def schema_problems(doc: SourceDoc) -> list[Problem]:
 
 _VALUE_KEYWORDS = frozenset(
     {
-        "type", "enum", "const", "minimum", "maximum", "exclusiveMinimum",
-        "exclusiveMaximum", "multipleOf", "pattern", "format", "minLength",
-        "maxLength", "minItems", "maxItems", "uniqueItems", "maxProperties",
-        "anyOf", "oneOf", "not", "allOf", "contains",
+        "type",
+        "enum",
+        "const",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "pattern",
+        "format",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "maxProperties",
+        "anyOf",
+        "oneOf",
+        "not",
+        "allOf",
+        "contains",
     }
-)  # fmt: skip
+)
 """Schema keywords that refuse a value itself (not a key of its mapping, such as ``required``)."""
 
 

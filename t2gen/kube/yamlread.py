@@ -12,7 +12,7 @@ as :class:`~t2gen.kube.yamlio.KubeLoader` would, each bound checked at its event
 * **aliases** and ``<<`` merge keys: none built here (a 700-byte "billion
   laughs" expands to gigabytes); the error at the first one says ``alias``, and
   ``t2gen check`` then reads the stream as kubectl does, within the same bounds
-  (:mod:`t2gen.checks.aliased`); other inputs refuse them;
+  (:mod:`t2gen.inputs.aliased`); other inputs refuse them;
 * **integers**: at most :attr:`ReadBounds.int_digits` digits (Python's ``int()``
   refuses more than 4,300).
 

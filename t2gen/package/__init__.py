@@ -1,9 +1,17 @@
 """The Twister2 job package: ``<job>.tar.gz`` with ``twister2-job/<job>.job``, the jar and the configuration.
 
-``job`` builds the ``tws.proto.job.Job`` message as ``Twister2Job.serialize()``
-does, ``config`` the ``common/`` and ``kubernetes/`` configuration (``runtime``
-its checkpointing and ZooKeeper keys), ``write``
-the reproducible archive, ``read`` reads any package (t2gen's or ``twister2
-submit``'s) within bounds, and ``agree`` checks one against a job. Importing this
-package imports nothing; ``protobuf`` is loaded only by the modules that need it.
+Modules:
+    job: the ``tws.proto.job.Job`` message, as ``Twister2Job.serialize()`` builds it.
+    confagree: which configuration keys must agree with the job file, and
+        ``--conf``'s files made to agree (read by :mod:`t2gen.inputs.twister2conf`).
+    confwrite: the configuration written: values SnakeYAML reads back, keys set in place.
+    runtime: the checkpointing and ZooKeeper keys of the configuration.
+    write: the reproducible archive.
+    build: ``t2gen package``: all of the above for one job.
+    agree, sizing: ``--package``: a package (t2gen's or ``twister2 submit``'s,
+        read by :mod:`t2gen.inputs.package`) checked against a job file, and
+        the job sized from it.
+
+Importing this package imports nothing; ``protobuf`` is loaded only by the
+modules that need it.
 """

@@ -16,50 +16,21 @@ from typing import Any
 
 from t2gen._generated import twister2_job_pb2 as pb
 from t2gen.errors import Problem, SchemaError, T2genError, Warning_, format_json_path
-from t2gen.jobfile.yaml import SourceDoc, parse_job
-from t2gen.jobfile.yaml.loader import JsonPath
+from t2gen.inputs.package import PackageContents
+from t2gen.inputs.twister2conf import ConfSetting, package_settings
+from t2gen.inputs.yaml import SourceDoc
+from t2gen.inputs.yaml.loader import JsonPath
 from t2gen.model import Job
-from t2gen.package.config import CONF_DIRS, LOAD_ORDER
 from t2gen.package.job import compute_resources
 from t2gen.package.pinning import package_digest, pinned_job, source_problems
-from t2gen.package.read import PackageContents
 from t2gen.package.sizing import size_problems, size_warnings, sized_job
 from t2gen.twister2 import confkeys as k
 from t2gen.twister2 import kryo
 
 __all__ = [
     "disagreements",
-    "effective_config",
     "with_package",
 ]
-
-
-def effective_config(contents: PackageContents) -> dict[str, tuple[Any, str]]:
-    """The package's configuration as a pod loads it: ``key -> (value, "package:member:line")``.
-
-    ``common/`` then ``kubernetes/``, each in Twister2's file order, a later key
-    winning (``ConfigLoader.java:70-138``); a file that does not parse is skipped,
-    as the runtime would fail on it anyway.
-    """
-    merged: dict[str, tuple[Any, str]] = {}
-    for directory in CONF_DIRS:
-        for name in LOAD_ORDER:
-            raw = contents.conf_file(f"{directory}/{name}")
-            if raw is None:
-                continue
-            member = f"twister2-job/{directory}/{name}"
-            try:
-                doc = parse_job(raw.decode("utf-8"), path=member)
-            except (
-                Exception
-            ):  # any unreadable file: the runtime would not read it either
-                continue
-            if not isinstance(doc.data, dict):
-                continue
-            for key, value in doc.data.items():
-                line, _ = doc.position((key,), key=True)
-                merged[key] = (value, f"{contents.path}:{member}:{line}")
-    return merged
 
 
 def _problem(doc: SourceDoc, path: JsonPath, message: str) -> Problem:
@@ -183,7 +154,7 @@ def disagreements(job: Job, doc: SourceDoc, contents: PackageContents) -> list[P
         )
     problems += size_problems(job, doc, contents)
     problems += _class_problems(job, doc, message, where)
-    problems += _config_problems(job, doc, effective_config(contents))
+    problems += _config_problems(job, doc, package_settings(contents))
     return problems
 
 
@@ -249,12 +220,14 @@ def _class_problems(
 
 
 def _config_problems(
-    job: Job, doc: SourceDoc, conf: dict[str, tuple[Any, str]]
+    job: Job, doc: SourceDoc, conf: dict[str, ConfSetting]
 ) -> list[Problem]:
     def value(key: str) -> tuple[Any, str]:
-        return conf.get(
-            key, (k.DEFAULTS.get(key), "Twister2's default, no file sets it")
-        )
+        """The value the pods read for ``key``, and where it is set (``package:member:line``)."""
+        if key in conf:
+            setting = conf[key]
+            return setting.value, f"{setting.path}:{setting.line}"
+        return k.DEFAULTS.get(key), "Twister2's default, no file sets it"
 
     problems = []
     namespace, at = value(k.NAMESPACE)
@@ -362,10 +335,10 @@ def with_package(
 
     Raises:
         T2genError: more than one job file.
-        ConfigError: the package is unreadable or breaks a bound (:mod:`t2gen.package.read`).
+        ConfigError: the package is unreadable or breaks a bound (:mod:`t2gen.inputs.package`).
         SchemaError: the package disagrees with the job file, one problem per item.
     """
-    from t2gen.package.read import read_package
+    from t2gen.inputs.package import read_package
 
     if len(loaded) != 1:
         raise T2genError(

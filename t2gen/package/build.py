@@ -11,9 +11,9 @@ import shlex
 from pathlib import Path
 
 from t2gen.errors import ConfigError, Problem, SchemaError
-from t2gen.jobfile.yaml import SourceDoc
+from t2gen.inputs.yaml import SourceDoc
 from t2gen.model import Job
-from t2gen.package.config import Change, conf_with_job, minimal_config
+from t2gen.package.confagree import Change, conf_with_job, minimal_config
 from t2gen.package.job import job_message
 from t2gen.package.oci import file_digest
 from t2gen.package.write import Member, write_package

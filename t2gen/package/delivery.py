@@ -14,7 +14,7 @@ import re
 import shlex
 
 from t2gen.errors import Warning_, format_json_path
-from t2gen.jobfile.yaml import JsonPath, SourceDoc
+from t2gen.inputs.yaml import JsonPath, SourceDoc
 from t2gen.model import Job
 from t2gen.package.build import Built
 from t2gen.package.oci import artifact

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from t2gen.errors import ConfigError, Problem, format_json_path
-from t2gen.jobfile.yaml import JsonPath, SourceDoc
+from t2gen.inputs.yaml import JsonPath, SourceDoc
 from t2gen.model import Job
 from t2gen.package.oci import artifact, file_digest
 from t2gen.record import replace

@@ -5,7 +5,7 @@ The runtime reads them from the package (DSC-SPIDAL/twister2 at c6844d2:
 ``twister2/api/src/java/edu/iu/dsc/tws/api/config/FileSystemContext.java:24-25,36-46``,
 ``twister2/common/src/java/edu/iu/dsc/tws/common/zk/ZKContext.java:32-61``), while
 t2gen's rules on restore and on the job master read ``spec.checkpointing`` and
-``spec.zooKeeper``: :func:`t2gen.package.config.agreeing_keys` writes them into the
+``spec.zooKeeper``: :func:`t2gen.package.confagree.agreeing_keys` writes them into the
 package, and ``--package`` checks a package's against the job file.
 """
 

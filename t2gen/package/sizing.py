@@ -12,11 +12,11 @@ from __future__ import annotations
 from decimal import Decimal
 
 from t2gen.errors import Problem, Warning_, format_json_path
-from t2gen.jobfile.yaml import SourceDoc
-from t2gen.jobfile.yaml.loader import JsonPath
+from t2gen.inputs.package import PackageContents, tmpfs_bytes
+from t2gen.inputs.yaml import SourceDoc
+from t2gen.inputs.yaml.loader import JsonPath
 from t2gen.kube.quantity import Quantity, QuantityFormat
 from t2gen.model import Job
-from t2gen.package.read import PackageContents, tmpfs_bytes
 from t2gen.record import replace
 
 __all__ = [

@@ -1,8 +1,12 @@
 """Orchestration: the stages called in order, their problems gathered.
 
-* :mod:`t2gen.pipeline.job`: job files rendered in this process (validate,
-  render, check, sort), and the SSH Secret; what ``t2gen validate`` and
-  ``t2gen render JOB`` run.
+* :mod:`t2gen.pipeline.load`: job files read and validated once, each kept
+  with its file as read (``(job, doc)``); what ``t2gen validate`` runs.
+* :mod:`t2gen.pipeline.job`: jobs rendered in this process (render, check,
+  sort); what ``t2gen render JOB`` runs.
+* :mod:`t2gen.pipeline.plan` and :mod:`t2gen.pipeline.status`: ``t2gen plan``
+  and ``t2gen status``, each the job read once, then the front end.
+* :mod:`t2gen.pipeline.secret`: the SSH Secret of ``t2gen secret ssh``.
 * :mod:`t2gen.pipeline.batch`: many job files over several processes with the
   same result; entered only with more than one job file.
 

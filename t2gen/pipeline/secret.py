@@ -6,13 +6,11 @@ from pathlib import Path
 
 from t2gen.checks import object_problems
 from t2gen.errors import ValidationError
+from t2gen.inputs.privatekey import read_private_key
 from t2gen.render.engine import RenderedDocument, TemplateSet, render
 from t2gen.resources import templates_dir
-from t2gen.textfile import read_source
 
 __all__ = ["generate_ssh_secret"]
-
-_KEY_BOUND = "an SSH private key is a few KiB"
 
 
 def generate_ssh_secret(
@@ -49,7 +47,7 @@ def generate_ssh_secret(
     )
 
     if from_key is not None:
-        raw = read_source(from_key, what="private key file", advice=_KEY_BOUND)
+        raw = read_private_key(from_key)
         files = key_files_from_private_key(raw, path=from_key, comment=name)
     else:
         files = generate_key_files(key_type or KEY_TYPES[0], comment=name)

@@ -7,8 +7,8 @@ that t2gen's output uses and finds one placement of every pod at once. It
 predicts feasibility; the real scheduler may choose different nodes.
 
 Modules, in the order data flows:
-    listio: reading ``kubectl`` JSON/YAML lists, located input errors.
-    typedread, typedrecords: JSON lists decoded into only the fields the filters read.
+    typedread, typedrecords: JSON lists decoded into only the fields the filters
+        read (the plain reader is :mod:`t2gen.inputs.kubelist`).
     nodes, pods: node and pod lists into typed records; per-node requested resources.
     quantities: resource amounts, resource lists and their text.
     podspec: a pod spec's requests, QoS class and exclusive cores.
@@ -23,14 +23,15 @@ Modules, in the order data flows:
     quotaread, quotarecords, limitranger, resourcequota, queues, admission:
         ``--quota``: LimitRanges, ResourceQuotas, Kueue and Volcano queues, and
         whether the job will be admitted.
-    result, report: the verdict as data, and as a table or JSON.
+    result, report, text: the verdict as data, and as a table or JSON.
     workermap: the worker map of ``t2gen plan JOB`` (no nodes needed).
 """
 
 from __future__ import annotations
 
+from t2gen.errors import InputError
+from t2gen.inputs.kubelist import load_document
 from t2gen.plan.filters.taints import Taint
-from t2gen.plan.listio import PlanInputError, load_document
 from t2gen.plan.nodes import Node, parse_nodes
 from t2gen.plan.placement import plan, plan_templates
 from t2gen.plan.pods import ExistingPod, NodeUsage, parse_pods, usage_by_node
@@ -50,10 +51,10 @@ __all__ = [
     "FilterRejection",
     "GangReport",
     "GroupReport",
+    "InputError",
     "Node",
     "NodeAssignment",
     "NodeUsage",
-    "PlanInputError",
     "PlanResult",
     "Resources",
     "Taint",

@@ -4,7 +4,7 @@
 and keeps what the scheduler's filters read: labels, taints, ``unschedulable``,
 ``status.allocatable`` and the Ready condition
 (https://kubernetes.io/docs/concepts/scheduling-eviction/kube-scheduler/).
-Every problem in the input is reported at once (:mod:`t2gen.plan.listio`).
+Every problem in the input is reported at once (:mod:`t2gen.inputs.kubelist`).
 """
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from t2gen.errors import Problem
+from t2gen.errors import InputError, Problem
+from t2gen.inputs.kubelist import json_path, list_items, string_map
 from t2gen.kube.validators import (
     is_dns1123_subdomain,
     is_label_value,
     is_qualified_name,
 )
 from t2gen.plan.filters.taints import Taint
-from t2gen.plan.listio import PlanInputError, json_path, list_items, string_map
 from t2gen.plan.quantities import Resources, parse_resource_list, with_quantity_hint
 from t2gen.record import Record
 
@@ -158,9 +158,12 @@ def node_field_problems(
     wrong: list[tuple[str, str]] = []
     if not is_dns1123_subdomain(name):
         wrong.append(
-            ("metadata.name", f"{name!r} is no node name: the API server names nodes with "
-             "DNS subdomains (lower-case letters, digits, '-' and '.')")
-        )  # fmt: skip
+            (
+                "metadata.name",
+                f"{name!r} is no node name: the API server names nodes with "
+                "DNS subdomains (lower-case letters, digits, '-' and '.')",
+            )
+        )
     for field in ("metadata", "spec", "status"):
         if item.get(field) is not None and not isinstance(item.get(field), Mapping):
             wrong.append((field, f"must be a map, not {type(item[field]).__name__}"))
@@ -175,9 +178,12 @@ def node_field_problems(
         )
     ):
         wrong.append(
-            ("metadata.labels", "must map label keys to label values (strings), as the "
-             "API server writes them")
-        )  # fmt: skip
+            (
+                "metadata.labels",
+                "must map label keys to label values (strings), as the "
+                "API server writes them",
+            )
+        )
     spec = _map(item.get("spec"))
     taints = spec.get("taints")
     if taints is not None and not isinstance(taints, list):
@@ -188,9 +194,11 @@ def node_field_problems(
             and (taint.get("value") in (None, "") or is_label_value(taint.get("value")))
         ):
             wrong.append(
-                (f"spec.taints[{index}]", "a taint's key is a qualified name and its value "
-                 "a label value")
-            )  # fmt: skip
+                (
+                    f"spec.taints[{index}]",
+                    "a taint's key is a qualified name and its value a label value",
+                )
+            )
     unschedulable = spec.get("unschedulable")
     if unschedulable is not None and not isinstance(unschedulable, bool):
         wrong.append(
@@ -216,7 +224,7 @@ def parse_nodes(
         The nodes, in the input's order.
 
     Raises:
-        PlanInputError: the input is not a node list (another kind, not a map),
+        InputError: the input is not a node list (another kind, not a map),
             is empty, or a node lacks a name or ``status.allocatable`` or has a
             malformed quantity, taint or duplicate name; every problem at once.
     """
@@ -233,7 +241,7 @@ def parse_nodes(
     kinds = {item.get("kind", "Node") for _, item in items if isinstance(item, Mapping)}
     if len(items) > 1 and len(kinds) == 1 and "Node" not in kinds:
         (kind,) = kinds
-        raise PlanInputError(
+        raise InputError(
             problems=[
                 Problem(
                     source,
@@ -371,5 +379,5 @@ def parse_nodes(
             )
         )
     if problems:
-        raise PlanInputError(problems=problems)
+        raise InputError(problems=problems)
     return tuple(nodes)

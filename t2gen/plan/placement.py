@@ -87,7 +87,7 @@ def plan(
         The verdict, the per-StatefulSet filter reports and one placement.
 
     Raises:
-        PlanInputError: the objects hold no StatefulSet, or malformed requests.
+        InputError: the objects hold no StatefulSet, or malformed requests.
     """
     templates = workload_templates(objects)
     return plan_templates(

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from t2gen.errors import Problem
+from t2gen.errors import InputError, Problem
+from t2gen.inputs.kubelist import json_path, list_items, string_map
 from t2gen.plan.filters.interpod import PodAffinityTerm, parse_affinity_terms
-from t2gen.plan.listio import PlanInputError, json_path, list_items, string_map
 from t2gen.plan.podspec import pod_resources
 from t2gen.plan.quantities import PODS, Resources, add_requests, with_quantity_hint
 from t2gen.record import Record
@@ -75,7 +75,7 @@ def parse_pods(document: object, source: str = "--pods") -> tuple[ExistingPod, .
         The bound, non-terminated pods, in the input's order.
 
     Raises:
-        PlanInputError: not a pod list, or a pod with a malformed quantity.
+        InputError: not a pod list, or a pod with a malformed quantity.
     """
     command = "kubectl get pods -A -o json"
     items = list_items(document, "Pod", command, source)
@@ -140,7 +140,7 @@ def parse_pods(document: object, source: str = "--pods") -> tuple[ExistingPod, .
             )
         )
     if problems:
-        raise PlanInputError(problems=problems)
+        raise InputError(problems=problems)
     return tuple(pods)
 
 

@@ -100,9 +100,16 @@ class Resources(Record):
 
 _FAST_QUANTITY = re.compile(r"([0-9]{1,15})(m|k|M|G|T|Ki|Mi|Gi|Ti)?")
 _FAST_FACTOR = {
-    None: 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
-    "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40,
-}  # fmt: skip
+    None: 1,
+    "k": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "Ki": 1 << 10,
+    "Mi": 1 << 20,
+    "Gi": 1 << 30,
+    "Ti": 1 << 40,
+}
 
 
 @functools.lru_cache(maxsize=8192)

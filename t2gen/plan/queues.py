@@ -97,19 +97,23 @@ def check_kueue(
     )
     if local is None:
         return QueueCheck(
-            "Kueue LocalQueue", queue_name, False,
+            "Kueue LocalQueue",
+            queue_name,
+            False,
             f"no LocalQueue {queue_name} in namespace {namespace or '(none)'} among the --quota objects: "
             "Kueue leaves the workload inadmissible until one exists",
-        )  # fmt: skip
+        )
     cq = next(
         (q for q in objects.cluster_queues if q.name == local.cluster_queue), None
     )
     if cq is None:
         return QueueCheck(
-            "Kueue ClusterQueue", local.cluster_queue, False,
+            "Kueue ClusterQueue",
+            local.cluster_queue,
+            False,
             f"LocalQueue {queue_name} points to ClusterQueue {local.cluster_queue}, which is not among "
             "the --quota objects (pass `kubectl get clusterqueue -o json` too)",
-        )  # fmt: skip
+        )
     cohort = [
         q
         for q in objects.cluster_queues
@@ -124,10 +128,12 @@ def check_kueue(
             if resource == "pods":
                 continue  # counted only where a group covers it
             return QueueCheck(
-                "Kueue ClusterQueue", cq.name, False,
+                "Kueue ClusterQueue",
+                cq.name,
+                False,
                 f"the job requests {resource}, which no resource group of ClusterQueue {cq.name} covers: "
                 "Kueue does not admit the workload",
-            )  # fmt: skip
+            )
     for covered, flavors in cq.groups:
         asked = {r: wanted[r] for r in covered if wanted.get(r)}
         if not asked:
@@ -159,13 +165,17 @@ def check_kueue(
             why.append(f"flavor {f.name}: {'; '.join(short)}")
         else:
             return QueueCheck(
-                "Kueue ClusterQueue", cq.name, False,
+                "Kueue ClusterQueue",
+                cq.name,
+                False,
                 f"no flavor holds the job's {_amounts(asked)}: {' | '.join(why)}",
-            )  # fmt: skip
+            )
     return QueueCheck(
-        "Kueue ClusterQueue", cq.name, True,
+        "Kueue ClusterQueue",
+        cq.name,
+        True,
         f"admits the pod group as one workload ({'; '.join(chosen)})",
-    )  # fmt: skip
+    )
 
 
 def check_volcano(
@@ -187,15 +197,19 @@ def check_volcano(
     )
     if queue is None:
         return QueueCheck(
-            "Volcano Queue", queue_name, False,
+            "Volcano Queue",
+            queue_name,
+            False,
             f"no Queue {queue_name} among the --quota objects: Volcano's admission webhook refuses a "
             "PodGroup of a queue that does not exist (pass `kubectl get queue.scheduling.volcano.sh -o json`)",
-        )  # fmt: skip
+        )
     if queue.state != "Open":
         return QueueCheck(
-            "Volcano Queue", queue.name, False,
+            "Volcano Queue",
+            queue.name,
+            False,
             f"the queue is {queue.state}, not Open: it takes no new job",
-        )  # fmt: skip
+        )
     guarantees: dict[str, int] = {}
     for q in objects.volcano_queues:
         for k, v in q.guarantee.items():
@@ -213,14 +227,18 @@ def check_volcano(
     ]
     if over:
         return QueueCheck(
-            "Volcano Queue", queue.name, False,
+            "Volcano Queue",
+            queue.name,
+            False,
             f"the gang's minimum does not fit the queue's capability (realCapability): {'; '.join(over)}",
-        )  # fmt: skip
+        )
     return QueueCheck(
-        "Volcano Queue", queue.name, True,
+        "Volcano Queue",
+        queue.name,
+        True,
         f"the gang's minimum ({_amounts(gang)}) fits the queue's capability; its deserved share, "
         "which depends on the other queues' demand, may still hold it back",
-    )  # fmt: skip
+    )
 
 
 def cluster_capacity(allocatable: Sequence[Mapping[str, int]]) -> dict[str, int]:

@@ -5,7 +5,7 @@ The file is what ``kubectl get resourcequota,limitrange -o json`` prints (a
 objects (``kubectl get clusterqueue,localqueue -o json``) and Volcano
 ``Queue`` objects (``kubectl get queue.scheduling.volcano.sh -o json``) among
 the items; several YAML documents or a list of lists also do. It is read by
-the bounded reader of node and pod lists (:func:`t2gen.plan.listio.load_document`,
+the bounded reader of node and pod lists (:func:`t2gen.inputs.kubelist.load_document`,
 at most :data:`MAX_QUOTA_BYTES`); every problem is reported at once with its
 JSON path, as ``--quota: items[2].spec.hard.cpu: ...``. Quantities go through
 :mod:`t2gen.plan.quantities` (cpu in millicores, everything else in whole units).
@@ -31,8 +31,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from t2gen.errors import Problem
-from t2gen.plan.listio import PlanInputError, json_path, with_positions
+from t2gen.errors import InputError, Problem
+from t2gen.inputs.kubelist import json_path, plain_document, read_list, with_positions
 from t2gen.plan.quantities import CPU, QUANTITY_HINT, quantity_amount
 from t2gen.plan.quotarecords import (
     ClusterQueue,
@@ -45,7 +45,6 @@ from t2gen.plan.quotarecords import (
     VolcanoQueue,
     base_resource,
 )
-from t2gen.textfile import read_source
 
 __all__ = ["MAX_QUOTA_BYTES", "parse_quota_objects", "read_quota"]
 
@@ -274,7 +273,7 @@ def parse_quota_objects(document: object, source: str = "--quota") -> QuotaObjec
         The objects by kind.
 
     Raises:
-        PlanInputError: not a list of those objects, an object of another kind,
+        InputError: not a list of those objects, an object of another kind,
             or a malformed field (a quantity that is not one, a name missing);
             every problem at once.
     """
@@ -321,7 +320,7 @@ def parse_quota_objects(document: object, source: str = "--quota") -> QuotaObjec
     if not found:
         r.fail("items", f"has no objects: pass the output of `{_COMMAND}`")
     if r.problems:
-        raise PlanInputError(problems=r.problems)
+        raise InputError(problems=r.problems)
     return QuotaObjects(
         tuple(quotas), tuple(ranges), tuple(cqs), tuple(lqs), tuple(vqs)
     )
@@ -332,17 +331,14 @@ def read_quota(path: str) -> QuotaObjects:
 
     Raises:
         ConfigError: missing, unreadable, too large or not UTF-8.
-        PlanInputError: see :func:`parse_quota_objects`.
+        InputError: see :func:`parse_quota_objects`.
     """
-    from t2gen.plan.typedread import plain_document
-
-    raw = read_source(
+    raw = read_list(
         path,
         limit=MAX_QUOTA_BYTES,
-        what="file",
         advice=f"a namespace's quotas and limit ranges are kilobytes: pass `{_COMMAND}`",
     )
     try:
         return parse_quota_objects(plain_document(raw, path), path)
-    except PlanInputError as err:
+    except InputError as err:
         raise with_positions(err, path) from None

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from t2gen.errors import Problem
+from t2gen.errors import InputError, Problem
 from t2gen.gangs import group_owner, plan_group
 from t2gen.plan.filters.interpod import PodAffinityTerm, parse_affinity_terms
 from t2gen.plan.filters.node_affinity import (
@@ -21,7 +21,6 @@ from t2gen.plan.filters.node_affinity import (
     parse_node_selector_terms,
 )
 from t2gen.plan.filters.taints import Toleration, parse_tolerations
-from t2gen.plan.listio import PlanInputError
 from t2gen.plan.podspec import pod_resources
 from t2gen.plan.quantities import Resources
 from t2gen.record import Record
@@ -172,7 +171,7 @@ def workload_templates(
         One template per StatefulSet, in the input's order.
 
     Raises:
-        PlanInputError: no StatefulSet, or a request that is not a quantity.
+        InputError: no StatefulSet, or a request that is not a quantity.
     """
     templates = []
     problems = []
@@ -252,9 +251,9 @@ def workload_templates(
             )
         )
     if problems:
-        raise PlanInputError(problems=problems)
+        raise InputError(problems=problems)
     if not templates:
-        raise PlanInputError(
+        raise InputError(
             problems=[
                 Problem(
                     source,

@@ -12,7 +12,7 @@ through the same :func:`parse_nodes`/:func:`parse_pods` as any other, so the
 records and every located message are theirs.
 
 What this reader must preserve: the same nodes and pods, and the same messages,
-as the plain reader (:func:`plain_document`: ``json``, then YAML). Anything it
+as the plain reader (:func:`t2gen.inputs.kubelist.plain_document`: ``json``, then YAML). Anything it
 cannot take as a well-formed list goes to the plain reader, whose messages are
 the contract: YAML, a field of another type than ``kubectl`` prints (a
 ``metadata`` that is not a map, a label list), nesting deeper than the decoder's
@@ -24,49 +24,29 @@ recursion limit, an integer beyond 64 bits, text that is not UTF-8.
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import gc
-import mmap
-import os
-import stat
 from collections.abc import Collection, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from t2gen.errors import ConfigError
+from t2gen.errors import InputError
 from t2gen.fastpaths import enabled
-from t2gen.plan.listio import PlanInputError, load_document, with_positions
+from t2gen.inputs.kubelist import (
+    list_contents,
+    plain_document,
+    utf8_view,
+    with_positions,
+)
 from t2gen.plan.nodes import Node, parse_nodes
 from t2gen.plan.pods import ExistingPod, parse_pods
 from t2gen.plan.typedrecords import POD_DECODER, node_decoder, typed_nodes, typed_pods
-from t2gen.textfile import read_source
 
 if TYPE_CHECKING:
     from t2gen.plan.templates import WorkloadTemplate
 
-__all__ = ["node_label_keys", "plain_document", "read_nodes", "read_pods"]
-
-
-_BOM = b"\xef\xbb\xbf"
-_CHUNK = 1 << 20
-
-#: The largest node or pod list read, in bytes (512 MiB). ``kubectl get nodes -o
-#: json`` is about 10 KiB a node, so this is about 50,000 nodes: ten times the
-#: 5,000 nodes Kubernetes supports per cluster
-#: (https://kubernetes.io/docs/setup/best-practices/cluster-large/). A larger file
-#: is refused before it is read, so no list costs unbounded memory or time.
-MAX_LIST_BYTES = 512 * 1024 * 1024
-_LIST_ADVICE = (
-    "a node or pod list of a cluster Kubernetes supports (5,000 nodes) is well "
-    "under that; pass the output of `kubectl get nodes -o json` (or pods)"
-)
-
-
-def _read_list(path: str) -> bytes:
-    """The bytes of a list that cannot be mapped (stdin, a FIFO, an oversized file)."""
-    return read_source(path, limit=MAX_LIST_BYTES, what="file", advice=_LIST_ADVICE)
+__all__ = ["node_label_keys", "read_nodes", "read_pods"]
 
 
 def node_label_keys(templates: Sequence[WorkloadTemplate]) -> tuple[str, ...]:
@@ -89,86 +69,6 @@ def node_label_keys(templates: Sequence[WorkloadTemplate]) -> tuple[str, ...]:
     return tuple(sorted(keys))
 
 
-def plain_document(raw: bytes, source: str) -> object:
-    """Parse a list as the plain reader does: UTF-8 (a BOM allowed), then JSON or YAML.
-
-    Raises:
-        ConfigError: the bytes are not UTF-8.
-        PlanInputError: the text is neither JSON nor YAML.
-    """
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise ConfigError(
-            path=source,
-            message=f"is not UTF-8 (byte {err.start}): save the kubectl output as UTF-8",
-        ) from None
-    return load_document(text, source)
-
-
-def _is_ascii(view: memoryview) -> bool:
-    """True if every byte is ASCII (then it is UTF-8), checked in 1 MiB pieces."""
-    return all(
-        bytes(view[start : start + _CHUNK]).isascii()
-        for start in range(0, len(view), _CHUNK)
-    )
-
-
-def _is_utf8(view: memoryview) -> bool:
-    """True if the bytes are UTF-8: ASCII quickly, else decoded in pieces (no copy of the whole)."""
-    if _is_ascii(view):
-        return True
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    try:
-        for start in range(0, len(view), _CHUNK):
-            decoder.decode(view[start : start + _CHUNK])
-        decoder.decode(b"", final=True)
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-@contextlib.contextmanager
-def _contents(path: str) -> Iterator[memoryview]:
-    """The bytes of ``path``: a regular file mapped into memory, else read (``-``: stdin).
-
-    Mapping saves copying hundreds of megabytes; anything else (a missing file,
-    a FIFO, standard input) goes through :func:`read_source`, whose messages
-    name what is wrong.
-    """
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK) if path != "-" else -1
-    except OSError:
-        descriptor = -1
-    if descriptor < 0:
-        with memoryview(_read_list(path)) as view:
-            yield view
-        return
-    try:
-        info = os.fstat(descriptor)
-        if stat.S_ISREG(info.st_mode) and info.st_size > MAX_LIST_BYTES:
-            raise ConfigError(  # before reading a byte of it
-                path=path,
-                message=f"larger than {MAX_LIST_BYTES // 1024} KiB; {_LIST_ADVICE}",
-            )
-        if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
-            os.close(descriptor)
-            descriptor = -1
-            with memoryview(_read_list(path)) as view:
-                yield view
-            return
-        flags = mmap.MAP_PRIVATE | getattr(mmap, "MAP_POPULATE", 0)
-        mapped = mmap.mmap(descriptor, 0, flags=flags, prot=mmap.PROT_READ)
-    finally:
-        if descriptor >= 0:
-            os.close(descriptor)
-    try:
-        with memoryview(mapped) as view:
-            yield view
-    finally:
-        mapped.close()
-
-
 @contextlib.contextmanager
 def _no_cycle_collection() -> Iterator[None]:
     """Pause the cyclic garbage collector while a list is decoded and converted.
@@ -189,12 +89,11 @@ def _decode(view: memoryview, decoder: msgspec.json.Decoder[Any]) -> Any:
     """The typed document, or None when the plain reader must judge the input."""
     if not enabled("TYPED_READER"):
         return None
-    if view[:3] == _BOM:
-        view = view[3:]
-    if not _is_utf8(view):
+    text = utf8_view(view)
+    if text is None:
         return None
     try:
-        return decoder.decode(view)
+        return decoder.decode(text)
     except (msgspec.DecodeError, RecursionError):
         return None
 
@@ -213,11 +112,11 @@ def read_nodes(
 
     Raises:
         ConfigError: missing, unreadable or not UTF-8.
-        PlanInputError: not a node list, or malformed nodes; every problem at once.
+        InputError: not a node list, or malformed nodes; every problem at once.
     """
     try:
         return _read_nodes(path, label_keys)
-    except PlanInputError as err:
+    except InputError as err:
         raise with_positions(err, path) from None
 
 
@@ -225,7 +124,7 @@ def _read_nodes(path: str, label_keys: Collection[str] | None) -> tuple[Node, ..
     keys = None if label_keys is None else tuple(sorted(set(label_keys)))
     document: object = None
     with _no_cycle_collection():
-        with _contents(path) as view:
+        with list_contents(path) as view:
             typed = _decode(view, node_decoder(keys))
             if typed is None:
                 document = plain_document(bytes(view), path)
@@ -248,18 +147,18 @@ def read_pods(path: str) -> tuple[ExistingPod, ...]:
 
     Raises:
         ConfigError: missing, unreadable or not UTF-8.
-        PlanInputError: not a pod list, or a pod with a malformed quantity.
+        InputError: not a pod list, or a pod with a malformed quantity.
     """
     try:
         return _read_pods(path)
-    except PlanInputError as err:
+    except InputError as err:
         raise with_positions(err, path) from None
 
 
 def _read_pods(path: str) -> tuple[ExistingPod, ...]:
     document: object = None
     with _no_cycle_collection():
-        with _contents(path) as view:
+        with list_contents(path) as view:
             typed = _decode(view, POD_DECODER)
             if typed is None:
                 document = plain_document(bytes(view), path)

@@ -91,9 +91,21 @@ GENERATOR_WORK: dict[str, int] = {
 """Filters that return a generator: the work units of each item it yields, charged as it is read."""
 
 ITEMIZING_FILTERS = frozenset(
-    {"list", "sort", "unique", "slice", "batch", "groupby", "map", "select",
-     "reject", "selectattr", "rejectattr", "join"}
-)  # fmt: skip
+    {
+        "list",
+        "sort",
+        "unique",
+        "slice",
+        "batch",
+        "groupby",
+        "map",
+        "select",
+        "reject",
+        "selectattr",
+        "rejectattr",
+        "join",
+    }
+)
 """Filters that make a list of a string's characters (a 4 Mi-character string: 4 Mi items)."""
 
 

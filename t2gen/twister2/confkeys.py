@@ -15,6 +15,7 @@ __all__ = [
     "CHANNEL_CLASS",
     "CHECKPOINTING_ENABLED",
     "COMPUTE_RESOURCES",
+    "CONF_DIRS",
     "DEFAULTS",
     "DOCKER_IMAGE",
     "JOB_ID",
@@ -24,6 +25,7 @@ __all__ = [
     "JOB_MASTER_RAM",
     "JOB_MASTER_RUNS_IN_CLIENT",
     "JOB_NAME",
+    "LOAD_ORDER",
     "MPI_CHANNEL",
     "NAMESPACE",
     "NODE_PORT",
@@ -39,6 +41,27 @@ __all__ = [
     "ZOOKEEPER_ROOT_NODE",
     "ZOOKEEPER_SERVERS",
 ]
+
+CONF_DIRS: tuple[str, ...] = ("common", "kubernetes")
+"""The configuration directories every pod loads, in order: ``kubernetes/`` overrides ``common/``.
+
+``twister2/common/src/java/edu/iu/dsc/tws/common/config/ConfigLoader.java:124-138``
+(``loadConfig`` of ``common`` then of the platform's directory), called by
+``K8S/worker/K8sWorkerUtils.java:57-75`` and ``K8S/master/JobMasterStarter.java:69-88``."""
+
+LOAD_ORDER: tuple[str, ...] = (
+    "task.yaml",
+    "resource.yaml",
+    "network.yaml",
+    "core.yaml",
+    "data.yaml",
+    "checkpoint.yaml",
+)
+"""The files of one configuration directory in the order Twister2 reads them; a later key wins.
+
+``ConfigLoader.loadConfig`` (``ConfigLoader.java:77-84``) puts task, resource,
+network, core (the "system" file), data and checkpoint into one Config, key by
+key; a missing file is skipped."""
 
 NAMESPACE = "kubernetes.namespace"
 """Every API call of the runtime goes to this namespace (``KC:24-25``, default ``default``)."""

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from t2gen.checks.openapi import schema_versions
 from t2gen.cli._options import KUBE_VERSION_HELP
 from t2gen.cli.app import app
-from t2gen.jobfile.yaml import read_job
+from t2gen.inputs.jobfile import read_job
 from t2gen.kube.yamlio import load_all_yaml
 from t2gen.twister2.sshkeys import KEY_TYPES
 from tests.conftest import EXAMPLES, ROOT, build_file_tree

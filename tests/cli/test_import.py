@@ -10,7 +10,7 @@ import pytest
 
 from t2gen.importer import import_config
 from t2gen.importer.ports import port_name
-from t2gen.jobfile.yaml import parse_job
+from t2gen.inputs.jobfile import parse_job
 from t2gen.kube.yamlio import load_all_yaml
 from tests.conftest import ROOT
 

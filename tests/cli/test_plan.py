@@ -14,7 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from t2gen.cli.app import app
-from t2gen.pipeline.job import generate, validate_files
+from t2gen.pipeline.job import generate
+from t2gen.pipeline.load import validate_files
 from t2gen.plan.workermap import (
     build_worker_map,
     pod_dns_name,
@@ -229,7 +230,7 @@ def test_a_node_list_of_megabytes_is_read(tmp_path: Path, in_root: Path) -> None
 
 
 def test_a_fifo_as_node_list_is_refused_not_waited_on(tmp_path: Path) -> None:
-    # The node list is read like a job file (t2gen.textfile.read_source), only
+    # The node list is read like a job file (t2gen.inputs.textfile.read_source), only
     # without the 1 MiB limit: a FIFO would block for ever, so it is refused.
     fifo = tmp_path / "nodes"
     os.mkfifo(fifo)

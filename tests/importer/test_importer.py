@@ -12,11 +12,13 @@ import pytest
 from t2gen.errors import SchemaError
 from t2gen.importer import import_config
 from t2gen.importer.convert import port_name
-from t2gen.importer.keys import KEYS, LOAD_ORDER, Use, lookup
-from t2gen.jobfile.yaml import parse_job
+from t2gen.importer.keys import KEYS, Use, lookup
+from t2gen.inputs.jobfile import parse_job
 from t2gen.model import Job
-from t2gen.pipeline.job import generate, validate, validate_files
+from t2gen.pipeline.job import generate
+from t2gen.pipeline.load import validate, validate_files
 from t2gen.record import replace
+from t2gen.twister2.confkeys import LOAD_ORDER
 from tests.conftest import ROOT, build_file_tree
 
 CONF_08 = ROOT / "tests/fixtures/twister2-0.8-conf"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
+from t2gen.inputs.jobfile import read_job
 from t2gen.jobfile.schema import apply_defaults, load_schema, suggest
-from t2gen.jobfile.yaml import read_job
 from tests.conftest import EXAMPLES, ROOT
 from tests.helpers import job_text, one_problem, problems
 

@@ -42,7 +42,7 @@ def _outcome(read: Any, text: str) -> str:
 
 def _check_reads(text: str) -> list[Any]:
     """What ``t2gen check`` reads: the bounded reader, or the alias path for anchors and merge keys."""
-    from t2gen.checks.read import load_all_yaml_located
+    from t2gen.inputs.manifests import load_all_yaml_located
 
     return [document.data for document in load_all_yaml_located(text)]
 

@@ -6,10 +6,10 @@ import hashlib
 import re
 from pathlib import Path
 
-from t2gen.jobfile.yaml import read_job
+from t2gen.inputs.jobfile import read_job
 from t2gen.model import Job
 from t2gen.package.build import Built, build_package, delivery
-from t2gen.pipeline.job import validate
+from t2gen.pipeline.load import validate
 from tests.conftest import GOLDEN, ROOT
 
 PACKAGES = GOLDEN / "packages"

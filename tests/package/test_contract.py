@@ -164,9 +164,9 @@ def test_the_scalable_group_written_first_ends_last() -> None:
 
 def test_config_is_set_even_without_job_config(tmp_path: Path) -> None:
     """T2J:100,107: ``setConfig`` runs for an empty JobConfig too, so field 7 is on the wire."""
-    from t2gen.jobfile.yaml import read_job
+    from t2gen.inputs.jobfile import read_job
     from t2gen.package.job import job_message
-    from t2gen.pipeline.job import validate
+    from t2gen.pipeline.load import validate
 
     text = (ROOT / "examples" / "wordcount.yaml").read_text(encoding="utf-8")
     bare = "\n".join(

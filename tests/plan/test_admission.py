@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from t2gen.pipeline.job import generate
-from t2gen.plan import PlanInputError
+from t2gen.plan import InputError
 from t2gen.plan.admission import admission, admission_dict, admission_lines
 from t2gen.plan.quotaread import parse_quota_objects, read_quota
 from tests.conftest import ROOT
@@ -480,7 +480,7 @@ def test_the_quota_file_is_checked_and_located(tmp_path: Path) -> None:
         }
     )
     del doc["items"][1]["metadata"]["namespace"]
-    with pytest.raises(PlanInputError) as info:
+    with pytest.raises(InputError) as info:
         parse_quota_objects(doc, "quota.json")
     lines = info.value.lines()
     assert any(

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from t2gen.plan import (
-    PlanInputError,
+    InputError,
     format_plan,
     load_document,
     parse_nodes,
@@ -137,7 +137,7 @@ def test_node_list_as_yaml_or_a_single_node() -> None:
     ],
 )
 def test_input_that_is_not_a_node_list(document: object, expected: str) -> None:
-    with pytest.raises(PlanInputError) as info:
+    with pytest.raises(InputError) as info:
         parse_nodes(document, "nodes.json")
     assert expected in "\n".join(info.value.lines())
 
@@ -147,7 +147,7 @@ def test_every_node_without_allocatable_is_reported_at_once() -> None:
     del doc["items"][2]["status"]["allocatable"]
     del doc["items"][6]["status"]
     doc["items"][7]["status"]["allocatable"]["memory"] = "32GB"
-    with pytest.raises(PlanInputError) as info:
+    with pytest.raises(InputError) as info:
         parse_nodes(doc, "nodes.json")
     lines = info.value.lines()
     assert len(lines) == 3
@@ -164,7 +164,7 @@ def test_every_node_without_allocatable_is_reported_at_once() -> None:
 
 
 def test_text_that_is_neither_json_nor_yaml() -> None:
-    with pytest.raises(PlanInputError) as info:
+    with pytest.raises(InputError) as info:
         load_document("items: [\n", "nodes.json")
     assert "not JSON or YAML" in str(info.value.lines())
 
@@ -631,6 +631,6 @@ def test_statefulsets_competing_for_nodes() -> None:
 
 def test_no_statefulset_is_an_error() -> None:
     objects = [o for o in rendered("wordcount") if o["kind"] != "StatefulSet"]
-    with pytest.raises(PlanInputError) as info:
+    with pytest.raises(InputError) as info:
         plan(objects, nodes_of())
     assert "has no StatefulSet" in info.value.lines()[0]

@@ -13,7 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from t2gen.pipeline.job import generate, validate_files
+from t2gen.pipeline.job import generate
+from t2gen.pipeline.load import validate_files
 from t2gen.plan.workermap import build_worker_map
 from t2gen.plan.workermap.launcher import (
     compare_requests,

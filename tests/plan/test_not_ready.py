@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from t2gen.errors import T2genError
+from t2gen.inputs.kubelist import plain_document
 from t2gen.plan import format_plan, parse_nodes, plan
-from t2gen.plan.typedread import plain_document, read_nodes
+from t2gen.plan.typedread import read_nodes
 from tests.conftest import ROOT
 from tests.plan.test_engine import nodes_doc, rendered
 

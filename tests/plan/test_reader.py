@@ -15,12 +15,11 @@ from typing import Any
 
 import pytest
 
-from t2gen.errors import T2genError
+from t2gen.errors import InputError, T2genError
+from t2gen.inputs.kubelist import MAX_LIST_BYTES, plain_document, with_positions
 from t2gen.plan import parse_nodes, parse_pods, typedread, workload_templates
-from t2gen.plan.listio import PlanInputError, with_positions
 from t2gen.plan.typedread import (
     node_label_keys,
-    plain_document,
     read_nodes,
     read_pods,
 )
@@ -48,7 +47,7 @@ def _both(tmp_path: Path, raw: bytes, kind: str) -> tuple[object, object]:
         # The file readers locate their problems' JSON paths in the file.
         try:
             return parse()
-        except PlanInputError as err:
+        except InputError as err:
             raise with_positions(err, str(path)) from None
 
     if kind == "nodes":
@@ -307,7 +306,7 @@ def test_a_list_over_the_size_limit_is_refused_before_it_is_read(
     """A sparse file one byte over MAX_LIST_BYTES: refused from its size, in no time or memory."""
     path = tmp_path / "huge.json"
     with path.open("wb") as handle:
-        handle.truncate(typedread.MAX_LIST_BYTES + 1)
+        handle.truncate(MAX_LIST_BYTES + 1)
     with pytest.raises(T2genError) as raised:
         reader(str(path))
     assert "larger than 524288 KiB" in str(raised.value)

@@ -23,9 +23,10 @@ from typing import Any
 import pytest
 
 from t2gen.errors import Warning_, format_json_path
-from t2gen.jobfile.yaml import parse_config
+from t2gen.inputs.yaml import parse_config
 from t2gen.kube.yamlio import load_all_yaml
-from t2gen.pipeline.job import generate, validate
+from t2gen.pipeline.job import generate
+from t2gen.pipeline.load import validate
 from t2gen.plan.podspec import pod_resources
 from tests.conftest import EXAMPLES, GOLDEN, ROOT
 

@@ -24,10 +24,10 @@ from typer.testing import CliRunner
 
 from t2gen.cli.app import app
 from t2gen.errors import MAX_REPORTED, ConfigError
+from t2gen.inputs.yaml.fastload import fast_load, fast_load_doc
+from t2gen.inputs.yaml.loader import parse_config
+from t2gen.inputs.yaml.source import MAX_ENTRIES, MAX_NODES
 from t2gen.jobfile.schema import load_schema
-from t2gen.jobfile.yaml.fastload import fast_load, fast_load_doc
-from t2gen.jobfile.yaml.loader import parse_config
-from t2gen.jobfile.yaml.source import MAX_ENTRIES, MAX_NODES
 from tests.conftest import ROOT, kubectl_objects
 from tests.helpers import job_text
 

@@ -274,7 +274,7 @@ def test_no_claim_without_per_worker_storage() -> None:
 
 
 def test_rbac_can_be_left_to_the_cluster() -> None:
-    from t2gen.pipeline.job import builtin_template_set
+    from t2gen.pipeline.load import builtin_template_set
     from t2gen.render.engine import render
 
     for rbac, account in (

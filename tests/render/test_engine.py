@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from t2gen.errors import T2genError, TemplateError
-from t2gen.pipeline.job import builtin_template_set
+from t2gen.pipeline.load import builtin_template_set
 from t2gen.render.context import build_context
 from t2gen.render.engine import TemplateSet, render
 from tests.conftest import build_file_tree

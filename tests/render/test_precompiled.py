@@ -13,7 +13,7 @@ import jinja2
 import pytest
 
 from t2gen._generated import templates as precompiled_templates
-from t2gen.pipeline.job import builtin_template_set
+from t2gen.pipeline.load import builtin_template_set
 from t2gen.render import engine
 from t2gen.render.context import build_context
 from tests.conftest import ROOT

@@ -33,7 +33,7 @@ import pytest
 from typer.testing import CliRunner
 
 from t2gen.cli.app import app
-from t2gen.textfile import MAX_FILE_BYTES
+from t2gen.inputs.jobfile import MAX_JOB_FILE_BYTES as MAX_FILE_BYTES
 from tests.conftest import INPUT_CASES, ROOT
 from tests.helpers import run_console
 
@@ -212,7 +212,7 @@ def test_an_unreadable_file(tmp_path: Path) -> None:
         from unittest import mock
 
         with mock.patch(
-            "t2gen.textfile.os.open",
+            "t2gen.inputs.textfile.os.open",
             side_effect=PermissionError(13, "Permission denied"),
         ):
             result = runner.invoke(app, ["validate", str(path)])

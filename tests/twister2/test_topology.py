@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 import yaml
 
-from t2gen.jobfile.yaml import parse_job
+from t2gen.inputs.jobfile import parse_job
 from t2gen.kube.validators import is_port_name
 from t2gen.model import Job
-from t2gen.pipeline.job import validate
+from t2gen.pipeline.load import validate
 from t2gen.twister2.topology import (
     Topology,
     WorkerSlot,

@@ -21,10 +21,8 @@ from t2gen.importer.keys.core import CORE_KEYS
 from t2gen.importer.keys.legacy import LEGACY_WORKER_KEYS
 from t2gen.importer.keys.model import (
     COMPUTE_RESOURCE_FIELDS,
-    CONF_DIRS,
     JVM_MEMORY_FRACTION,
     KUBERNETES_PREFIXES,
-    LOAD_ORDER,
     MPI_CHANNEL,
     ComputeField,
     Key,
@@ -36,12 +34,10 @@ from t2gen.importer.keys.resource import RESOURCE_KEYS
 
 __all__ = [
     "COMPUTE_RESOURCE_FIELDS",
-    "CONF_DIRS",
     "JVM_MEMORY_FRACTION",
     "KEYS",
     "KUBERNETES_PREFIXES",
     "LEGACY_WORKER_KEYS",
-    "LOAD_ORDER",
     "MPI_CHANNEL",
     "ComputeField",
     "Key",

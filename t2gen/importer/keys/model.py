@@ -12,12 +12,10 @@ from t2gen.record import Record
 
 __all__ = [
     "COMPUTE_RESOURCE_FIELDS",
-    "CONF_DIRS",
     "JMC",
     "JVM_MEMORY_FRACTION",
     "KC",
     "KUBERNETES_PREFIXES",
-    "LOAD_ORDER",
     "MPI_CHANNEL",
     "SC",
     "ComputeField",
@@ -25,24 +23,6 @@ __all__ = [
     "Kind",
     "Use",
 ]
-
-LOAD_ORDER: tuple[str, ...] = (
-    "task.yaml",
-    "resource.yaml",
-    "network.yaml",
-    "core.yaml",
-    "data.yaml",
-    "checkpoint.yaml",
-)
-"""Files of one configuration directory, in the order Twister2 reads them; later wins.
-
-ConfigLoader.loadConfig (``twister2/common/src/java/edu/iu/dsc/tws/common/config/
-ConfigLoader.java``) puts task, resource, network, core (the "system" file), data
-and checkpoint into one Config, key by key.
-"""
-
-CONF_DIRS: tuple[str, ...] = ("common", "kubernetes")
-"""Sub-directories of a configuration root: ``common`` first, ``kubernetes`` overrides it."""
 
 MPI_CHANNEL = "edu.iu.dsc.tws.comms.mpi.TWSMPIChannel"
 """The channel class that makes a job an OpenMPI job; also the code default (SchedulerContext)."""

@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from t2gen.errors import Problem, Warning_
+from t2gen.inputs.yaml import SourceDoc
 from t2gen.jobfile.rules import (
     checkpointing,
     env,
@@ -60,7 +61,6 @@ from t2gen.jobfile.rules import (
 from t2gen.jobfile.rules._base import Rule, RuleOptions, registry
 from t2gen.jobfile.rules.size import MAX_ENV_ENTRIES
 from t2gen.jobfile.rules.workers import MAX_TOTAL_WORKERS
-from t2gen.jobfile.yaml import SourceDoc
 from t2gen.record import Record
 
 __all__ = [

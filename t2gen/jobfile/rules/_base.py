@@ -22,7 +22,7 @@ from decimal import Decimal
 from typing import Any
 
 from t2gen.errors import Problem, Warning_, format_json_path
-from t2gen.jobfile.yaml import JsonPath, SourceDoc
+from t2gen.inputs.yaml import JsonPath, SourceDoc
 from t2gen.kube.quantity import Quantity, parse_quantity
 from t2gen.kube.versions import require_kube_version
 from t2gen.record import Record

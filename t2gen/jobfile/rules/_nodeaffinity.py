@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
+from t2gen.inputs.yaml import JsonPath, SourceDoc
 from t2gen.jobfile.rules._base import as_list, problem, warning
-from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.kube.validators import LABEL_VALUE_MAX
 
 __all__ = [

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from t2gen.inputs.yaml import JsonPath
 from t2gen.jobfile.rules._base import as_dict, as_list, groups
-from t2gen.jobfile.yaml import JsonPath
 
 __all__ = [
     "HOSTNAME_KEY",

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
+from t2gen.inputs.yaml import SourceDoc
 from t2gen.jobfile.rules._base import (
     Rule,
     as_dict,
@@ -19,7 +20,6 @@ from t2gen.jobfile.rules._base import (
     rule,
     warning,
 )
-from t2gen.jobfile.yaml import SourceDoc
 
 
 def _spec(data: dict[str, Any]) -> dict[str, Any]:

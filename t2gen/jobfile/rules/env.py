@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem, format_json_path
+from t2gen.inputs.yaml import JsonPath, SourceDoc
 from t2gen.jobfile.rules._base import Rule, as_dict, as_list, groups, problem, rule
-from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.twister2.names import ENV_SET_BY_T2GEN, ENV_SET_BY_THE_JOB
 
 # Where t2gen takes each runtime variable from, for messages about a clash.

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
+from t2gen.inputs.yaml import SourceDoc
 from t2gen.jobfile.rules._base import Rule, as_dict, as_quantity, problem, rule
-from t2gen.jobfile.yaml import SourceDoc
 
 
 def _job_master(data: dict[str, Any]) -> dict[str, Any]:

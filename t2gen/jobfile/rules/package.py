@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
+from t2gen.inputs.yaml import SourceDoc
 from t2gen.jobfile.rules._base import (
     Rule,
     RuleOptions,
@@ -17,7 +18,6 @@ from t2gen.jobfile.rules._base import (
     rule,
     warning,
 )
-from t2gen.jobfile.yaml import SourceDoc
 
 
 def _client_to_pods(data: dict[str, Any]) -> dict[str, Any] | None:

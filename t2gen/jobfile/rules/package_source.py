@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
+from t2gen.inputs.yaml import JsonPath, SourceDoc
 from t2gen.jobfile.rules._base import (
     Rule,
     RuleOptions,
@@ -14,7 +15,6 @@ from t2gen.jobfile.rules._base import (
     problem,
     rule,
 )
-from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.kube.versions import format_version
 
 __all__ = ["IMAGE_VOLUME_VERSION", "OCI_DIGEST", "RULES"]

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem, Warning_
+from t2gen.inputs.yaml import JsonPath, SourceDoc
 from t2gen.jobfile.rules._base import Rule, as_dict, as_list, problem, rule, warning
 from t2gen.jobfile.rules._nodeaffinity import (
     INT64_MAX,
@@ -21,7 +22,6 @@ from t2gen.jobfile.rules._placements import (
     required_term,
     requirements,
 )
-from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.kube.validators import (
     DEPRECATED_NODE_LABELS,
     LABEL_VALUE_MAX,

@@ -8,6 +8,7 @@ from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 from t2gen.errors import Problem
+from t2gen.inputs.yaml import JsonPath, SourceDoc
 from t2gen.jobfile.rules._base import (
     Rule,
     as_dict,
@@ -18,7 +19,6 @@ from t2gen.jobfile.rules._base import (
     rule,
 )
 from t2gen.jobfile.schema import short_value
-from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.kube.quantity import QuantityRangeError, parse_quantity
 from t2gen.twister2.names import JVM_MEMORY_FRACTION
 

@@ -8,6 +8,7 @@ from typing import Any
 from t2gen.errors import Problem
 from t2gen.gangs import REGISTRY
 from t2gen.gangs.base import GangRule
+from t2gen.inputs.yaml import JsonPath, SourceDoc
 from t2gen.jobfile.rules._base import (
     Rule,
     RuleOptions,
@@ -19,7 +20,6 @@ from t2gen.jobfile.rules._base import (
     rule,
 )
 from t2gen.jobfile.schema import suggest
-from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.twister2.names import JOB_MASTER_TASK, JOB_MASTER_TASK_KEYWORD
 
 _SCHEDULING: JsonPath = ("spec", "scheduling")

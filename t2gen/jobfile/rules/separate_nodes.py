@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
+from t2gen.inputs.yaml import JsonPath, SourceDoc
 from t2gen.jobfile.rules._base import Rule, as_dict, as_int, as_list, problem, rule
 from t2gen.jobfile.rules._placements import HOSTNAME_KEY, group_terms
-from t2gen.jobfile.yaml import JsonPath, SourceDoc
 
 
 def _allowed_hostnames(

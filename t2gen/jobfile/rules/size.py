@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
+from t2gen.inputs.yaml import SourceDoc
 from t2gen.jobfile.rules._base import (
     Rule,
     as_dict,
@@ -15,7 +16,6 @@ from t2gen.jobfile.rules._base import (
     problem,
     rule,
 )
-from t2gen.jobfile.yaml import SourceDoc
 
 __all__ = ["MAX_ENV_ENTRIES"]
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem, Warning_
+from t2gen.inputs.yaml import SourceDoc
 from t2gen.jobfile.rules._base import (
     Rule,
     as_dict,
@@ -16,7 +17,6 @@ from t2gen.jobfile.rules._base import (
     rule,
     warning,
 )
-from t2gen.jobfile.yaml import SourceDoc
 
 
 @rule(

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from t2gen.errors import Problem
+from t2gen.inputs.yaml import JsonPath, SourceDoc
 from t2gen.jobfile.rules._base import Rule, as_dict, problem, rule
-from t2gen.jobfile.yaml import JsonPath, SourceDoc
 
 _INVISIBLE_CATEGORIES = frozenset({"Cf", "Co", "Cn"})
 """Unicode categories a reader cannot see: format characters (bidirectional

@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from t2gen.errors import Problem, Warning_, format_json_path
+from t2gen.inputs.yaml import JsonPath, SourceDoc
 from t2gen.jobfile.rules._base import (
     Rule,
     as_dict,
@@ -18,7 +19,6 @@ from t2gen.jobfile.rules._base import (
     rule,
     warning,
 )
-from t2gen.jobfile.yaml import JsonPath, SourceDoc
 from t2gen.twister2 import names
 
 VOLUME_SOURCES = ("configMap", "secret", "persistentVolumeClaim", "emptyDir", "csi")

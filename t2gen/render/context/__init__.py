@@ -19,7 +19,8 @@ One module per object family, each named here (a test keeps this list whole):
 * :mod:`.scheduling` (gang objects and the task topology), :mod:`.services`,
   :mod:`.rbac`, :mod:`.storage` (claim and ConfigMap), :mod:`.meta`
   (metadata), :mod:`.scanners` (scanner skip annotations),
-  :mod:`.supervisor` (the supervisor Job of ``spec.lifecycle``) and
+  :mod:`.supervisor` (the supervisor Job of ``spec.lifecycle``, with
+  :mod:`.supervisor_rbac`, its Role, and :mod:`.supervisor_script`) and
   :mod:`.network_policy` (the NetworkPolicies of ``spec.network.policy``).
 
 Worker names and ports come from :mod:`t2gen.twister2.topology`.

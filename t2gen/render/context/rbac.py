@@ -88,11 +88,26 @@ def job_master_rules(job: Job) -> list[Rule]:
     rules = [
         _rule("", "configmaps", ["list", "watch"]),
         _rule("", "configmaps", ["patch", "delete"], [job.name]),
-        _rule("", "services", ["delete"], sorted([names.worker_service_name(job.name), names.job_master_service_name(job.name)])),
+        _rule(
+            "",
+            "services",
+            ["delete"],
+            sorted(
+                [
+                    names.worker_service_name(job.name),
+                    names.job_master_service_name(job.name),
+                ]
+            ),
+        ),
         _rule("", "persistentvolumeclaims", ["delete"], [job.name]),
         _rule("apps", "statefulsets", ["list"]),
-        _rule("apps", "statefulsets", ["delete"], [*worker_sets, names.job_master_statefulset_name(job.name)]),
-    ]  # fmt: skip
+        _rule(
+            "apps",
+            "statefulsets",
+            ["delete"],
+            [*worker_sets, names.job_master_statefulset_name(job.name)],
+        ),
+    ]
     if not job.spec.mpi.enabled:
         rules.append(_rule("apps", "statefulsets/scale", ["patch"], worker_sets[-1:]))
     return rules

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from t2gen.errors import Warning_
-from t2gen.jobfile.yaml import parse_job
-from t2gen.pipeline.job import validate
+from t2gen.inputs.jobfile import parse_job
+from t2gen.pipeline.load import validate
 from tests.helpers import BASE, one_problem
 
 

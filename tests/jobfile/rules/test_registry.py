@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 from t2gen.errors import Problem, Warning_
+from t2gen.inputs.jobfile import parse_job
+from t2gen.inputs.yaml import SourceDoc
 from t2gen.jobfile.rules import (
     REGISTRY,
     Rule,
@@ -25,7 +27,6 @@ from t2gen.jobfile.rules import (
 )
 from t2gen.jobfile.rules._base import rule
 from t2gen.jobfile.schema import apply_defaults
-from t2gen.jobfile.yaml import SourceDoc, parse_job
 from tests.helpers import job_text
 
 

@@ -1,0 +1,91 @@
+"""``status --cluster FILE``: a job's objects as ``kubectl get ... -o json`` printed them, located.
+
+Input bound: :data:`MAX_CLUSTER_BYTES`, measured while reading (a file or
+standard input alike, :func:`t2gen.inputs.kubelist.read_list`). Parser: the
+kubectl list reader's (:func:`t2gen.inputs.kubelist.load_document`: JSON,
+then bounded YAML), after UTF-8 decoding located at the first bad byte. Errors: :class:`~t2gen.errors.InputError`, every item that
+is no Kubernetes object at once, each at the ``line:col`` of its item
+(:func:`t2gen.inputs.kubelist.with_positions`), as ``plan --nodes`` locates
+its problems.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from t2gen.errors import InputError, Problem
+from t2gen.inputs.kubelist import (
+    MAX_LIST_BYTES,
+    list_items,
+    load_document,
+    read_list,
+    with_positions,
+)
+from t2gen.inputs.textfile import decode_source
+
+__all__ = ["COLLECT_HINT", "MAX_CLUSTER_BYTES", "parse_objects", "read_cluster"]
+
+MAX_CLUSTER_BYTES = MAX_LIST_BYTES
+"""Largest cluster file read: a node or pod list's bound (512 MiB)."""
+
+COLLECT_HINT = "kubectl get ... -o json (t2gen status JOB prints it)"
+"""What the file should be, for messages."""
+
+
+def parse_objects(document: object, source: str) -> list[dict[str, Any]]:
+    """The objects of a parsed ``kubectl get -o json`` (a ``List``), each a mapping with ``kind`` and ``metadata.name``.
+
+    Args:
+        document: the parsed file.
+        source: the file as the user named it.
+
+    Returns:
+        The objects, in the file's order.
+
+    Raises:
+        InputError: not a list, or an item without kind or name (each
+            located by its JSON path, ``items[3]``).
+    """
+    found: list[dict[str, Any]] = []
+    problems: list[Problem] = []
+    for path, item in list_items(document, "Kubernetes object", COLLECT_HINT, source):
+        metadata = item.get("metadata") if isinstance(item, Mapping) else None
+        if not (
+            isinstance(item, Mapping)
+            and isinstance(item.get("kind"), str)
+            and isinstance(metadata, Mapping)
+            and isinstance(metadata.get("name"), str)
+        ):
+            problems.append(
+                Problem(
+                    source,
+                    0,
+                    0,
+                    "not a Kubernetes object with kind and metadata.name",
+                    path,
+                )
+            )
+            continue
+        found.append(dict(item))
+    if problems:
+        raise InputError(problems=problems)
+    return found
+
+
+def read_cluster(path: str) -> list[dict[str, Any]]:
+    """Read ``status --cluster FILE`` (``-``: standard input): the job's objects.
+
+    Raises:
+        ConfigError: missing, unreadable, too large or not UTF-8.
+        InputError: not JSON or YAML, not a list, or items that are no
+            Kubernetes objects; each problem at its ``line:col``.
+    """
+    raw = read_list(
+        path, limit=MAX_CLUSTER_BYTES, advice="a job's objects are far less"
+    )
+    text = decode_source(path, raw, what="file")
+    try:
+        return parse_objects(load_document(text, path), path)
+    except InputError as err:
+        raise with_positions(err, path) from None

@@ -1,0 +1,264 @@
+"""The package's configuration agreeing with the job file: which keys, and ``--conf``'s files made to agree.
+
+Every worker and the job master load ``twister2-job/common/`` then
+``twister2-job/kubernetes/`` with ``ConfigLoader.loadConfig`` before they read
+the ``.job`` (DSC-SPIDAL/twister2 at c6844d2:
+``twister2/common/src/java/edu/iu/dsc/tws/common/config/ConfigLoader.java:70-138``,
+``K8S/worker/K8sWorkerUtils.java:57-75``, ``K8S/worker/K8sWorkerStarter.java:84-100``,
+``K8S/master/JobMasterStarter.java:69-88``; ``K8S/`` is
+``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/``).
+
+:func:`agreeing_keys` are the keys whose value must equal the manifests' (or
+the job file's): with ``--conf`` they are set in the user's files, each change
+reported (:func:`conf_with_job`); without it :func:`minimal_config` writes only
+them, plus ``common/logger.properties``. Every other key the runtime reads on
+Kubernetes has a default in its code or is read null-safely (docs/package.md
+lists them); the one default that is wrong for a t2gen job is the channel
+class, OpenMPI's (``SchedulerContext.java:43-44``), so it is always written.
+The files are read by :mod:`t2gen.inputs.twister2conf` and written by
+:mod:`t2gen.package.confwrite`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from t2gen.errors import ConfigError, InputError, Problem
+from t2gen.inputs.textfile import decode_source
+from t2gen.inputs.twister2conf import directory_files, parse_conf
+from t2gen.inputs.yaml import SourceDoc
+from t2gen.model import Job
+from t2gen.package.confwrite import (
+    LOGGER_PROPERTIES,
+    ConfFile,
+    conf_file_text,
+    set_key,
+    yaml_value,
+)
+from t2gen.package.job import compute_resources
+from t2gen.package.runtime import fault_tolerance_keys
+from t2gen.record import Record
+from t2gen.twister2 import confkeys as k
+from t2gen.twister2 import names
+from t2gen.twister2.confkeys import CONF_DIRS, LOAD_ORDER
+
+__all__ = ["Change", "agreeing_keys", "conf_with_job", "minimal_config"]
+
+
+class Change(Record):
+    """A key ``--conf``'s files get from the job file: ``file:line: key: old -> new``."""
+
+    path: str
+    line: int
+    key: str
+    old: str
+    new: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.key}: {self.old} -> {self.new}"
+
+
+def _resources(job: Job) -> list[dict[str, Any]]:
+    """The compute-resource list as a ``main()`` would load it (``Twister2Job.java:395-421``)."""
+    return [
+        {
+            "cpu": r["cpu"],
+            "ram": r["ram_mega_bytes"],
+            "disk": r["disk_giga_bytes"],
+            "instances": r["instances"],
+            "scalable": r["scalable"],
+            "workersPerPod": r["workers_per_pod"],
+        }
+        for r in compute_resources(job)
+    ]
+
+
+def agreeing_keys(job: Job) -> list[tuple[str, str, Any]]:
+    """The keys the package's configuration takes from the job file: ``(file, key, value)``.
+
+    ``file`` is the one Twister2 ships the key in (``conf/kubernetes/<file>``).
+    """
+    spec = job.spec
+    keys: list[tuple[str, str, Any]] = [
+        ("resource.yaml", k.NAMESPACE, job.namespace or "default"),
+        ("resource.yaml", k.JOB_NAME, job.name),
+        ("resource.yaml", k.DOCKER_IMAGE, spec.image),
+        ("resource.yaml", k.COMPUTE_RESOURCES, _resources(job)),
+        ("resource.yaml", k.ADDITIONAL_PORTS, list(spec.network.additional_ports)),
+        (
+            "resource.yaml",
+            k.PERSISTENT_VOLUME_PER_WORKER,
+            float(spec.storage.per_worker.value / 2**30),
+        ),
+        ("resource.yaml", k.UPLOADING_METHOD, spec.job_package.upload_method),
+        (
+            "network.yaml",
+            k.CHANNEL_CLASS,
+            k.MPI_CHANNEL if spec.mpi.enabled else k.TCP_CHANNEL,
+        ),
+        ("network.yaml", k.BASE_PORT, spec.network.base_port),
+        ("network.yaml", k.TRANSPORT_PROTOCOL, spec.network.protocol),
+        ("network.yaml", k.NODE_PORT_SERVICE, spec.network.service_type == "NodePort"),
+        ("core.yaml", k.JOB_MASTER_RUNS_IN_CLIENT, not spec.job_master.enabled),
+        ("core.yaml", k.JOB_MASTER_PORT, spec.job_master.port),
+        *fault_tolerance_keys(job),
+    ]
+    if spec.network.node_port is not None:
+        keys.append(("network.yaml", k.NODE_PORT, spec.network.node_port))
+    if spec.mpi.enabled:
+        keys.append(("network.yaml", k.SSH_SECRET_NAME, spec.mpi.ssh_secret_name))
+    uri = spec.job_package.uri
+    suffix = f"/{job.name}.tar.gz"
+    if spec.job_package.upload_method == "webserver":
+        server = uri[: -len(suffix)] if uri and uri.endswith(suffix) else None
+        server = server or names.uploader_server(spec.job_package.uploader)
+        keys.append(("resource.yaml", k.UPLOADER_WEB_SERVER, server))
+    return keys
+
+
+def minimal_config(job: Job) -> list[ConfFile]:
+    """The smallest configuration the runtime loads correctly for ``job``.
+
+    Returns:
+        ``common/logger.properties`` and ``kubernetes/{resource,network,core}.yaml``
+        holding :func:`agreeing_keys` (an empty additional-ports list and a zero
+        persistent volume are left out: they are Twister2's defaults; every
+        other key is written, default or not, so the file says what the
+        manifests assume).
+    """
+    by_file: dict[str, list[tuple[str, Any]]] = {}
+    for file, key, value in agreeing_keys(job):
+        if key in (k.ADDITIONAL_PORTS, k.PERSISTENT_VOLUME_PER_WORKER) and not value:
+            continue
+        by_file.setdefault(file, []).append((key, value))
+    files = [ConfFile("common", "logger.properties", LOGGER_PROPERTIES.encode())]
+    files += [
+        ConfFile("kubernetes", name, conf_file_text(name, by_file[name]))
+        for name in LOAD_ORDER
+        if name in by_file
+    ]
+    return files
+
+
+def _same(old: Any, new: Any) -> bool:
+    """Whether a configured value already equals the job's (numbers by value, lists item by item)."""
+    if isinstance(new, bool) or isinstance(old, bool):
+        return old is new
+    if isinstance(new, (int, float)) and isinstance(old, (int, float)):
+        return type(old) is type(new) and old == new
+    if isinstance(new, list) and isinstance(old, list):
+        return len(old) == len(new) and all(
+            _same(a, b) for a, b in zip(old, new, strict=True)
+        )
+    if isinstance(new, dict) and isinstance(old, dict):
+        return old.keys() == new.keys() and all(_same(old[x], new[x]) for x in new)
+    return bool(old == new)
+
+
+def _reparse(text: str, path: str) -> SourceDoc:
+    """A file t2gen has just set a key in, parsed again (it has that key, so it is never empty)."""
+    doc = parse_conf(text, path)
+    assert doc is not None
+    return doc
+
+
+def conf_with_job(conf: str, job: Job) -> tuple[list[ConfFile], list[Change]]:
+    """A Twister2 configuration root's ``common/`` and ``kubernetes/`` files, agreeing with ``job``.
+
+    Each of :func:`agreeing_keys` is set in the file whose value the runtime
+    takes (the last in load order that has it), or added to
+    ``kubernetes/<its file>`` when no file has it; the rest of every file is
+    copied byte for byte.
+
+    Args:
+        conf: the configuration root (holding ``common/`` and/or ``kubernetes/``).
+        job: the validated job.
+
+    Returns:
+        The files, and each change made, in key order.
+
+    Raises:
+        ConfigError: the root has neither directory, a file is unreadable, too
+            large, not YAML or a symbolic link.
+    """
+    root = Path(conf)
+    if not any((root / d).is_dir() for d in CONF_DIRS):
+        raise ConfigError(
+            path=conf,
+            message="not a Twister2 configuration root: give the directory holding "
+            "common/ and kubernetes/ (Twister2's conf/)",
+        )
+    files = {
+        (d, name): ConfFile(d, name, raw)
+        for d in CONF_DIRS
+        for name, raw in directory_files(root, d)
+    }
+    texts: dict[tuple[str, str], str] = {}
+    docs: dict[tuple[str, str], SourceDoc] = {}
+    problems: list[Problem] = []
+    for d in CONF_DIRS:
+        for name in LOAD_ORDER:
+            if (d, name) not in files:
+                continue
+            path = str(root / d / name)
+            try:
+                texts[d, name] = decode_source(
+                    path, files[d, name].data, what="Twister2 configuration file"
+                )
+                doc = parse_conf(texts[d, name], path)
+            except InputError as err:
+                problems += err.problems
+                continue
+            if doc is not None:
+                docs[d, name] = doc
+    if problems:
+        raise InputError(problems=problems)
+    changes: list[Change] = []
+    for home, key, value in agreeing_keys(job):
+        owner = None
+        for d in CONF_DIRS:
+            for name in LOAD_ORDER:
+                held = docs.get((d, name))
+                if (
+                    held is not None
+                    and isinstance(held.data, dict)
+                    and key in held.data
+                ):
+                    owner = (d, name)
+        if owner is not None:
+            found = docs[owner]
+            old = found.data[key]
+            if _same(old, value):
+                continue
+            line, _ = found.position((key,), key=True)
+            texts[owner] = set_key(texts[owner], found, key, value)
+            docs[owner] = _reparse(texts[owner], found.path)
+            changes.append(
+                Change(
+                    found.path,
+                    line,
+                    key,
+                    yaml_value(old) if old is not None else "null",
+                    yaml_value(value),
+                )
+            )
+        elif key in k.DEFAULTS and _same(k.DEFAULTS[key], value):
+            continue  # no file sets it, and the runtime's default is the job's
+        else:
+            owner = ("kubernetes", home)
+            path = str(root / "kubernetes" / home)
+            text = texts.get(owner, "")
+            if text and not text.endswith("\n"):
+                text += "\n"
+            text += f"{key}: {yaml_value(value)}\n"
+            texts[owner] = text
+            docs[owner] = _reparse(text, path)
+            changes.append(
+                Change(
+                    path, len(text.splitlines()), key, "(not set)", yaml_value(value)
+                )
+            )
+    for (d, name), text in texts.items():
+        files[d, name] = ConfFile(d, name, text.encode())
+    return sorted(files.values(), key=lambda f: (f.directory, f.name)), changes
