@@ -45,10 +45,12 @@ def _check_name(value: Optional[str]) -> Optional[str]:  # noqa: UP045 - Typer r
 
 
 def _check_jar(value: Optional[str]) -> Optional[str]:  # noqa: UP045 - Typer reads the annotation at run time
-    """``--jar`` is a jar file name (spec.jobPackage.jarFile)."""
+    """``--jar`` is the job's jar, as for ``t2gen package``: a path, whose file name is spec.jobPackage.jarFile."""
+    from pathlib import PurePath
+
     from t2gen.importer.job import JAR_FILE_FIELD
 
-    return _checked(JAR_FILE_FIELD, value)
+    return _checked(JAR_FILE_FIELD, PurePath(value).name if value else value)
 
 
 def import_(
@@ -105,8 +107,9 @@ def import_(
         typer.Option(
             "--jar",
             callback=_check_jar,
-            help="The job jar's file name (spec.jobPackage.jarFile); Twister2 takes it "
-            "from `twister2 submit`'s command line, not from the configuration.",
+            help="The job's jar, as `t2gen package --jar` takes it (a path; it need not "
+            "exist here): its file name becomes spec.jobPackage.jarFile. Twister2 takes "
+            "the jar from `twister2 submit`'s command line, not from the configuration.",
             metavar="FILE",
         ),
     ] = None,

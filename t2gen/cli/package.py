@@ -16,6 +16,7 @@ __all__ = ["EPILOG", "package"]
 EPILOG = (
     "Examples:\n\n"
     "  t2gen package job.yaml --jar wordcount.jar\n\n"
+    "  t2gen package job.yaml --jar build/libs/wordcount.jar --oci wordcount-oci\n\n"
     "  t2gen package job.yaml --jar wordcount.jar --conf twister2/conf -n analytics\n\n"
     "  t2gen render job.yaml --package wordcount.tar.gz | kubectl apply -f -"
 )
@@ -54,6 +55,17 @@ def package(
             metavar="FILE",
         ),
     ] = None,
+    oci: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads the annotation at run time
+        typer.Option(
+            "--oci",
+            help="Also write the package as an OCI artifact in an OCI image layout DIR "
+            "(oci-layout, index.json, blobs/), ready for oras, skopeo or crane to push; "
+            "its digest is what jobPackage.source.oci names. Written whole or not at all; "
+            "an existing DIR is replaced only if it is empty or a layout t2gen wrote.",
+            metavar="DIR",
+        ),
+    ] = None,
     force: Annotated[
         bool,
         typer.Option(
@@ -68,21 +80,30 @@ def package(
     The package holds twister2-job/<job>.job (the Twister2 job description,
     as Twister2Job.serialize() writes it), the jar and the configuration the
     runtime loads, agreeing with what `t2gen render` makes of the same job
-    file. The same inputs give the same bytes. Configuration changes and the
-    upload step go to stderr.
+    file. The same inputs give the same bytes. Configuration changes, the
+    package's SHA-256 and size, and the delivery step (with --oci: the push
+    commands and the digest to write into the job file) go to stderr.
     """
     warnings: list[Warning_] = []
     with reporting(warnings):
         from pathlib import Path
 
         from t2gen.inputs.jobfile import read_job
+        from t2gen.jobfile.rules import RuleOptions
         from t2gen.output.files import replaceable_target
         from t2gen.package.build import build_package, delivery
+        from t2gen.package.delivery import built_warnings, oci_delivery
         from t2gen.package.write import GZIP_HEADER
         from t2gen.pipeline.load import validate
 
         doc = read_job(job)
-        loaded = validate(doc, namespace=namespace, warnings=warnings)
+        # the package being built supplies the sizes a job file may leave out
+        loaded = validate(
+            doc,
+            namespace=namespace,
+            warnings=warnings,
+            options=RuleOptions(package=True),
+        )
         # The one rule of every path t2gen writes (t2gen/output/files.py).
         target = replaceable_target(
             Path(output_file or f"{loaded.name}.tar.gz"),
@@ -91,7 +112,16 @@ def package(
         )
         built = build_package(loaded, doc, jar=jar, conf=conf, output=str(target))
         lines = [str(change) for change in built.changes]
-        lines.append(f"wrote {built.path}: {built.size} bytes")
-        lines += delivery(loaded, built)
+        lines.append(f"wrote {built.path}: {built.size} bytes, sha256 {built.sha256}")
+        warnings += built_warnings(loaded, doc, built)
+        if oci is not None:
+            from t2gen.output.ocilayout import write_oci_layout
+            from t2gen.package.oci import artifact
+
+            art = artifact(loaded.name, f"sha256:{built.sha256}", built.size)
+            write_oci_layout(Path(oci), art, Path(built.path))
+            lines += oci_delivery(loaded, built, oci, art.digest)
+        else:
+            lines += delivery(loaded, built)
         for line in lines:
             echo(line, err=True)

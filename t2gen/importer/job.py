@@ -119,6 +119,47 @@ def convert_image(conv: Conversion) -> None:
     conv.field("twister2.resource.job.driver.class", ("spec", "driverClass"))
 
 
+def _package_source_note(conv: Conversion) -> None:
+    """Point Twister2's delivery keys at their nearest digest-pinned form, ``jobPackage.source``.
+
+    The configuration names how the package travels, never which package:
+    its SHA-256 and size exist only once ``t2gen package`` has built it, so the
+    job file keeps Twister2's form (a valid job as it is) and the note says
+    what to write instead (docs/package.md).
+    """
+    method = conv.get("twister2.kubernetes.uploading.method")
+    server = conv.get("twister2.kubernetes.uploader.web.server")
+    if method is None and server is None:
+        return
+    origin = (method or server)[0].at()  # type: ignore[index]
+    key = (
+        "twister2.kubernetes.uploading.method"
+        if method
+        else "twister2.kubernetes.uploader.web.server"
+    )
+    if method is not None and method[1] == "client-to-pods":
+        form = (
+            "jobPackage.source with oci (t2gen package --oci, then push) or url + sha256 + size: "
+            "an init container places the package in every pod, also those created after a copy"
+        )
+    else:
+        uri = (
+            conv.job.get("spec", {})
+            .get("jobPackage", {})
+            .get("uri", "<server>/<job>.tar.gz")
+        )
+        form = (
+            f"jobPackage.source: {{url: {uri}, sha256: ..., size: ...}} with the SHA-256 and size "
+            "t2gen package prints, in place of uploadMethod and uri: every pod then checks the "
+            "package it runs"
+        )
+    conv.warn(
+        origin,
+        key,
+        f"kept as Twister2's delivery; its nearest digest-pinned form is {form} (docs/package.md)",
+    )
+
+
 def convert_package(conv: Conversion, jar_file: str | None) -> None:
     """spec.jobPackage: the uploader's URI of the package, the upload method (an older key), and the jar file (an argument)."""
     server = conv.get("twister2.kubernetes.uploader.web.server")
@@ -133,6 +174,7 @@ def convert_package(conv: Conversion, jar_file: str | None) -> None:
     conv.field(
         "twister2.kubernetes.uploading.method", ("spec", "jobPackage", "uploadMethod")
     )
+    _package_source_note(conv)
     if jar_file is not None:
         conv.put(JAR_FILE_FIELD, jar_file, JAR_FILE_ARG, None)
     else:

@@ -27,6 +27,7 @@ from t2gen.model.runtime import (
     JobPackage,
     Mpi,
     Network,
+    PackageSource,
     PersistentStorage,
     ZooKeeper,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "Network",
     "NetworkPolicy",
     "NodeSelectorRequirement",
+    "PackageSource",
     "PersistentStorage",
     "Placement",
     "PodSurface",

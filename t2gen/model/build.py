@@ -22,6 +22,7 @@ from t2gen.model.runtime import (
     JobPackage,
     Mpi,
     Network,
+    PackageSource,
     PersistentStorage,
     ZooKeeper,
 )
@@ -221,6 +222,43 @@ def _lifecycle(data: dict[str, Any]) -> Lifecycle:
     )
 
 
+def _job_package(package: dict[str, Any], max_size: Quantity) -> JobPackage:
+    """``spec.jobPackage``; with a ``source`` the pods run Twister2's ``client-to-pods`` branch.
+
+    The init container of :mod:`t2gen.render.context.package` places the
+    package where that branch's wait loop takes it
+    (``get_job_package.sh:30-54``), so the source's ``size`` is
+    ``JOB_PACKAGE_FILE_SIZE``.
+    """
+    raw = package.get("source")
+    if raw is None:
+        return JobPackage(
+            upload_method=package["uploadMethod"],
+            uri=package.get("uri"),
+            file_size=package.get("fileSize"),
+            jar_file=package.get("jarFile"),
+            max_size=max_size,
+            uploader=package["uploader"],
+        )
+    source = PackageSource(
+        oci=raw.get("oci"),
+        url=raw.get("url"),
+        sha256=raw.get("sha256"),
+        size=raw.get("size"),
+        deadline_seconds=raw["deadlineSeconds"],
+        image_volume=raw["imageVolume"],
+    )
+    return JobPackage(
+        upload_method="client-to-pods",
+        uri=None,
+        file_size=source.size,
+        jar_file=package.get("jarFile"),
+        max_size=max_size,
+        source=source,
+        sha256=source.sha256,
+    )
+
+
 def build_job(
     data: dict[str, Any], *, source: str = "-", namespace: str | None = None
 ) -> Job:
@@ -284,14 +322,7 @@ def build_job(
                 ssh_secret_name=spec["mpi"].get("sshSecretName")
                 or names.ssh_secret_name(meta["name"]),
             ),
-            job_package=JobPackage(
-                upload_method=package["uploadMethod"],
-                uri=package.get("uri"),
-                file_size=package.get("fileSize"),
-                jar_file=package.get("jarFile"),
-                max_size=max_size,
-                uploader=package["uploader"],
-            ),
+            job_package=_job_package(package, max_size),
             env=_env(spec["env"]),
             rbac=Rbac(
                 create=spec["rbac"]["create"],

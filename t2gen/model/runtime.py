@@ -13,6 +13,7 @@ __all__ = [
     "JobPackage",
     "Mpi",
     "Network",
+    "PackageSource",
     "PersistentStorage",
     "ZooKeeper",
 ]
@@ -51,11 +52,39 @@ class Mpi(Record):
     ssh_secret_name: str  # default <job>-ssh: names.ssh_secret_name
 
 
+class PackageSource(Record):
+    """``jobPackage.source``: the job package named by digest, placed by an init container.
+
+    Attributes:
+        oci: ``REGISTRY/REPOSITORY@sha256:<64 hex>``, an OCI artifact holding
+            ``<job>.tar.gz`` (mounted as an ``image`` volume); None with ``url``.
+        url: where the init container downloads the package; None with ``oci``.
+        sha256: the package file's SHA-256 (64 lowercase hex digits); None
+            when unknown (``oci`` without it).
+        size: the package file's size in bytes; None until ``render
+            --package`` gives it (the rules refuse a render without either).
+        deadline_seconds: how long the init container tries before it fails.
+        image_volume: ``oci`` is mounted as an ``image`` volume (Kubernetes 1.35+).
+    """
+
+    oci: str | None = None
+    url: str | None = None
+    sha256: str | None = None
+    size: int | None = None
+    deadline_seconds: int = 600
+    image_volume: bool = True
+
+
 class JobPackage(Record):
     """How pods fetch the job package: ``webserver`` or ``client-to-pods``.
 
     ``max_size`` bounds the package, packed and unpacked, in bytes
-    (``jobPackage.maxSize``).
+    (``jobPackage.maxSize``). With a :attr:`source` the upload method is
+    ``client-to-pods`` and ``file_size`` is the source's size: an init
+    container places the package where Twister2's wait loop takes it
+    (``get_job_package.sh:30-54``). ``sha256`` is the package file's digest
+    when known (the source's, or the file ``render --package`` read); the
+    pod templates carry it.
     """
 
     upload_method: str
@@ -65,6 +94,10 @@ class JobPackage(Record):
     max_size: Quantity | None = None
     uploader: str = "default-namespace"
     """``jobPackage.uploader``: ``default-namespace`` or ``job-namespace`` (used without ``uri``)."""
+    source: PackageSource | None = None
+    """``jobPackage.source``: the package named by digest; None for Twister2's own delivery."""
+    sha256: str | None = None
+    """The package file's SHA-256 when known (``source.sha256`` or ``render --package``)."""
 
 
 class EnvVar(Record):

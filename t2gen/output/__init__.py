@@ -8,6 +8,8 @@
   a kill);
 * :mod:`t2gen.output.files`: one file (``import --output-file``), replaced in
   one step, and the rule for what a path t2gen writes to may be.
+* :mod:`t2gen.output.ocilayout`: ``package --oci DIR``, the job package as an
+  OCI image layout, swapped in whole as a directory is.
 
 This module holds only :func:`write_stdout` and :func:`write_text`, which every
 command that prints uses, so it imports nothing but the standard library's

@@ -11,6 +11,11 @@ Modules:
     agree, sizing: ``--package``: a package (t2gen's or ``twister2 submit``'s,
         read by :mod:`t2gen.inputs.package`) checked against a job file, and
         the job sized from it.
+    pinning: ``--package``'s SHA-256 and size into the manifests, checked
+        against ``jobPackage.source``.
+    oci: the package as an OCI artifact: its manifest, digest and layout index.
+    delivery: what ``t2gen package`` prints for a package named by digest, and
+        where the job file's size or digests disagree with the package written.
 
 Importing this package imports nothing; ``protobuf`` is loaded only by the
 modules that need it.

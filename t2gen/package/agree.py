@@ -22,6 +22,7 @@ from t2gen.inputs.yaml import SourceDoc
 from t2gen.inputs.yaml.loader import JsonPath
 from t2gen.model import Job
 from t2gen.package.job import compute_resources
+from t2gen.package.pinning import package_digest, pinned_job, source_problems
 from t2gen.package.sizing import size_problems, size_warnings, sized_job
 from t2gen.twister2 import confkeys as k
 from t2gen.twister2 import kryo
@@ -328,8 +329,9 @@ def with_package(
         warnings: when given, the located warnings (:func:`size_warnings`) are appended.
 
     Returns:
-        The job with ``jobPackage.fileSize`` and the memory volume from the
-        package (an explicit ``storage.memoryVolumeSize`` is kept), and its file.
+        The job with ``jobPackage.fileSize``, the package's SHA-256 (and a
+        source's size) and the memory volume from the package (an explicit
+        ``storage.memoryVolumeSize`` is kept), and its file.
 
     Raises:
         T2genError: more than one job file.
@@ -345,7 +347,9 @@ def with_package(
         )
     job, doc = loaded[0]
     contents = read_package(package)
+    sha256, size = package_digest(package)
     problems = disagreements(job, doc, contents)
+    problems += source_problems(job, doc, package, sha256, size)
     if problems:
         raise SchemaError(problems=problems)
     if warnings is not None:
@@ -353,4 +357,5 @@ def with_package(
     spec = doc.data.get("spec") if isinstance(doc.data, dict) else None
     storage = spec.get("storage") if isinstance(spec, dict) else None
     explicit = isinstance(storage, dict) and "memoryVolumeSize" in storage
-    return [(sized_job(job, contents, explicit_volume=explicit), doc)]
+    sized = sized_job(job, contents, explicit_volume=explicit)
+    return [(pinned_job(sized, sha256, size), doc)]

@@ -15,6 +15,7 @@ from t2gen.inputs.yaml import SourceDoc
 from t2gen.model import Job
 from t2gen.package.confagree import Change, conf_with_job, minimal_config
 from t2gen.package.job import job_message
+from t2gen.package.oci import file_digest
 from t2gen.package.write import Member, write_package
 from t2gen.record import Record
 from t2gen.twister2 import names
@@ -28,12 +29,13 @@ UPLOADER_LABEL = "app=twister2-uploader"
 
 
 class Built(Record):
-    """What ``t2gen package`` wrote: the file, its size, the jar's name in it and the configuration changes."""
+    """What ``t2gen package`` wrote: the file, its size, the jar's name in it, the configuration changes and its SHA-256 (hex)."""
 
     path: str
     size: int
     jar: str
     changes: tuple[Change, ...]
+    sha256: str = ""
 
 
 def jar_name(job: Job) -> str:
@@ -101,7 +103,11 @@ def build_package(
     if conf is not None:
         inputs += [str(Path(conf) / f.directory / f.name) for f in files]
     size = write_package(target, members, inputs=inputs)
-    return Built(target, size, name, tuple(changes))
+    try:
+        digest, _ = file_digest(target)
+    except OSError as err:
+        raise ConfigError(path=target, message=f"cannot read it back: {err}") from None
+    return Built(target, size, name, tuple(changes), digest.split(":", 1)[1])
 
 
 def delivery(job: Job, built: Built) -> list[str]:
@@ -117,6 +123,10 @@ def delivery(job: Job, built: Built) -> list[str]:
     (``rsched/uploaders/k8s/DirectUploader.java:107-109``).
     """
     package = job.spec.job_package
+    if package.source is not None:
+        from t2gen.package.delivery import source_delivery
+
+        return source_delivery(job, built)
     file = shlex.quote(built.path)
     target_name = f"{job.name}.tar.gz"
     ns = f" -n {job.namespace}" if job.namespace else ""

@@ -32,6 +32,7 @@ __all__ = [
     "NODE_PORT_SERVICE",
     "PERSISTENT_STORAGE_TYPE",
     "PERSISTENT_VOLUME_PER_WORKER",
+    "POD_KEYS",
     "SSH_SECRET_NAME",
     "TCP_CHANNEL",
     "TRANSPORT_PROTOCOL",
@@ -133,3 +134,29 @@ DEFAULTS: dict[str, object] = {
 }
 """What the runtime uses for a key no file sets: the defaults in Twister2's code
 (``KC``, ``JMC``, ``SC``; the importer's key table cites each line)."""
+
+POD_KEYS: dict[str, str] = {
+    NAMESPACE: "metadata.namespace",
+    ADDITIONAL_PORTS: "spec.network.additionalPorts",
+    PERSISTENT_VOLUME_PER_WORKER: "spec.storage.persistent.perWorker",
+    CHANNEL_CLASS: "spec.mpi.enabled",
+    BASE_PORT: "spec.network.basePort",
+    TRANSPORT_PROTOCOL: "spec.network.protocol",
+    NODE_PORT_SERVICE: "spec.network.service.type",
+    NODE_PORT: "spec.network.service.nodePort",
+    SSH_SECRET_NAME: "spec.mpi.sshSecretName",
+    JOB_MASTER_RUNS_IN_CLIENT: "spec.jobMaster.enabled",
+    JOB_MASTER_PORT: "spec.jobMaster.port",
+    CHECKPOINTING_ENABLED: "spec.checkpointing.enabled",
+    PERSISTENT_STORAGE_TYPE: "spec.checkpointing.storageType",
+    ZOOKEEPER_SERVERS: "spec.zooKeeper.serverAddresses",
+    ZOOKEEPER_ROOT_NODE: "spec.zooKeeper.rootNode",
+}
+"""Keys ``t2gen package`` sets from the job file that the pods read (key -> the job-file
+field it comes from). A ``JobConfig`` key of the same name would replace the package's value
+in every pod (``JobUtils.overrideConfigs``, ``RS/utils/JobUtils.java:122-138``, called at
+``K8S/worker/K8sWorkerStarter.java:99`` and ``K8S/master/JobMasterStarter.java:84``), and
+the pods would read a value the manifests do not have. Left out: the keys
+``JobUtils.updateConfigs`` writes back from the ``.job`` after it (``JobUtils.java:153-163``:
+the job name and ID, the worker class, the worker count) and those only the client reads
+(the image, the compute resources, the upload method and server)."""

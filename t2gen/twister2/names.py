@@ -38,6 +38,7 @@ __all__ = [
     "JOB_MASTER_TASK_KEYWORD",
     "JOB_NAMESPACE_UPLOADER",
     "JOB_OBJECT_KEY",
+    "JOB_PACKAGE_ANNOTATION",
     "JVM_MEMORY_FRACTION",
     "MANAGED_BY_LABEL",
     "MANAGER",
@@ -122,6 +123,9 @@ BIND_WORKERS_ANNOTATION = "t2gen.dev/bind-workers-to-cpu"
 """Pod annotation (``"true"``) marking a worker pod bound to whole cores; checked by ``bound-worker-guaranteed``."""
 SECURITY_PROFILE_ANNOTATION = "t2gen.dev/security-profile"
 """Pod annotation (``restricted``) claiming Pod Security Admission ``restricted``; checked by ``pod-security-restricted``."""
+JOB_PACKAGE_ANNOTATION = "t2gen.dev/job-package-sha256"
+"""The job package's SHA-256 on every pod template, when known (``jobPackage.source.sha256`` or
+``render --package``): a review sees which package runs, and a new package rolls the pods."""
 JVM_MEMORY_FRACTION = Decimal("0.8")
 """Share of a worker's memory given to its JVM heap (Twister2 ``twister2.kubernetes.jvm.memory.fraction``,
 ``KubernetesContext.jvmMemoryFraction``; ``JVM_MEMORY_MB`` = memory in MiB x this, rounded down)."""

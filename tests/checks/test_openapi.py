@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -163,6 +164,14 @@ def test_render_validate_passes_for_every_example(example: Path, version: str) -
     if "gang: kubernetes" in example.read_text(encoding="utf-8") and version < "1.35":
         # The Workload API exists from Kubernetes 1.35: a located error, not a render.
         assert result.exit_code == 1 and "spec.scheduling.gang" in result.stderr
+        assert result.stdout == ""
+        return
+    if (
+        re.search(r"^ +oci: ", example.read_text(encoding="utf-8"), re.M)
+        and version < "1.35"
+    ):
+        # image volumes are on by default from Kubernetes 1.35: a located error, not a render
+        assert result.exit_code == 1 and "spec.jobPackage.source.oci" in result.stderr
         assert result.stdout == ""
         return
     assert result.exit_code == 0, result.stderr

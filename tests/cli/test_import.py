@@ -64,8 +64,8 @@ def resource_yaml(
             "digit, at most 49 characters (e.g. wordcount-1) (see 't2gen import --help')",
         ),
         (
-            ["--jar", "a b/c.jar"],
-            "t2gen import: Invalid value for '--jar': 'a b/c.jar' is not a valid file name: expected "
+            ["--jar", "build/a b.jar"],
+            "t2gen import: Invalid value for '--jar': 'a b.jar' is not a valid file name: expected "
             "a file name of letters, digits, '.', '_', '+' and '-' (e.g. wordcount.jar) "
             "(see 't2gen import --help')",
         ),

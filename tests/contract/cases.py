@@ -90,7 +90,11 @@ class Case:
 
     @property
     def upload_method(self) -> str:
-        return str((self.spec.get("jobPackage") or {}).get("uploadMethod", "webserver"))
+        """The method the Twister2 containers run: with ``jobPackage.source`` an init container feeds ``client-to-pods``."""
+        package = self.spec.get("jobPackage") or {}
+        if "source" in package:
+            return "client-to-pods"
+        return str(package.get("uploadMethod", "webserver"))
 
     # --- the rendered objects ---
     def of_kind(self, kind: str) -> list[dict[str, Any]]:

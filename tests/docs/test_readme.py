@@ -81,3 +81,63 @@ def test_every_console_command_of_the_readme_runs(tmp_path: Path) -> None:
         )
         if expected:
             assert (result.stdout + result.stderr).splitlines() == expected, command
+
+
+def _end_to_end_blocks() -> list[str]:
+    """The ``sh`` blocks of "Running a job end to end", in order."""
+    text = README.read_text("utf-8")
+    section = text[text.index("## Running a job end to end") :]
+    section = section[: section.index("\n## ", 1)]
+    return re.findall(r"^```sh\n(.*?)^```", section, re.M | re.S)
+
+
+def test_the_end_to_end_steps_run_up_to_the_push(tmp_path: Path) -> None:
+    """A new user's way from a fresh clone: package, and the push step the README shows is printed."""
+    text = README.read_text("utf-8")
+    section = text[text.index("## Running a job end to end") :]
+    section = section[: section.index("\n## ", 1)]
+    assert "kubectl cp" not in section
+    package, push = _end_to_end_blocks()[:2]
+    assert "--oci" in package
+    shutil.copy(ROOT / "examples" / "wordcount.yaml", tmp_path / "job.yaml")
+    (tmp_path / "wordcount.jar").write_bytes(b"PK\x05\x06" + bytes(18))
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
+    result = subprocess.run(
+        ["bash", "-e", "-c", package],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "wordcount-oci" / "index.json").is_file()
+    # the README's push is the printed one, with the user's repository in place
+    printed = [
+        line.strip()
+        for line in result.stderr.splitlines()
+        if line.strip().startswith("oras cp")
+    ]
+    (command,) = push.strip().splitlines()
+    assert [
+        p.replace("REGISTRY/REPOSITORY", "registry.example.com/analytics/wordcount")
+        for p in printed
+    ] == [command]
+    assert "oci: REGISTRY/REPOSITORY@sha256:" in result.stderr
+
+
+def test_no_kubectl_cp_outside_the_methods_that_need_it() -> None:
+    """``kubectl cp`` appears only where Twister2's own delivery (its uploader, ``client-to-pods``) is described."""
+    for page in [README, *sorted((ROOT / "docs").glob("*.md"))]:
+        text = page.read_text("utf-8")
+        for found in re.finditer(r"kubectl cp", text):
+            near = text[max(0, found.start() - 600) : found.end() + 200]
+            assert re.search(r"client-to-pods|uploader|webserver", near), (
+                page.name,
+                text[found.start() - 80 : found.end() + 80],
+            )

@@ -146,12 +146,19 @@ def _objects(case: str) -> list[dict[str, Any]]:
 
 def _render_version(case: str) -> str | None:
     """The Kubernetes version a case renders for: its ``--kube-version``, the default
-    when it uses the Workload API (whose shape depends on it), else None (any)."""
+    when it uses the Workload API (whose shape depends on it) or an ``image`` volume
+    (from 1.35), else None (any)."""
     args = _args(case, Path())
     if "--kube-version" in args:
         return args[args.index("--kube-version") + 1]
     if any(
         str(obj.get("apiVersion")).startswith("scheduling.k8s.io/")
+        or any(  # an image volume (jobPackage.source.oci): Kubernetes 1.35 and later
+            "image" in volume
+            for volume in ((obj.get("spec") or {}).get("template") or {})
+            .get("spec", {})
+            .get("volumes", [])
+        )
         for obj in _objects(case)
     ):
         return KUBE_VERSIONS[-1]

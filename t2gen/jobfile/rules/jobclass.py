@@ -1,4 +1,4 @@
-"""What the job file says about the job itself: its worker and driver classes."""
+"""What the job file says about the job itself: its worker and driver classes, and its JobConfig."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 from t2gen.errors import Problem
 from t2gen.inputs.yaml import SourceDoc
 from t2gen.jobfile.rules._base import Rule, as_dict, problem, rule
+from t2gen.twister2.confkeys import POD_KEYS
 
 JAVA_RESERVED = frozenset(
     [
@@ -98,4 +99,34 @@ def check_class_names(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]
                 break
 
 
-RULES: tuple[Rule, ...] = (check_class_names,)
+@rule("job-config-runtime-key", fields=("spec.jobConfig",))
+def check_job_config_keys(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """No ``jobConfig`` key is a configuration key that t2gen sets from another field.
+
+    Every worker and the job master put each ``JobConfig`` entry over the
+    package's configuration (``JobUtils.overrideConfigs``, DSC-SPIDAL/twister2
+    ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/utils/JobUtils.java:122-138``,
+    called at ``.../rsched/schedulers/k8s/worker/K8sWorkerStarter.java:99`` and
+    ``.../k8s/master/JobMasterStarter.java:84``). For the keys ``t2gen package``
+    derives from the job file so that they agree with the manifests
+    (``kubernetes.namespace``, the ports, the channel, the job master, ZooKeeper,
+    checkpointing: :data:`t2gen.twister2.confkeys.POD_KEYS`), such an entry would
+    make the pods read a value the manifests do not have, while ``validate``,
+    ``package`` and ``render --package`` all agree; the field is the one source.
+    """
+    config = as_dict(as_dict(data.get("spec")).get("jobConfig"))
+    for key in config:
+        field = POD_KEYS.get(key)
+        if field is not None:
+            yield problem(
+                doc,
+                ("spec", "jobConfig", key),
+                f"jobConfig {key} is also the Twister2 configuration key that t2gen sets from "
+                f"{field}; as a JobConfig entry it would replace that value in every pod "
+                "(JobUtils.overrideConfigs), which the manifests would not have: set "
+                f"{field} instead and remove this key",
+                key=True,
+            )
+
+
+RULES: tuple[Rule, ...] = (check_class_names, check_job_config_keys)

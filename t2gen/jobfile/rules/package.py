@@ -26,33 +26,66 @@ def _client_to_pods(data: dict[str, Any]) -> dict[str, Any] | None:
     return package if package.get("uploadMethod") == "client-to-pods" else None
 
 
+SMALLEST_PACKAGE = 64
+"""Fewer bytes than any job package: a gzip-compressed tar holding only a job description's
+header and its end-of-archive blocks (1,536 bytes) is 79 bytes at zlib's best compression."""
+
+
 @rule(
     "package-file-size",
-    fields=("spec.jobPackage.uploadMethod", "spec.jobPackage.fileSize"),
+    fields=(
+        "spec.jobPackage.uploadMethod",
+        "spec.jobPackage.fileSize",
+        "spec.jobPackage.source.size",
+    ),
     options=("package",),
 )
 def check_file_size(
     data: dict[str, Any], doc: SourceDoc, options: RuleOptions | None = None
 ) -> Iterator[Problem]:
-    """``uploadMethod: client-to-pods`` needs ``fileSize``, or ``--package``.
+    """``uploadMethod: client-to-pods`` needs ``fileSize`` (or ``render --package``), and a size is a package's.
 
-    With ``client-to-pods`` the client copies the package into each pod, and
-    the pods wait until ``JOB_PACKAGE_FILE_SIZE`` bytes have arrived
-    (``docker/kubernetes/image/rootfs/twister2/get_job_package.sh:30-46``).
-    ``render --package`` takes the size from the package itself.
+    With ``client-to-pods`` the package is copied into each pod, and the pod's
+    first container waits, without a time limit, until the file has exactly
+    ``JOB_PACKAGE_FILE_SIZE`` bytes
+    (``docker/kubernetes/image/rootfs/twister2/get_job_package.sh:30-46``), so
+    the size must be the package's: ``t2gen package`` prints it, and
+    ``render --package FILE`` takes it from the file (``t2gen package`` itself
+    needs none: it writes the package). A ``fileSize`` or ``source.size`` below
+    :data:`SMALLEST_PACKAGE` bytes is no package's size.
 
-    Sources: Twister2's ``K8sEnvVariables`` and ``uploader/UploaderToPod.java``
-    (cylondata/twister2,
-    ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/``).
+    Sources (DSC-SPIDAL/twister2): ``JOB_PACKAGE_FILE_SIZE`` is set by
+    ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/RequestObjectBuilder.java``
+    (``getCommonEnvVars``; the name in ``K8sEnvVariables.java`` there), and the
+    client copies the package into the pods in
+    ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/uploaders/k8s/DirectUploader.java:99-162``
+    and ``UploaderToPod.java`` beside it.
     """
-    package = _client_to_pods(data)
+    package = as_dict(as_dict(data.get("spec")).get("jobPackage"))
+    for path, size in (
+        (("spec", "jobPackage", "fileSize"), as_int(package.get("fileSize"))),
+        (
+            ("spec", "jobPackage", "source", "size"),
+            as_int(as_dict(package.get("source")).get("size")),
+        ),
+    ):
+        if size is not None and size < SMALLEST_PACKAGE:
+            yield problem(
+                doc,
+                path,
+                f"{size} bytes is no job package's size (the smallest possible is over "
+                f"{SMALLEST_PACKAGE}): write the size t2gen package prints, or render with "
+                "--package FILE to take it from the file",
+            )
     given = options is not None and options.package
-    if package is not None and "fileSize" not in package and not given:
+    client = _client_to_pods(data)
+    if client is not None and "fileSize" not in client and not given:
         yield problem(
             doc,
             ("spec", "jobPackage", "uploadMethod"),
-            "client-to-pods needs jobPackage.fileSize: the pods wait until that many bytes have "
-            "arrived; give --package PKG to take it from the package",
+            "client-to-pods needs jobPackage.fileSize, the package's size in bytes (t2gen "
+            "package prints it): the pods wait until exactly that many bytes have arrived; "
+            "or render with --package FILE to take it from the file",
         )
 
 
@@ -71,9 +104,9 @@ def check_client_to_pods(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
     (``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/uploaders/k8s/DirectUploader.java:99-162``);
     without it, a pod the StatefulSet re-creates (every job's pods can be
     restarted) or the scaler adds (a ``scalable`` group) after a one-time
-    ``kubectl cp`` never starts. Use ``webserver`` (the pods download the
-    package themselves) or keep the copy loop of docs/package.md running
-    until the job ends.
+    ``kubectl cp`` never starts. Name the package in ``jobPackage.source``
+    (an init container of every pod places it, docs/package.md), or keep the
+    copy loop of docs/package.md running until the job ends.
     """
     package = _client_to_pods(data)
     if package is None:
@@ -91,8 +124,8 @@ def check_client_to_pods(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
         doc,
         ("spec", "jobPackage", "uploadMethod"),
         f"client-to-pods: {why} would wait for ever for a package copied before it existed; "
-        "use uploadMethod: webserver (or a uri), or keep the copy loop of docs/package.md "
-        "running until the job ends",
+        "name the package in jobPackage.source (an init container places it in every pod), "
+        "or keep the copy loop of docs/package.md running until the job ends",
     )
 
 
@@ -120,6 +153,7 @@ def check_uri_unused(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     fields=(
         "spec.jobPackage.maxSize",
         "spec.jobPackage.fileSize",
+        "spec.jobPackage.source.size",
         "spec.storage.memoryVolumeSize",
     ),
 )
@@ -131,7 +165,7 @@ def check_memory_volume(data: dict[str, Any], doc: SourceDoc) -> Iterator[Proble
     (DSC-SPIDAL/twister2 ``docker/kubernetes/image/rootfs/twister2/get_job_package.sh:26,49,80,89``).
     A volume over its ``sizeLimit`` gets the pod evicted, or the write fails, so:
 
-    * ``fileSize`` (the archive's exact size) is at most ``jobPackage.maxSize``,
+    * ``fileSize`` or ``source.size`` (the archive's exact size) is at most ``jobPackage.maxSize``,
       from which the volume is sized (an error: raise ``maxSize``);
     * an explicit ``storage.memoryVolumeSize`` holds at least twice
       ``fileSize`` (an error) and is greater than 0;
@@ -146,13 +180,17 @@ def check_memory_volume(data: dict[str, Any], doc: SourceDoc) -> Iterator[Proble
     package = as_dict(spec.get("jobPackage"))
     max_size = as_quantity(package.get("maxSize"))
     file_size = as_int(package.get("fileSize"))
+    if file_size is None:  # a source's size is the same file's (jobPackage.source)
+        file_size = as_int(as_dict(package.get("source")).get("size"))
     raw_volume = as_dict(spec.get("storage")).get("memoryVolumeSize")
     volume = as_quantity(raw_volume)
     if max_size is not None and file_size is not None and file_size > max_size.value:
         yield problem(
             doc,
-            ("spec", "jobPackage", "fileSize"),
-            f"fileSize {file_size} bytes is larger than jobPackage.maxSize {package.get('maxSize')}, "
+            ("spec", "jobPackage", "fileSize")
+            if "fileSize" in package
+            else ("spec", "jobPackage", "source", "size"),
+            f"the package's size {file_size} bytes is larger than jobPackage.maxSize {package.get('maxSize')}, "
             "from which the memory volume is sized (twice it: the package packed and unpacked); "
             f"set jobPackage.maxSize to at least {file_size}",
         )

@@ -11,8 +11,9 @@ One module per object family, each named here (a test keeps this list whole):
   with its parts :mod:`.env` (environment), :mod:`.resources` (requests and
   limits), :mod:`.memory` (heap, off-heap and the memory volume),
   :mod:`.security` (security contexts), :mod:`.placement` (node affinity,
-  tolerations, uniform mapping), :mod:`.volumes` and :mod:`.surface` (runtime
-  class, the user's volumes, ``envFrom``, ``/dev/shm``);
+  tolerations, uniform mapping), :mod:`.volumes`, :mod:`.surface` (runtime
+  class, the user's volumes, ``envFrom``, ``/dev/shm``) and :mod:`.package`
+  (the init container and ``image`` volume of ``jobPackage.source``);
 * :mod:`.workers` and :mod:`.job_master`: what is a worker's or the job
   master's (their :class:`~.pod.PodScope`, containers and StatefulSet);
 * :mod:`.scheduling` (gang objects and the task topology), :mod:`.services`,

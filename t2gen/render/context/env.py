@@ -16,7 +16,7 @@ from t2gen.model import EnvVar, Job
 from t2gen.model.surface import thaw
 from t2gen.twister2 import names
 
-__all__ = ["container_env", "literal_env_value"]
+__all__ = ["container_env", "literal_env_value", "package_env"]
 
 
 def _env(name: str, value: str | int) -> dict[str, str]:
@@ -109,6 +109,26 @@ def container_env(
         env.append(_env("WORKER_PORT", worker_port))
     env.append(_env("JVM_MEMORY_MB", heap_mib))
     return env + _home_env(job, user_env) + _user_env(user_env)
+
+
+def package_env(
+    job: Job, own: list[tuple[str, str]], user_env: tuple[EnvVar, ...]
+) -> list[dict[str, Any]]:
+    """The environment of the init container that places the job package (:mod:`.package`).
+
+    Args:
+        job: the job.
+        own: the placing script's settings, ``(name, value)`` in order;
+            each value is written so that the kubelet passes it unchanged.
+        user_env: the pod's own variables, as for :func:`container_env`
+            (a proxy or a CA path reaches the download too).
+
+    Returns:
+        ``[{name, value}]`` or ``[{name, valueFrom}]``: the settings, ``HOME``
+        for a container that does not run as root, then the user's.
+    """
+    settings = [_env(name, literal_env_value(value)) for name, value in own]
+    return settings + _home_env(job, user_env) + _user_env(user_env)
 
 
 def _home_env(job: Job, user_env: tuple[EnvVar, ...]) -> list[dict[str, Any]]:

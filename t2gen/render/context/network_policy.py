@@ -23,7 +23,8 @@ The job's policy ``<job>`` selects every pod of the job (``t2-job: <job>``):
   job master call (their Roles, :mod:`.rbac`), by address and port only, since
   no label selects it; the package source (the Twister2 uploader's pods,
   ``app: twister2-uploader`` on port 80, or the addresses and port of
-  ``jobPackage.uri``); ZooKeeper's ports; and ``network.policy.egress``.
+  ``jobPackage.uri`` or ``jobPackage.source.url``; none for ``source.oci``,
+  which the kubelet pulls); ZooKeeper's ports; and ``network.policy.egress``.
 
 The supervisor (``spec.lifecycle.supervise``) has no ``t2-job`` label; its own
 policy ``<job>-supervisor`` lets nothing in and only DNS and the API server out.
@@ -84,12 +85,22 @@ def _dns_and_api_server(job: Job) -> list[dict[str, Any]]:
 
 
 def _package_source(job: Job) -> list[dict[str, Any]]:
+    """Egress to where the pods get the job package, and nowhere else for it.
+
+    ``jobPackage.source.url``: the URL's port (on ``packageSource``'s
+    addresses); ``source.oci``: nothing, since the kubelet pulls an ``image``
+    volume on the node's network, which no NetworkPolicy governs
+    (https://kubernetes.io/docs/concepts/services-networking/network-policies/:
+    a policy selects pods); ``client-to-pods``: nothing, the copy comes
+    through the API server (``kubectl cp``).
+    """
     package = job.spec.job_package
-    if package.upload_method != "webserver":
-        return []  # client-to-pods: copied in through the API server (kubectl cp)
-    if package.uri:
+    url = package.source.url if package.source else package.uri
+    if url is None and package.upload_method != "webserver":
+        return []
+    if url:
         source = job.spec.network.policy.package_source
-        port = uri_port(package.uri)
+        port = uri_port(url)
         return [_rule(source, source.ports or ([port] if port else []))]
     peer: dict[str, Any] = {"podSelector": {"matchLabels": dict(UPLOADER_LABELS)}}
     if package.uploader == "default-namespace":

@@ -32,6 +32,11 @@ from t2gen.model import EnvVar, Job, Placement, PodSurface
 from t2gen.record import Record
 from t2gen.render.context.env import container_env
 from t2gen.render.context.meta import pod_metadata
+from t2gen.render.context.package import (
+    init_container,
+    package_annotations,
+    package_volume,
+)
 from t2gen.render.context.placement import affinity, node_selector, tolerations
 from t2gen.render.context.rbac import service_account_name
 from t2gen.render.context.scheduling import pod_scheduling, task_affinity
@@ -196,7 +201,8 @@ def pod_template(
         ``runtimeClassName``, ``enableServiceLinks``, ``securityContext``, ``affinity`` and
         ``tolerations`` only when set, ``terminationGracePeriodSeconds``
         always (Kubernetes' default of 30 s only delays the end of a Twister2
-        job), then ``containers`` and ``volumes``.
+        job), then ``initContainers`` (with ``jobPackage.source``: the one
+        that places the package, :mod:`.package`), ``containers`` and ``volumes``.
     """
     volumes, mounts = pod_volumes(
         job,
@@ -205,6 +211,7 @@ def pod_template(
         ssh_key=scope.mpi,
         job_wide=scope.job_wide,
         scope=scope.surface,
+        package=package_volume(job),
     )
     pod_security, container_security = security_contexts(job, sshd=scope.mpi)
     parts = PodParts(
@@ -244,13 +251,26 @@ def pod_template(
     pod_tolerations = tolerations(scope.placement.tolerations)
     if pod_tolerations:
         spec["tolerations"] = pod_tolerations
-    spec["containers"] = containers(parts)
+    app = containers(parts)
+    init = init_container(
+        job,
+        first=app[0]["resources"],
+        security_context=security_contexts(job, sshd=False)[1],
+        env_from=parts.env_from,
+        user_env=parts.env,
+        job_wide=scope.job_wide,
+        scope=scope.surface,
+    )
+    if init is not None:
+        spec["initContainers"] = [init]
+    spec["containers"] = app
     spec["volumes"] = volumes
     metadata = pod_metadata(job, {**scope.labels, **scheduling.labels})
     merged = {
         **scheduling.annotations,
         **metadata.get("annotations", {}),
         **scope.annotations,
+        **package_annotations(job),
         **_profile_annotation(job),
     }
     if merged:

@@ -72,12 +72,14 @@ def resources(
 
 
 def pod_requests(template: dict[str, Any]) -> dict[str, Quantity]:
-    """One pod's requests: its containers' ``resources.requests`` summed, exactly.
+    """One pod's requests as the scheduler reserves them, exactly.
 
-    What the scheduler reserves for a pod without init containers or
-    ``overhead`` (``PodRequests``, kubernetes/kubernetes
-    ``staging/src/k8s.io/component-helpers/resource/helpers.go``), which is
-    every pod t2gen builds; the gang's ``minResources`` is summed from it
+    The containers' ``resources.requests`` summed, then for each resource the
+    larger of that and any init container's (``PodRequests``,
+    kubernetes/kubernetes ``staging/src/k8s.io/component-helpers/resource/helpers.go``:
+    init containers run one at a time before the app containers; t2gen's
+    package init container is no sidecar and the pods have no ``overhead``).
+    The gang's ``minResources`` is summed from it
     (:func:`t2gen.gangs.minresources.min_resources`).
 
     Args:
@@ -91,4 +93,9 @@ def pod_requests(template: dict[str, Any]) -> dict[str, Quantity]:
         for name, text in container.get("resources", {}).get("requests", {}).items():
             amount = parse_quantity(text)
             total[name] = total[name] + amount if name in total else amount
+    for container in template["spec"].get("initContainers", ()):
+        for name, text in container.get("resources", {}).get("requests", {}).items():
+            amount = parse_quantity(text)
+            if name not in total or total[name].value < amount.value:
+                total[name] = amount
     return total

@@ -54,6 +54,7 @@ def pod_volumes(
     ssh_key: bool,
     job_wide: PodSurface,
     scope: PodSurface,
+    package: dict[str, Any] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Volumes of a pod and the mounts of each of its containers.
 
@@ -68,6 +69,9 @@ def pod_volumes(
         scope: the worker group's or job master's own pod surface; its volumes
             come after ``job_wide``'s, both after t2gen's own
             (:func:`.surface.extra_volumes`).
+        package: the job package's ``image`` volume (:func:`.package.package_volume`),
+            placed right after the memory volume; mounted only by the init
+            container that copies the package.
 
     Returns:
         ``(volumes, volumeMounts)``: always the memory volume (its ``sizeLimit``
@@ -89,6 +93,8 @@ def pod_volumes(
             },
         }
     ]
+    if package is not None:
+        volumes.append(package)
     mounts: list[dict[str, Any]] = [
         {"name": names.MEMORY_VOLUME, "mountPath": names.MEMORY_VOLUME_PATH}
     ]
