@@ -299,7 +299,10 @@ def run_render(
         if output is not None:
             from t2gen.output.directory import write_directory
 
-            for path in write_directory(documents, output, sources=jobs, force=force):
+            read = [*templates, *(x for x in (package, job_object) if x is not None)]
+            for path in write_directory(
+                documents, output, sources=jobs, force=force, inputs=read
+            ):
                 echo(str(path), err=True)
         elif output_format == "json":
             write_stdout(to_json(documents))

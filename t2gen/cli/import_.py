@@ -156,7 +156,9 @@ def import_(
             from t2gen.importer.emit import HEADER_MARKER
             from t2gen.output.files import write_file
 
-            write_file(output, result.text, marker=HEADER_MARKER, force=force)
+            write_file(
+                output, result.text, marker=HEADER_MARKER, force=force, inputs=paths
+            )
         for line in report_lines(result.warnings, result.unmapped, result.agree):
             typer.echo(line, err=True)
         if output is not None:
