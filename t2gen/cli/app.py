@@ -124,18 +124,21 @@ def _report_click_error(err: typer.TyperException) -> NoReturn:
     its command, and ``NoArgsIsHelpError`` (Click's public name for it), whose
     message is that command's help, is printed as it is (click ``exceptions.py``).
     """
+    from t2gen.errors import inert, one_line
+
     message = err.format_message()
     context = getattr(err, "ctx", None)
     if type(err).__name__ == "NoArgsIsHelpError":  # no arguments: the command's help
-        typer.echo(message, err=True)
+        typer.echo(inert(message), err=True)
         sys.exit(err.exit_code)
     if err.exit_code == _USAGE_ERROR:
         command = context.command_path if context is not None else "t2gen"
         typer.echo(
-            f"{command}: {message.rstrip('.')} (see '{command} --help')", err=True
+            one_line(f"{command}: {message.rstrip('.')} (see '{command} --help')"),
+            err=True,
         )
     else:
-        typer.echo(f"t2gen: {message.rstrip('.')}", err=True)
+        typer.echo(one_line(f"t2gen: {message.rstrip('.')}"), err=True)
     sys.exit(err.exit_code)
 
 

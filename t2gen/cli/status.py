@@ -72,10 +72,10 @@ def status(
     """
     warnings: list[Warning_] = []
     with reporting(warnings):
-        from t2gen.pipeline.status import status_report
-        from t2gen.plan.text import (
+        from t2gen.errors import (
             inert,  # what the cluster says, never a terminal's command
         )
+        from t2gen.pipeline.status import status_report
 
         write_stdout(
             inert(
