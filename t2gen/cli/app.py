@@ -105,10 +105,15 @@ def main() -> None:
         guard_closed_streams()
     _cap_terminal_size()
     import contextlib
+    import os
 
     arguments = sys.argv[1:]
     # Typer's rich help prints itself on stdout as the error is made: send it to stderr.
-    bare = not arguments or arguments in (["templates"], ["secret"])
+    # (Not when a shell asks for completions, ``_T2GEN_COMPLETE``: they are on stdout.)
+    completing = any(name.endswith("_COMPLETE") for name in os.environ)
+    bare = not completing and (
+        not arguments or arguments in (["templates"], ["secret"])
+    )
     try:
         with (
             contextlib.redirect_stdout(sys.stderr) if bare else contextlib.nullcontext()
