@@ -26,29 +26,58 @@ __all__ = [
     "ValidationError",
     "Warning_",
     "format_json_path",
+    "inert",
     "one_line",
 ]
 
-# Characters that end a line or drive a terminal: C0 and C1 controls, DEL and
-# the Unicode line and paragraph separators.
-_CONTROLS = "[\x00-\x1f\x7f-\x9f\u2028\u2029]"
+_UNSAFE = (
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
+    "\u2066-\u2069\ud800-\udfff]"
+)
+"""What a terminal or an editor acts on rather than shows, or no encoder can
+write: C0 and C1 controls (``ESC``, carriage return, backspace, tab) but the
+line feed, the line separators and bidirectional controls of Unicode, and lone
+surrogates (a file name's undecodable byte ``0xff`` arrives as ``\udcff``,
+Python's ``surrogateescape``, PEP 383)."""
+
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def _escape(match: re.Match[str]) -> str:
-    char = match[0]
-    return _NAMED.get(char) or (
-        f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
-    )
+def _escape(char: str) -> str:
+    r"""One unsafe character as an escape: a file name's undecodable byte as ``\xNN``."""
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # surrogateescape: the byte code - 0xDC00
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def inert(text: str) -> str:
+    r"""``text`` with every character of :data:`_UNSAFE` written as an escape (``\x1b``, ``\u202e``, ``\xff``).
+
+    The one way t2gen prints a string it was given (a file name, a value read
+    from a cluster): it can neither move the cursor, erase a line, reorder
+    what follows it, nor fail to encode (a non-UTF-8 file name's byte
+    ``0xff`` is written ``\xff``). Line feeds are kept (see :func:`one_line`).
+
+    Args:
+        text: any string, surrogates included.
+
+    Returns:
+        The same text, every unsafe character escaped; valid UTF-8 when encoded.
+    """
+    if text.isascii() and text.isprintable():
+        return text
+    return re.sub(_UNSAFE, lambda match: _escape(match[0]), text)
 
 
 def one_line(text: str) -> str:
-    r"""Return text with every control character and line break written as an escape.
+    r"""Return text on one line: :func:`inert`, and line breaks written as escapes.
 
     A finding is printed as one line; a value quoted in it (a key, a file name)
     could hold a newline and text that looks like another finding
     (``otherfile:1:1: ...``). ``\n``, ``\r`` and ``\t`` are written so;
-    other controls as ``\xNN`` or ``\uNNNN``. Other text is unchanged.
+    other controls as ``\xNN`` or ``\uNNNN``, an undecodable file name byte
+    as ``\xNN``. Other text is unchanged.
 
     Args:
         text: one finding as formatted.
@@ -56,9 +85,9 @@ def one_line(text: str) -> str:
     Returns:
         The same finding on one line, without terminal control characters.
     """
-    if re.search(_CONTROLS, text) is None:
+    if text.isascii() and text.isprintable():
         return text
-    return re.sub(_CONTROLS, _escape, text)
+    return inert(re.sub("[\n\r\t]", lambda match: _NAMED[match[0]], text))
 
 
 def format_json_path(path: tuple[str | int, ...]) -> str:

@@ -44,6 +44,7 @@ app = typer.Typer(
     "Start with `t2gen init > job.yaml`, then `t2gen render job.yaml | kubectl apply -f -`.",
     no_args_is_help=True,
     add_completion=True,
+    pretty_exceptions_enable=False,  # rich in sys.excepthook hangs on a huge COLUMNS
     pretty_exceptions_show_locals=False,
     context_settings=SETTINGS,
 )
@@ -96,26 +97,64 @@ def main() -> None:
     line on stderr naming the command, then exit code 2, instead of Click's
     usage block; a closed stdout (``t2gen render job.yaml | head``) ends quietly,
     and any other failure to write it (``> /dev/full``) is one line and exit 1.
+    A file error no command reported (``--install-completion`` when
+    ``~/.bashrc`` is a directory, a name too long for the file system) is one
+    line and exit 1. Help asked for by no arguments (``t2gen``,
+    ``kubectl-t2gen``, ``t2gen templates``) is a usage error: it goes to
+    stderr, exit 2. ``COLUMNS`` and ``LINES`` are capped (:func:`_cap_terminal_size`).
     """
     if sys.stdout is None or sys.stdin is None:  # started with >&- or <&-
         from t2gen.cli.commands import guard_closed_streams
 
         guard_closed_streams()
+    _cap_terminal_size()
+    import contextlib
+    import os
 
+    arguments = sys.argv[1:]
+    # Typer's rich help prints itself on stdout as the error is made: send it to stderr.
+    # (Not when a shell asks for completions, ``_T2GEN_COMPLETE``: they are on stdout.)
+    completing = any(name.endswith("_COMPLETE") for name in os.environ)
+    bare = not completing and (
+        not arguments or arguments in (["templates"], ["secret"])
+    )
     try:
-        result = app(standalone_mode=False, prog_name="t2gen")
+        with (
+            contextlib.redirect_stdout(sys.stderr) if bare else contextlib.nullcontext()
+        ):
+            result = app(standalone_mode=False, prog_name="t2gen")
     except typer.TyperException as err:  # every Click error: Typer 0.27+ vendors Click
         _report_click_error(err)
     except typer.Abort:
         typer.echo("t2gen: aborted", err=True)
         sys.exit(1)
     except OSError as err:
-        if err.filename is not None:  # t2gen reports its own files' errors itself
-            raise
+        if err.filename is not None:  # a file no command reported: one line, exit 1
+            from t2gen.cli.commands import echo
+
+            reason = err.strerror or type(err).__name__
+            echo(f"t2gen: {err.filename}: {reason}", err=True)
+            sys.exit(1)
         from t2gen.cli.commands import stdout_failed
 
         sys.exit(stdout_failed(err))
     sys.exit(result if isinstance(result, int) else 0)
+
+
+_MAX_COLUMNS = 1000
+"""The widest ``COLUMNS`` (and tallest ``LINES``) the help is laid out for:
+rich lays out a line per column, so ``COLUMNS=100000000`` hangs and
+``COLUMNS=99999999999999999999`` overflows (``OverflowError``)."""
+
+
+def _cap_terminal_size() -> None:
+    """Cap ``COLUMNS`` and ``LINES`` at :data:`_MAX_COLUMNS` for rich (which reads them when it prints)."""
+    import os
+
+    for name in ("COLUMNS", "LINES"):
+        value = os.environ.get(name, "").strip()
+        if value.isdigit() and (len(value) > 6 or int(value) > _MAX_COLUMNS):
+            os.environ[name] = str(_MAX_COLUMNS)
 
 
 def _report_click_error(err: typer.TyperException) -> NoReturn:
@@ -128,18 +167,21 @@ def _report_click_error(err: typer.TyperException) -> NoReturn:
     its command, and ``NoArgsIsHelpError`` (Click's public name for it), whose
     message is that command's help, is printed as it is (click ``exceptions.py``).
     """
+    from t2gen.errors import inert, one_line
+
     message = err.format_message()
     context = getattr(err, "ctx", None)
     if type(err).__name__ == "NoArgsIsHelpError":  # no arguments: the command's help
-        typer.echo(message, err=True)
+        typer.echo(inert(message), err=True)
         sys.exit(err.exit_code)
     if err.exit_code == _USAGE_ERROR:
         command = context.command_path if context is not None else "t2gen"
         typer.echo(
-            f"{command}: {message.rstrip('.')} (see '{command} --help')", err=True
+            one_line(f"{command}: {message.rstrip('.')} (see '{command} --help')"),
+            err=True,
         )
     else:
-        typer.echo(f"t2gen: {message.rstrip('.')}", err=True)
+        typer.echo(one_line(f"t2gen: {message.rstrip('.')}"), err=True)
     sys.exit(err.exit_code)
 
 

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
-from t2gen.errors import T2genError, Warning_, one_line
+from t2gen.errors import T2genError, Warning_, inert, one_line
 from t2gen.output import write_text
 
 if TYPE_CHECKING:
@@ -41,33 +41,18 @@ __all__ = [
     "warn",
 ]
 
-_ANSI: Any = None
-
 
 def echo(message: str, *, err: bool = False) -> None:
-    """Print one line on stdout (or stderr) and flush, exactly as ``typer.echo`` does.
+    r"""Print one line on stdout (or stderr) and flush, as ``typer.echo`` does.
 
-    As Click's ``echo``, ANSI escape sequences (``ESC [ ... letter``) are removed
-    when the stream is not a terminal. The line is written whole or the call
-    fails (:func:`t2gen.output.write_text`).
+    Every message may quote what a user gave (a file name, a value), so it is
+    printed :func:`t2gen.errors.inert`: a terminal escape is shown
+    (``\x1b``), never acted on, and a non-UTF-8 file name's byte is written
+    ``\xff`` rather than failing to encode. The line is written whole or the
+    call fails (:func:`t2gen.output.write_text`).
     """
-    global _ANSI
     stream: IO[str] = sys.stderr if err else sys.stdout
-    text = f"{message}\n"
-    if "\033" in text and not _isatty(stream):
-        if _ANSI is None:
-            import re
-
-            _ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")  # Click's _ansi_re
-        text = _ANSI.sub("", text)
-    write_text(stream, text)
-
-
-def _isatty(stream: IO[str]) -> bool:
-    try:
-        return stream.isatty()
-    except Exception:
-        return False
+    write_text(stream, f"{inert(message)}\n")
 
 
 def warn(lines: Sequence[str]) -> None:
@@ -337,7 +322,10 @@ def run_render(
         if output is not None:
             from t2gen.output.directory import write_directory
 
-            for path in write_directory(documents, output, sources=files, force=force):
+            read = [*templates, *(x for x in (package, job_object) if x is not None)]
+            for path in write_directory(
+                documents, output, sources=files, force=force, inputs=read
+            ):
                 echo(str(path), err=True)
         elif output_format == "json":
             write_stdout(to_json(documents))

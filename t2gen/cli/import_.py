@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from t2gen.cli._report import reporting, warn, write_stdout
+from t2gen.cli.commands import echo
 from t2gen.inputs.yaml import JsonPath
 
 __all__ = ["EPILOG", "import_"]
@@ -159,8 +160,10 @@ def import_(
             from t2gen.importer.emit import HEADER_MARKER
             from t2gen.output.files import write_file
 
-            write_file(output, result.text, marker=HEADER_MARKER, force=force)
+            write_file(
+                output, result.text, marker=HEADER_MARKER, force=force, inputs=paths
+            )
         for line in report_lines(result.warnings, result.unmapped, result.agree):
-            typer.echo(line, err=True)
+            echo(line, err=True)
         if output is not None:
-            typer.echo(f"wrote {output}", err=True)
+            echo(f"wrote {output}", err=True)

@@ -109,6 +109,7 @@ def package(
             Path(output_file or f"{loaded.name}.tar.gz"),
             marker=GZIP_HEADER,
             force=force,
+            inputs=[job, *(x for x in (jar, conf) if x is not None)],
         )
         built = build_package(loaded, doc, jar=jar, conf=conf, output=str(target))
         lines = [str(change) for change in built.changes]

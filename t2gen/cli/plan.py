@@ -170,8 +170,8 @@ def plan(
         )
     warnings: list[Warning_] = []
     with reporting(warnings):
+        from t2gen.errors import inert
         from t2gen.pipeline.plan import plan_job
-        from t2gen.plan.text import inert
 
         outcome = plan_job(
             job,

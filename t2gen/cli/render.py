@@ -76,6 +76,12 @@ def output_choice(value: str) -> tuple[OutputFormat, Path | None]:
         return OutputFormat(value.lower()), None
     except ValueError:
         pass
+    if value.startswith("="):  # `-o=yaml`: a short option takes what follows it whole
+        raise typer.BadParameter(
+            f"{value!r} is not an output format: `-o{value}` gives -o the value "
+            f"{value!r}; write -o {value[1:] or 'yaml'} or --output={value[1:] or 'yaml'}",
+            param_hint="'--output' / '-o'",
+        )
     if value.lower().endswith((".yaml", ".yml", ".json")) or Path(value).is_file():
         raise typer.BadParameter(
             f"{value!r} is not an output format (yaml, json, helm): -o is the format, as in "

@@ -110,10 +110,10 @@ def status(
     warnings: list[Warning_] = []
     code = 0
     with reporting(warnings):
-        from t2gen.pipeline.status import status_report, watch_status
-        from t2gen.plan.text import (
+        from t2gen.errors import (
             inert,  # what the cluster says, never a terminal's command
         )
+        from t2gen.pipeline.status import status_report, watch_status
         from t2gen.status.fetch import Kubectl
 
         kubectl = (

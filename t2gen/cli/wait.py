@@ -60,8 +60,8 @@ def wait(
     assert seconds is not None and every is not None
     warnings: list[Warning_] = []
     with reporting(warnings):
+        from t2gen.errors import inert
         from t2gen.pipeline.status import wait_for_job
-        from t2gen.plan.text import inert
         from t2gen.status.fetch import Kubectl
 
         outcome = wait_for_job(

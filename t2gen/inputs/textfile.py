@@ -1,11 +1,13 @@
 """The byte door: an input's bytes within its bound, decoded as UTF-8, offsets as ``line:col``.
 
 Every input t2gen reads from a path or standard input comes through here, each
-with the bound its own module of :mod:`t2gen.inputs` states: the size is
-measured while reading (at most ``limit + 1`` bytes are ever read, whatever the
-file claims to be, and standard input is read the same way), a path that is
-not a regular file is refused before a byte is read, and an undecodable byte
-is located.
+with the bound its own module of :mod:`t2gen.inputs` states: a regular file
+whose length (``st_size``) is over the bound is refused before a byte is read
+(a 1 GiB sparse file costs nothing), and the size is measured while reading
+too, since a file may grow or state no length (``/proc`` files say 0): at most
+``limit + 1`` bytes are ever read, whatever the file claims to be, and
+standard input is read the same way. A path that is not a regular file is
+refused before a byte is read, and an undecodable byte is located.
 """
 
 from __future__ import annotations
@@ -63,17 +65,19 @@ def read_source(
     Raises:
         ConfigError: the file is missing, a directory, not a regular file (a
             FIFO, socket or device, which could block or never end: use ``-``
-            to read standard input), unreadable or too large.
+            to read standard input), unreadable, or too large: by its stated
+            length before any read, or by what was read.
     """
     try:
         if path == "-":
             stream = stdin if stdin is not None else sys.stdin.buffer
-            raw = stream.read(limit + 1)
+            raw = _read_at_most(stream, limit + 1)
         else:
             # O_NONBLOCK: opening a FIFO must not wait for a writer.
             descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
             with os.fdopen(descriptor, "rb") as handle:
-                mode = os.fstat(handle.fileno()).st_mode
+                info = os.fstat(handle.fileno())
+                mode = info.st_mode
                 if stat.S_ISDIR(mode):
                     raise IsADirectoryError
                 if not stat.S_ISREG(mode):
@@ -82,8 +86,12 @@ def read_source(
                         message="not a regular file (a pipe, socket or device); "
                         "give a file, or - to read standard input",
                     )
+                if info.st_size > limit:  # refused before a byte is read
+                    raise _TooLarge
                 os.set_blocking(handle.fileno(), True)
-                raw = handle.read(limit + 1)
+                raw = _read_at_most(handle, limit + 1)
+    except _TooLarge:
+        pass
     except FileNotFoundError:
         raise ConfigError(path=path, message="no such file") from None
     except IsADirectoryError:
@@ -94,13 +102,36 @@ def read_source(
         raise ConfigError(
             path=path, message=f"cannot read: {err.strerror or err}"
         ) from None
-    if len(raw) > limit:
-        raise ConfigError(
-            path=path,
-            message=f"larger than {limit // 1024} KiB; "
-            + (advice or f"a {what} is a few hundred bytes"),
-        )
-    return raw
+    else:
+        if len(raw) <= limit:
+            return raw
+    raise ConfigError(
+        path=path,
+        message=f"larger than {limit // 1024} KiB; "
+        + (advice or f"a {what} is a few hundred bytes"),
+    )
+
+
+class _TooLarge(Exception):
+    """A regular file's stated length is over the bound: refused before it is read."""
+
+
+def _read_at_most(stream: IO[bytes], most: int) -> bytes:
+    """Read until end of file or ``most`` bytes, whichever is first.
+
+    A stream may return fewer bytes than asked (a raw pipe) before its end;
+    the reads go on until it returns none, never asking for more than what
+    is left of ``most``, so at most ``most`` bytes are ever read.
+    """
+    parts: list[bytes] = []
+    total = 0
+    while total < most:
+        chunk = stream.read(most - total)
+        if not chunk:
+            break
+        parts.append(chunk)
+        total += len(chunk)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def decode_source(path: str, raw: bytes, *, what: str = "job file") -> str:

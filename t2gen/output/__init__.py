@@ -44,7 +44,7 @@ def write_stdout(text: str) -> None:
 
 
 def write_text(stream: IO[str], text: str) -> None:
-    """Write ``text`` to a standard stream, every byte or an error.
+    r"""Write ``text`` to a standard stream, every byte or an error.
 
     ``write(2)`` may write less than it was given and return the count (a
     nearly full file system: on a 4 KiB tmpfs one ``write(1, ..., 10343)``
@@ -64,12 +64,19 @@ def write_text(stream: IO[str], text: str) -> None:
 
     Args:
         stream: ``sys.stdout`` or ``sys.stderr`` (a text stream with a ``buffer``).
-        text: what to write; encoded as UTF-8.
+        text: what to write; encoded as UTF-8 (a lone surrogate, as a
+            non-UTF-8 file name brings, is written as its byte's escape ``\xff``
+            with the text's controls: :func:`t2gen.errors.inert`).
 
     Raises:
         OSError: the write, or the deferred close, failed.
     """
-    data = text.encode("utf-8")
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: a non-UTF-8 file name's byte
+        from t2gen.errors import inert
+
+        data = inert(text).encode("utf-8")
     stream.flush()  # what was printed before goes first
     try:
         descriptor = stream.fileno()

@@ -12,7 +12,7 @@ import stat
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from t2gen.errors import OutputError
+from t2gen.errors import OutputError, one_line
 from t2gen.kube.yamlio import dump_yaml
 
 if TYPE_CHECKING:
@@ -172,6 +172,7 @@ def write_directory(
     *,
     sources: Sequence[str],
     force: bool = False,
+    inputs: Sequence[str] = (),
 ) -> list[Path]:
     """Write one file per object plus ``kustomization.yaml`` into ``out_dir``, atomically.
 
@@ -196,13 +197,20 @@ def write_directory(
     of one job merge cleanly. An existing ``out_dir`` is replaced only if every
     file in it is t2gen's and not changed by hand (see :func:`_sorted_files`);
     other files are never deleted or overwritten (the write is refused
-    instead), unless ``force``.
+    instead), unless ``force``; and even with ``force`` a non-empty directory
+    holding no file t2gen wrote is refused, as is what
+    :func:`t2gen.output.files.refuse_own_ground` names (the root, a mount
+    point, the home or current directory or one above them, a directory
+    holding an input).
 
     Args:
         documents: objects in output order.
         out_dir: the target directory (created if missing; its parent must exist).
         sources: the job files, named in the kustomization's header comment.
-        force: replace the directory whatever it holds (``--force``).
+        force: replace the directory whatever it holds (``--force``), if it
+            holds at least one file t2gen wrote.
+        inputs: every path the command reads (job files, ``--templates``,
+            ``--package``, ``--job-object``): a directory holding one is never replaced.
 
     Returns:
         The paths written, in ``kustomization.yaml`` order, then ``kustomization.yaml``.
@@ -230,7 +238,7 @@ def write_directory(
     from t2gen.output import atomicdir
     from t2gen.output.files import resolve_target
 
-    target, _ = resolve_target(out_dir, directory=True)
+    target, _ = resolve_target(out_dir, directory=True, inputs=[*sources, *inputs])
     parent = target.parent  # "." for a bare name
     try:
         with atomicdir.locked(parent):
@@ -286,10 +294,16 @@ def _replace(
     from t2gen.output import atomicdir
 
     parent = target.parent  # "." for a bare name
-    if target.is_dir() and not force:
+    if target.is_dir():
         present = {entry.name for entry in target.iterdir()}
         replaceable, changed = _sorted_files(target, present, contents)
-        if present - replaceable:
+        if force and present and not replaceable and not changed:
+            raise OutputError(
+                f"{one_line(str(shown))}: holds no file t2gen wrote ({_listed(present)}); "
+                "--force replaces t2gen's own directory, never one that was never "
+                "t2gen's: give an --output-dir of its own"
+            )
+        if not force and present - replaceable:
             raise OutputError(_refusal(shown, present, replaceable, changed))
     token = uuid.uuid4().hex[:12]
     staging = parent / f".{target.name}.t2gen-{token}"

@@ -14,6 +14,12 @@ One rule for every command that writes to a path (``import --output-file FILE``,
 * **Anything else** (a character or block device such as ``/dev/null``, a
   FIFO, a socket, a directory where a file is wanted): refused, ``--force`` or
   not. t2gen never writes into it, and never replaces it with a file.
+* **Never replaced**, ``--force`` or not (:func:`refuse_own_ground`): for
+  a directory, the file system root or a mount point (renaming one fails with
+  ``EBUSY`` half-way), the user's home directory or one above it, the current
+  directory or one above it, and a directory holding one of the command's own
+  inputs; for a file, one of the command's own inputs (or a file inside an
+  input directory).
 * **A symbolic link** is written through when its target exists and is what
   the rules above let t2gen replace: the target is replaced, the link stays.
   A link whose target does not exist (a dangling link) is refused: it could
@@ -30,11 +36,18 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 
-from t2gen.errors import OutputError
+from t2gen.errors import OutputError, one_line
 
-__all__ = ["replaceable_target", "resolve_target", "special_file_kind", "write_file"]
+__all__ = [
+    "refuse_own_ground",
+    "replaceable_target",
+    "resolve_target",
+    "special_file_kind",
+    "write_file",
+]
 
 
 def special_file_kind(mode: int) -> str | None:
@@ -53,14 +66,103 @@ def special_file_kind(mode: int) -> str | None:
     return "not a regular file"  # pragma: no cover - a door or a whiteout
 
 
+def _real(path: Path | str) -> Path | None:
+    """``path`` with every link and ``..`` resolved, or None when it cannot be (missing, a loop)."""
+    try:
+        return Path(os.path.realpath(path, strict=True))
+    except (OSError, ValueError):
+        return None
+
+
+def _home() -> Path | None:
+    """The user's home directory, resolved, or None when there is none to find."""
+    try:
+        return _real(Path.home())
+    except (KeyError, RuntimeError, OSError):  # no HOME and no passwd entry
+        return None
+
+
+def _within(inner: Path, outer: Path) -> bool:
+    """Whether ``inner`` is ``outer`` or lies below it (both resolved)."""
+    return inner == outer or inner.is_relative_to(outer)
+
+
+def refuse_own_ground(
+    path: Path, *, directory: bool, inputs: Sequence[str] = ()
+) -> None:
+    """Refuse a target no ``--force`` may replace: what the command stands on or reads.
+
+    Renaming a directory away (``--output-dir DIR --force``) must never take
+    the ground from under the user: the file system root or a mount point
+    (``rename(2)`` of one fails with ``EBUSY``, https://man7.org/linux/man-pages/man2/rename.2.html,
+    after the staging directory was built), the home directory, the current
+    directory or one above it (the shell would stand in a deleted directory),
+    or a directory holding an input of the same command (it would be deleted
+    with the old render). A file (``import``/``package --output-file``) must
+    never be one of the command's inputs, or a file in an input directory.
+
+    Args:
+        path: the target as the user named it (a link is followed).
+        directory: whether a directory is written (``--output-dir``); else a file.
+        inputs: the paths the command reads (job files, ``--templates``,
+            ``--package``, ``--job-object``, ``import``'s files and directories);
+            ``-`` (standard input) and paths that do not exist are skipped.
+
+    Raises:
+        OutputError: one line naming why, before anything is written or moved.
+    """
+    real = _real(path)
+    if real is None:
+        return  # nothing there yet: nothing to lose
+    shown = one_line(str(path))
+    reason: str | None = None
+    if directory:
+        home, cwd = _home(), _real(".")
+        if real == Path(real.anchor):
+            reason = "is the file system root"
+        elif os.path.ismount(real):
+            reason = "is a mount point"
+        elif home is not None and _within(home, real):
+            reason = (
+                "is your home directory"
+                if home == real
+                else "holds your home directory"
+            )
+        elif cwd is not None and _within(cwd, real):
+            reason = (
+                "is the current directory"
+                if cwd == real
+                else "holds the current directory"
+            )
+    if reason is None:
+        for source in inputs:
+            read = _real(source) if source != "-" else None
+            if read is None:
+                continue
+            if directory and _within(read, real):
+                reason = f"holds the input {one_line(source)}"
+            elif not directory and (read == real or _within(real, read)):
+                which = "is" if read == real else "lies in"
+                reason = f"{which} the input {one_line(source)}"
+            if reason is not None:
+                break
+    if reason is not None:
+        what = "--output-dir" if directory else "--output-file"
+        raise OutputError(
+            f"{shown}: {reason}; t2gen never replaces it, --force or not: give an "
+            f"{what} of its own"
+        )
+
+
 def resolve_target(
-    path: Path, *, directory: bool
+    path: Path, *, directory: bool, inputs: Sequence[str] = ()
 ) -> tuple[Path, os.stat_result | None]:
     """Where a write to ``path`` lands, by the rule of this module, and what is there now.
 
     Args:
         path: the path as the user named it.
         directory: whether a directory is written (``--output-dir``); else a file.
+        inputs: the paths the command reads (see :func:`refuse_own_ground`).
 
     Returns:
         ``(target, status)``: the path to replace (``path`` itself, or a
@@ -69,8 +171,10 @@ def resolve_target(
     Raises:
         OutputError: ``path`` is a dangling symbolic link, a link loop, a
             device, FIFO or socket, a directory where a file is wanted or a
-            file where a directory is, or its parent directory is missing.
+            file where a directory is, its parent directory is missing, or it
+            is ground no write may take (:func:`refuse_own_ground`).
     """
+    refuse_own_ground(path, directory=directory, inputs=inputs)
     target = path
     if path.is_symlink():
         try:
@@ -109,7 +213,9 @@ def resolve_target(
     return target, status
 
 
-def replaceable_target(path: Path, *, marker: bytes, force: bool = False) -> Path:
+def replaceable_target(
+    path: Path, *, marker: bytes, force: bool = False, inputs: Sequence[str] = ()
+) -> Path:
     """Where a write of one file to ``path`` may land by this module's rule, or an error.
 
     Args:
@@ -118,6 +224,7 @@ def replaceable_target(path: Path, *, marker: bytes, force: bool = False) -> Pat
             file is replaced only when it starts so (or is empty).
         force: replace a regular file whatever it holds (never a device,
             FIFO, socket or dangling link).
+        inputs: the paths the command reads, never replaced (:func:`refuse_own_ground`).
 
     Returns:
         The path to replace: ``path``, or a symbolic link's final target.
@@ -126,7 +233,7 @@ def replaceable_target(path: Path, *, marker: bytes, force: bool = False) -> Pat
         OutputError: see :func:`resolve_target`; or the file exists and t2gen
             did not write it, without ``force``.
     """
-    target, status = resolve_target(path, directory=False)
+    target, status = resolve_target(path, directory=False, inputs=inputs)
     if status is not None and not force and not _starts_with(target, marker):
         raise OutputError(
             f"{path}: exists and t2gen did not write it (it does not start as t2gen's "
@@ -154,7 +261,14 @@ def _starts_with(target: Path, marker: bytes) -> bool:
     return head == b"" or head == marker
 
 
-def write_file(path: Path, text: str, *, marker: str, force: bool = False) -> None:
+def write_file(
+    path: Path,
+    text: str,
+    *,
+    marker: str,
+    force: bool = False,
+    inputs: Sequence[str] = (),
+) -> None:
     """Write ``text`` to ``path`` in one step, by the rule of this module.
 
     Args:
@@ -164,13 +278,14 @@ def write_file(path: Path, text: str, *, marker: str, force: bool = False) -> No
             part of it): an existing file is replaced only when it starts so.
         force: replace a regular file whatever it holds (never a device,
             FIFO, socket or dangling link).
+        inputs: the paths the command reads, never replaced (:func:`refuse_own_ground`).
 
     Raises:
         OutputError: the target may not be replaced (see the module's rule),
             or a write, ``fsync``, close or rename failed; the target is then
             unchanged and no temporary file is left.
     """
-    target, status = resolve_target(path, directory=False)
+    target, status = resolve_target(path, directory=False, inputs=inputs)
     if status is not None and not force and not _starts_with(target, marker.encode()):
         raise OutputError(
             f"{path}: exists and t2gen did not write it (it does not start with "

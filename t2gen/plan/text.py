@@ -2,32 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 
-__all__ = ["aligned", "inert"]
+from t2gen.errors import inert
 
-_UNSAFE = "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
-"""What a terminal or an editor acts on rather than shows: C0 and C1 controls
-(``ESC``, carriage return, backspace), but the line feed, and the line
-separators and bidirectional controls of Unicode."""
-
-
-def inert(text: str) -> str:
-    r"""``text`` with every character of :data:`_UNSAFE` written as an escape (``\x1b``, ``\u202e``).
-
-    ``plan`` prints names and values from the node and pod lists it is given;
-    they are checked when read (:func:`t2gen.plan.nodes.node_field_problems`),
-    and this is the last line before the terminal: a table row can neither
-    move the cursor, erase a line nor reorder what follows it.
-    """
-    if text.isascii() and text.isprintable():
-        return text
-    return re.sub(
-        _UNSAFE,
-        lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}",
-        text,
-    )
+__all__ = ["aligned", "inert"]  # inert lives in t2gen.errors, low in the layers
 
 
 def aligned(rows: Sequence[tuple[str, ...]]) -> Iterator[str]:

@@ -10,6 +10,7 @@ ends is read no further than one byte past it.
 from __future__ import annotations
 
 import io
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -137,3 +138,86 @@ def test_every_reader_of_the_package_has_a_row() -> None:
         if p.name != "__init__.py"
     } | {"t2gen.inputs.yaml"}
     assert package_modules <= modules
+
+
+class _CountedReader(io.BufferedReader):
+    """A file's reader that counts the bytes read from it (``os.fdopen``'s stand-in)."""
+
+    served = 0
+
+    def read(self, size: int | None = -1) -> bytes:
+        data = super().read(size)
+        _CountedReader.served += len(data)
+        return data
+
+
+@pytest.mark.parametrize(
+    "name",
+    sorted(n for n in READERS if n not in ("ResourceList", "job package")),
+)
+def test_a_sparse_file_over_the_bound_is_refused_before_a_byte_is_read(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``truncate -s 1G``: its stated length refuses it; reading it took 543 MB (issue 41)."""
+    reader, module, constant, _ = READERS[name]
+    monkeypatch.setattr(module, constant, BOUND)
+    path = tmp_path / "sparse"
+    with path.open("wb") as handle:
+        handle.truncate(1024**3)  # 1 GiB of holes: no block on disk
+    _CountedReader.served = 0
+    monkeypatch.setattr(
+        "os.fdopen", lambda fd, mode="rb": _CountedReader(io.FileIO(fd, mode))
+    )
+    with pytest.raises(T2genError) as raised:
+        reader(str(path))
+    assert "larger than 8 KiB" in _messages(raised.value)
+    assert _CountedReader.served == 0
+
+
+def test_a_file_that_states_no_length_is_measured_while_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``/proc`` file says ``st_size`` 0 and holds more: at most one byte past the bound is read."""
+    from t2gen.inputs import textfile
+
+    path = tmp_path / "proc-like"
+    path.write_bytes(b"#" * (BOUND * 4))
+    real_fstat = os.fstat
+
+    def no_length(fd: int) -> os.stat_result:
+        info = list(real_fstat(fd))
+        info[6] = 0  # st_size
+        return os.stat_result(info)
+
+    monkeypatch.setattr(textfile.os, "fstat", no_length)
+    _CountedReader.served = 0
+    monkeypatch.setattr(
+        "os.fdopen", lambda fd, mode="rb": _CountedReader(io.FileIO(fd, mode))
+    )
+    with pytest.raises(T2genError, match="larger than 8 KiB"):
+        textfile.read_source(str(path), limit=BOUND)
+    assert _CountedReader.served == BOUND + 1
+
+
+def test_a_stream_giving_short_reads_is_read_to_its_end() -> None:
+    """A raw pipe returns what it has: the reads go on to the end, never past the bound."""
+    from t2gen.inputs import textfile
+
+    class Trickle(io.RawIOBase):
+        def __init__(self, data: bytes) -> None:
+            self.left, self.served = data, 0
+
+        def readable(self) -> bool:
+            return True
+
+        def read(self, size: int = -1) -> bytes:
+            chunk, self.left = self.left[:7], self.left[7:]
+            self.served += len(chunk)
+            return chunk
+
+    ok = Trickle(b"x" * 100)
+    assert textfile.read_source("-", stdin=ok, limit=100) == b"x" * 100  # type: ignore[arg-type]
+    over = Trickle(b"x" * 1000)
+    with pytest.raises(T2genError, match="larger than"):
+        textfile.read_source("-", stdin=over, limit=100)  # type: ignore[arg-type]
+    assert over.served <= 101 + 7

@@ -1,8 +1,8 @@
-"""What ``plan`` prints is inert (:func:`t2gen.plan.text.inert`)."""
+"""What ``plan`` prints is inert (:func:`t2gen.errors.inert`)."""
 
 from __future__ import annotations
 
-from t2gen.plan.text import inert
+from t2gen.errors import inert
 
 
 def test_controls_and_bidi_marks_are_escaped_but_line_feeds_kept() -> None:

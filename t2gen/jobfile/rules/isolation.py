@@ -150,15 +150,20 @@ def check_uploader_unused(data: dict[str, Any], doc: SourceDoc) -> Iterator[Prob
 def check_cidrs(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     """Every ``cidrs`` entry is an address block as the API server writes one.
 
-    The schema's pattern admits the shape; an octet over 255 or a block with
-    host bits set (``10.1.2.3/8``) passes it. The API server refuses the first,
-    and since KEP-4858 (IP/CIDR validation improvements, Kubernetes 1.33,
-    ``staging/src/k8s.io/apimachinery/pkg/api/validation/ip.go``) answers the
-    second with a warning that such a value is ambiguous, so both are located
-    here, the second with the block it means (Python's ``ipaddress``, strict).
+    The schema's pattern admits the shape; an octet over 255, a block with
+    host bits set (``10.1.2.3/8``), an IPv4-mapped IPv6 block
+    (``::ffff:10.0.0.0/104``) or an IPv6 block not in RFC 5952's canonical
+    form (``2001:DB8::/32``, ``2001:0db8::/32``) passes it. The API server
+    refuses the first, and since KEP-4858 (IP/CIDR validation improvements,
+    Kubernetes 1.33) refuses the next two under strict validation and warns of
+    all three on a legacy field: kubernetes/apimachinery
+    ``pkg/util/validation/ip.go``, ``parseCIDR`` (lines 134-158: "must not
+    have an IPv4-mapped IPv6 address", "must not have bits set beyond the
+    prefix length") and ``GetWarningsForCIDR`` (lines 210-253: "is
+    ambiguous", "should be in RFC 5952 canonical format"). So each is located
+    here with the block to write (Python's ``ipaddress``, whose IPv6 text is
+    RFC 5952's: lower case, the longest run of zeros as ``::``).
     """
-    import ipaddress
-
     policy = as_dict(as_dict(as_dict(data.get("spec")).get("network")).get("policy"))
     places: list[tuple[tuple[str | int, ...], Any]] = [
         ((name,), as_dict(policy.get(name)))
@@ -172,26 +177,59 @@ def check_cidrs(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
         for index, cidr in enumerate(as_list(holder.get("cidrs"))):
             if not isinstance(cidr, str):
                 continue  # the schema reports it
-            path = ("spec", "network", "policy", *where, "cidrs", index)
-            try:
-                ipaddress.ip_network(cidr, strict=True)
-            except ValueError:
-                try:
-                    block = ipaddress.ip_network(cidr, strict=False)
-                except ValueError:
-                    yield problem(
-                        doc,
-                        path,
-                        f"{cidr!r} is no address block: write one such as 10.0.0.0/16 "
-                        "or fd00::/64 (each IPv4 number at most 255)",
-                    )
-                else:
-                    yield problem(
-                        doc,
-                        path,
-                        f"{cidr!r} has host bits set, which the API server warns of "
-                        f"and may refuse: write {str(block)!r}",
-                    )
+            message = cidr_problem(cidr)
+            if message is not None:
+                path = ("spec", "network", "policy", *where, "cidrs", index)
+                yield problem(doc, path, message)
+
+
+def cidr_problem(cidr: str) -> str | None:
+    """What is wrong with ``cidr`` as a NetworkPolicy ``ipBlock.cidr``, and what to write; None when right.
+
+    Args:
+        cidr: the block as written (``10.0.0.0/16``, ``fd00::/64``).
+
+    Returns:
+        One message (see :func:`check_cidrs` for the API server's rules it
+        follows), or None for a block the API server keeps as written.
+    """
+    import ipaddress
+
+    try:
+        block = ipaddress.ip_network(cidr, strict=False)
+    except ValueError:
+        return (
+            f"{cidr!r} is no address block: write one such as 10.0.0.0/16 "
+            "or fd00::/64 (each IPv4 number at most 255)"
+        )
+    if isinstance(block, ipaddress.IPv6Network):
+        mapped = block.network_address.ipv4_mapped
+        if mapped is not None:
+            ipv4 = (
+                f"write the IPv4 block {mapped}/{block.prefixlen - 96}"
+                if block.prefixlen >= 96
+                else "write it as an IPv4 block"
+            )
+            return (
+                f"{cidr!r} is an IPv4-mapped IPv6 block, which the API server refuses "
+                f"(it is ambiguous): {ipv4}"
+            )
+    address = cidr.split("/", 1)[0]
+    if ipaddress.ip_address(address) != block.network_address:
+        return (
+            f"{cidr!r} has host bits set, which the API server warns of "
+            f"and may refuse: write {str(block)!r}"
+        )
+    if str(block) == cidr:
+        return None
+    if isinstance(block, ipaddress.IPv6Network):
+        return (
+            f"{cidr!r} is not in RFC 5952 canonical form, which the API server warns "
+            f"of and writes back changed: write {str(block)!r}"
+        )
+    return (  # Python reads a prefix length of "08"; Go's netip.ParsePrefix does not
+        f"{cidr!r} has a leading 0, which the API server refuses: write {str(block)!r}"
+    )
 
 
 RULES: tuple[Rule, ...] = (

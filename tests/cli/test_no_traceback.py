@@ -1,0 +1,92 @@
+"""Command lines that ended in a traceback or misled (issue 41): one line, the right stream and exit code."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+BIN = Path(sys.executable).parent
+JOB = str(ROOT / "examples/wordcount.yaml")
+
+
+def _run(
+    *argv: str, cwd: Path, script: str = "t2gen", **env: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / script), *argv],
+        cwd=cwd,
+        env={**os.environ, "T2GEN_NO_FAST_START": "1", **env},
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        timeout=300,  # a guard against a hang, never a measure of speed
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("columns", ["100000000", "99999999999999999999"])
+def test_a_huge_columns_value_still_prints_the_help(
+    tmp_path: Path, columns: str
+) -> None:
+    result = _run("render", "--help", cwd=tmp_path, COLUMNS=columns, LINES=columns)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert "--output-dir" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("script", "argv"),
+    [("t2gen", ()), ("kubectl-t2gen", ()), ("t2gen", ("templates",))],
+)
+def test_help_for_no_arguments_is_a_usage_error_on_stderr(
+    tmp_path: Path, script: str, argv: tuple[str, ...]
+) -> None:
+    result = _run(*argv, cwd=tmp_path, script=script)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert "Usage:" in result.stderr
+
+
+def test_a_templates_directory_name_too_long_is_one_line(tmp_path: Path) -> None:
+    result = _run("render", JOB, "--templates", "a" * 300, cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr.endswith(": File name too long\n"), result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("make", "where", "reason"),
+    [
+        (
+            lambda home: (home / ".bash_completions").write_text(""),
+            ".bash_completions",
+            "File exists",
+        ),
+        (lambda home: (home / ".bashrc").mkdir(), ".bashrc", "Is a directory"),
+    ],
+)
+def test_install_completion_into_a_broken_home_is_one_line(
+    tmp_path: Path, make: object, where: str, reason: str
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    make(home)  # type: ignore[operator]
+    result = _run(
+        "--install-completion", "bash", cwd=tmp_path, HOME=str(home), SHELL="/bin/bash"
+    )
+    assert result.returncode == 1
+    assert result.stderr == f"t2gen: {home / where}: {reason}\n"
+
+
+def test_an_equals_sign_after_a_short_option_says_how_to_write_it(
+    tmp_path: Path,
+) -> None:
+    result = _run("render", JOB, "-o=json", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert "write -o json or --output=json" in result.stderr
+    assert list(tmp_path.iterdir()) == []
