@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
@@ -50,7 +50,10 @@ class _Condition(Struct, omit_defaults=True, gc=False):
     """A node condition's ``type`` and ``status``; not tracked by the cycle collector (it holds no cycle)."""
 
     type: Any = UNSET
-    status: Any = UNSET
+    # The API's three values (ConditionStatus, kubernetes
+    # staging/src/k8s.io/api/core/v1/types.go), decoded to one shared string each;
+    # any other value leaves the list to the plain reader, which judges it.
+    status: Literal["True", "False", "Unknown"] | UnsetType | None = UNSET
 
 
 class _NodeStatus(Struct, omit_defaults=True):
