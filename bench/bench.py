@@ -25,11 +25,8 @@ the machine's speed during the run falls on all of them alike:
 It prints each figure, the ratios ``render / kustomize`` and ``render / python``,
 and the budgets of issue 15 with PASS or MISS, and writes the same report to
 ``bench/results.md`` with a description of the machine. Every t2gen row is
-judged against the budget of docs/untrusted-input.md (at most 10x the CPU of a
-plain ``t2gen render examples/wordcount.yaml`` measured in the same run, at most
-200 MB), next to the figure the previous report (the ``bench/results.md`` this
-run replaces) gave for the same row, where it has one. Budgets are reported,
-never asserted: timings vary with the machine and its load.
+judged against the budget of ``budget.py``, beside the figure the report this
+run replaces gave for it. Budgets are reported, never asserted.
 """
 
 from __future__ import annotations
@@ -37,7 +34,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import re
 import shutil
 import statistics
 import subprocess
@@ -47,13 +43,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from budget import CPU_BUDGET_X, MEMORY_BUDGET_MB, previous_figures, run_child
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "wordcount.yaml"
 HELM = ROOT / ".tools" / "helm" / "helm"
-CPU_BUDGET_X = 10.0
-"""A t2gen command may take at most this many times a plain render's CPU (docs/untrusted-input.md)."""
-MEMORY_BUDGET_MB = 200.0
-"""... and at most this peak resident memory."""
 
 
 @dataclass
@@ -68,42 +62,6 @@ class Figure:
     def median_ms(self) -> float:
         """Median CPU time (user + system) in milliseconds."""
         return statistics.median(self.times) * 1000
-
-
-def previous_figures(report: Path) -> dict[str, float]:
-    """The CPU milliseconds per command of the report this run replaces (none if it gave wall times)."""
-    try:
-        text = report.read_text(encoding="utf-8")
-    except OSError:
-        return {}
-    if "| command | median CPU ms |" not in text:
-        return {}  # an older report: wall times, not comparable
-    found = {}
-    for label, value in re.findall(r"^\| `([^`]+)` \| ([\d.]+) \|", text, re.M):
-        found[label] = float(value)
-    return found
-
-
-def run_child(
-    command: Sequence[str], cwd: Path, env: dict[str, str]
-) -> tuple[float, float]:
-    """Run ``command`` once, its output discarded; its CPU seconds (user + system) and peak MB.
-
-    Raises:
-        subprocess.CalledProcessError: the command failed.
-    """
-    child = subprocess.Popen(
-        list(command),
-        cwd=cwd,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env,
-    )
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        raise subprocess.CalledProcessError(child.returncode, list(command))
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def measure(
