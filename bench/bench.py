@@ -1,7 +1,9 @@
 """Benchmark t2gen against the interpreter's floor and a Go peer, measured in the same run.
 
-Medians of whole-process wall times (a Python timing loop around subprocess,
-so nothing but the standard library is needed). The single commands that the
+Medians of whole-process CPU times (user + system of each child, from
+``os.wait4``; wall time on a shared machine measures the neighbours) and the
+peak resident memory of each command (so nothing but the standard library is
+needed). The single commands that the
 ratios compare run round-robin, one run of each per round, so that drift in
 the machine's speed during the run falls on all of them alike:
 
@@ -22,8 +24,9 @@ the machine's speed during the run falls on all of them alike:
 
 It prints each figure, the ratios ``render / kustomize`` and ``render / python``,
 and the budgets of issue 15 with PASS or MISS, and writes the same report to
-``bench/results.md`` with a description of the machine. Budgets are reported,
-never asserted: timings vary with the machine and its load.
+``bench/results.md`` with a description of the machine. Every t2gen row is
+judged against the budget of ``budget.py``, beside the figure the report this
+run replaces gave for it. Budgets are reported, never asserted.
 """
 
 from __future__ import annotations
@@ -36,10 +39,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from budget import CPU_BUDGET_X, MEMORY_BUDGET_MB, previous_figures, run_child
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "wordcount.yaml"
@@ -48,22 +52,24 @@ HELM = ROOT / ".tools" / "helm" / "helm"
 
 @dataclass
 class Figure:
-    """One measured command and its runs' wall times, in seconds."""
+    """One measured command, its runs' CPU times (seconds) and peak resident memory (MB)."""
 
     label: str
     times: list[float]
+    peak_mb: float = 0.0
 
     @property
     def median_ms(self) -> float:
-        """Median wall time in milliseconds."""
+        """Median CPU time (user + system) in milliseconds."""
         return statistics.median(self.times) * 1000
 
 
 def measure(
     label: str, command: Sequence[str], runs: int, *, warmup: int = 2, cwd: Path = ROOT
 ) -> Figure:
-    """Run ``command`` ``warmup + runs`` times; keep the wall times of the last ``runs``."""
+    """Run ``command`` ``warmup + runs`` times; keep the CPU times and peak of the last ``runs``."""
     times = []
+    peak = 0.0
     # As a user's install: compiled bytecode may be written and read.
     env = {
         key: value
@@ -72,18 +78,11 @@ def measure(
     }
     env["KUBECONFIG"] = os.devnull
     for index in range(warmup + runs):
-        start = time.perf_counter()
-        subprocess.run(
-            list(command),
-            cwd=cwd,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            check=True,
-            env=env,
-        )
+        cpu, mb = run_child(command, cwd, env)
         if index >= warmup:
-            times.append(time.perf_counter() - start)
-    return Figure(label, times)
+            times.append(cpu)
+            peak = max(peak, mb)
+    return Figure(label, times, peak)
 
 
 def kubectl_path() -> str | None:
@@ -167,7 +166,7 @@ def main() -> None:
         ) -> Figure:
             figure = measure(label, command, count)
             figures[key] = figure
-            print(f"{figure.label:<58} {figure.median_ms:9.1f} ms", flush=True)
+            print(f"{figure.label:<58} {figure.median_ms:9.1f} ms CPU", flush=True)
             return figure
 
         kubectl = kubectl_path()
@@ -227,12 +226,14 @@ def main() -> None:
             figures[key] = Figure(label, [])
         for round_ in range(2 + runs):  # two warm-up rounds
             for key, (label, command) in single.items():
-                times = measure(label, command, 1, warmup=0).times
+                once = measure(label, command, 1, warmup=0)
                 if round_ >= 2:
-                    figures[key].times += times
+                    figures[key].times += once.times
+                    figures[key].peak_mb = max(figures[key].peak_mb, once.peak_mb)
         for key in single:
             print(
-                f"{figures[key].label:<58} {figures[key].median_ms:9.1f} ms", flush=True
+                f"{figures[key].label:<58} {figures[key].median_ms:9.1f} ms CPU",
+                flush=True,
             )
 
         batch_dir = work / "batch"
@@ -257,12 +258,14 @@ def main() -> None:
                 (batch_one, [t2gen, "render", "--jobs", "1", *batch_files]),
                 (batch, [t2gen, "render", *batch_files]),
             ):
-                figure.times += measure(
+                once = measure(
                     figure.label, command, 1, warmup=0 if figure.times else 1
-                ).times
+                )
+                figure.times += once.times
+                figure.peak_mb = max(figure.peak_mb, once.peak_mb)
         for key, figure in (("batch_one", batch_one), ("batch", batch)):
             figures[key] = figure
-            print(f"{figure.label:<58} {figure.median_ms:9.1f} ms", flush=True)
+            print(f"{figure.label:<58} {figure.median_ms:9.1f} ms CPU", flush=True)
 
         scale: dict[int, Figure] = {}
         for workers in (1, 100, 10_000, 100_000):
@@ -298,22 +301,37 @@ def main() -> None:
 
     floor = figures["python"].median_ms
     render = figures["render"].median_ms
-    jobs_per_second = 500 / (batch.median_ms / 1000)
-    jobs_per_second_one = 500 / (batch_one.median_ms / 1000)
+    per_job = batch.median_ms / 500
+    per_job_one = batch_one.median_ms / 500
     validate_extra = figures["render_validate"].median_ms - render
+    previous = previous_figures(Path(args.output))
     lines = [
         "# t2gen benchmark",
         "",
         f"Machine: {machine()}. Medians of {runs} runs after 2 warm-up runs (batch: {max(3, runs // 5)} runs), "
-        "whole processes, measured by `make bench` (bench/bench.py) in one run; the commands "
-        "down to `helm template` run round-robin, one run of each per round.",
+        "whole processes, CPU time (user + system, `os.wait4`), measured by `make bench` "
+        "(bench/bench.py) in one run; the commands down to `helm template` run round-robin, "
+        "one run of each per round. Each t2gen row is judged against the budget of "
+        f"docs/untrusted-input.md: at most {CPU_BUDGET_X:.0f}x the CPU of a plain render in this "
+        f"run (batches: per job) and at most {MEMORY_BUDGET_MB:.0f} MB; `previous` is the figure "
+        "of the report this one replaced.",
         "",
-        "| command | median ms | x python -c pass |",
-        "|---|---:|---:|",
+        "| command | median CPU ms | previous | x python -c pass | x render | peak MB | budget |",
+        "|---|---:|---:|---:|---:|---:|---|",
     ]
-    for figure in figures.values():
+    for key, figure in figures.items():
+        before = previous.get(figure.label)
+        ours = figure.label.startswith("t2gen")
+        cpu = figure.median_ms / (500 if key.startswith("batch") else 1)
+        verdict = (
+            "PASS"
+            if cpu <= CPU_BUDGET_X * render and figure.peak_mb <= MEMORY_BUDGET_MB
+            else "MISS"
+        )
         lines.append(
-            f"| `{figure.label}` | {figure.median_ms:.1f} | {figure.median_ms / floor:.1f} |"
+            f"| `{figure.label}` | {figure.median_ms:.1f} | "
+            f"{'-' if before is None else f'{before:.1f}'} | {figure.median_ms / floor:.1f} | "
+            f"{cpu / render:.2f} | {figure.peak_mb:.0f} | {verdict if ours else '-'} |"
         )
     lines += ["", "| figure | value |", "|---|---:|"]
     if "kustomize" in figures:
@@ -327,12 +345,12 @@ def main() -> None:
     lines += [
         f"| render / python -c pass | {render / floor:.2f} |",
         f"| render / python -c 'import jinja2, yaml' | {render / figures['jinja_yaml'].median_ms:.2f} |",
-        f"| batch throughput, one process (`--jobs 1`) | {jobs_per_second_one:.0f} jobs/s |",
-        f"| batch throughput, default ({usable_cpus()} usable CPUs) | {jobs_per_second:.0f} jobs/s |",
-        f"| `--validate` adds | {validate_extra:.1f} ms |",
+        f"| batch, one process (`--jobs 1`): CPU per job | {per_job_one:.2f} ms |",
+        f"| batch, default ({usable_cpus()} usable CPUs): CPU per job | {per_job:.2f} ms |",
+        f"| `--validate` adds | {validate_extra:.1f} ms CPU |",
         f"| render, 100,000 workers / 1 worker | {scale[100_000].median_ms / scale[1].median_ms:.2f} |",
         "",
-        "| budget (issue 15) | measured | |",
+        "| budget (issues 15, 41) | measured | |",
         "|---|---:|---|",
     ]
 
@@ -341,16 +359,36 @@ def main() -> None:
 
     if "kustomize" in figures:
         ratio = render / figures["kustomize"].median_ms
-        budget("cold render <= 2x kubectl kustomize", f"{ratio:.2f}x", ratio <= 2)
+        budget("cold render <= 2x kubectl kustomize's CPU", f"{ratio:.2f}x", ratio <= 2)
     for key in ("version", "help"):
         ratio = figures[key].median_ms / floor
         budget(f"t2gen --{key} <= 3x python -c pass", f"{ratio:.2f}x", ratio <= 3)
     budget(
-        "batch >= 500 jobs/s (default --jobs)",
-        f"{jobs_per_second:.0f} jobs/s",
-        jobs_per_second >= 500,
+        "batch (default --jobs) <= 3 ms CPU per job",
+        f"{per_job:.2f} ms",
+        per_job <= 3,
     )
-    budget("--validate adds <= 20 ms", f"{validate_extra:.1f} ms", validate_extra <= 20)
+    budget(
+        "--validate adds <= 20 ms CPU", f"{validate_extra:.1f} ms", validate_extra <= 20
+    )
+    worst = max(
+        (f for k, f in figures.items() if f.label.startswith("t2gen")),
+        key=lambda f: f.median_ms / (500 if "500 job" in f.label else 1),
+    )
+    ratio = worst.median_ms / (500 if "500 job" in worst.label else 1) / render
+    budget(
+        f"every t2gen row <= {CPU_BUDGET_X:.0f}x a plain render's CPU (worst: `{worst.label}`)",
+        f"{ratio:.2f}x",
+        ratio <= CPU_BUDGET_X,
+    )
+    heaviest = max(
+        figures.values(), key=lambda f: f.peak_mb if f.label.startswith("t2gen") else 0
+    )
+    budget(
+        f"every t2gen row <= {MEMORY_BUDGET_MB:.0f} MB (largest: `{heaviest.label}`)",
+        f"{heaviest.peak_mb:.0f} MB",
+        heaviest.peak_mb <= MEMORY_BUDGET_MB,
+    )
     report = "\n".join(lines) + "\n"
     print()
     print(report)

@@ -436,11 +436,12 @@ def _measure(runs_per_file: int, only: str = "") -> None:
             rows.append((label, argv[0], cpu, peak, runs[0][3], runs[0][4]))
     base_cpu = rows[0][2]
     print(f"{'input':46} {'command':8} {'exit':>4} {'CPU s':>6} {'x base':>7} "
-          f"{'peak MB':>8} {'stderr B':>9}")  # fmt: skip
+          f"{'peak MB':>8} {'stderr B':>9}  budget")  # fmt: skip
     for label, command, cpu, peak, stderr, code in rows:
+        within = cpu / base_cpu <= CPU_BUDGET_X and peak < MEMORY_BUDGET_MB
         print(
             f"{label:46} {command:8} {code:4d} {cpu:6.3f} {cpu / base_cpu:7.1f} "
-            f"{peak:8.1f} {stderr:9d}"
+            f"{peak:8.1f} {stderr:9d}  {'PASS' if within else 'MISS'}"
         )
     worst = max(row[2] / base_cpu for row in rows)
     largest = max(row[3] for row in rows)

@@ -110,21 +110,26 @@ def main(argv: list[str] | None = None) -> int:
         tempfile.TemporaryDirectory(prefix="t2gen-package-") as tmp,
     ):
         print(
-            f"{'jar':>8} {'t2gen cpu s':>12} {'tar cpu s':>10} {'ratio':>6} {'t2gen MiB':>10} {'tar MiB':>8}"
+            f"{'jar':>8} {'t2gen cpu s':>12} {'tar cpu s':>10} {'ratio':>6} {'t2gen MiB':>10} {'tar MiB':>8}  budget"
         )
-        rss = []
+        rss, ratios = [], []
         for mb in (int(s) for s in args.sizes.split(",")):
             ours, theirs, our_rss, their_rss = measure(
                 mb * 1_000_000, args.runs, Path(tmp)
             )
             ratio = ours / theirs
             rss.append(our_rss)
+            ratios.append(ratio)
             print(
-                f"{mb:>6}MB {ours:>12.2f} {theirs:>10.2f} {ratio:>6.2f} {our_rss / 1024:>10.1f} {their_rss / 1024:>8.1f}"
+                f"{mb:>6}MB {ours:>12.2f} {theirs:>10.2f} {ratio:>6.2f} {our_rss / 1024:>10.1f} "
+                f"{their_rss / 1024:>8.1f}  {'PASS' if ratio <= BUDGET else 'MISS'}"
             )
-        verdict = "within" if ratio <= BUDGET else "OVER"
+        # Every row is judged: the worst one decides (a 1.56x row once printed
+        # "within the budget" because only the last jar was judged).
+        worst = max(ratios)
+        verdict = "within" if worst <= BUDGET else "OVER"
         print(
-            f"CPU {verdict} the budget of {BUDGET}x tar -czf; peak memory "
+            f"CPU {verdict} the budget of {BUDGET}x tar -czf on every jar (worst {worst:.2f}x); peak memory "
             f"{'does not grow' if rss[-1] - rss[0] < 16 * 1024 else 'GROWS'} with the jar "
             f"({rss[0] / 1024:.1f} -> {rss[-1] / 1024:.1f} MiB)"
         )

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -42,6 +43,10 @@ SIZES = (100, 1000, 5000, 20000)
 RUNS = 3
 BUDGET_CPU = 1.0
 BUDGET_MB = 300
+CPU_BUDGET_X = 10.0
+"""Every row: at most this many times a plain render's CPU (docs/untrusted-input.md)."""
+MEMORY_BUDGET_MB = 200.0
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "wordcount.yaml"
 
 _IMAGES = [
     "registry.k8s.io/kube-proxy:v1.31.4",
@@ -611,9 +616,14 @@ a child it starts (``ru_maxrss`` survives fork and exec): started from this
 process, which holds 20,000 nodes by then, every child would read about 400 MB."""
 
 
-def measure(command: list[str], cwd: str) -> tuple[float, float, int, str]:
+def measure(
+    command: list[str], cwd: str, pythonpath: str | None = None
+) -> tuple[float, float, int, str]:
     """Run ``command`` RUNS times; return the CPU seconds (user + system), peak MB and
     exit code of the run with the least CPU, and its standard output.
+
+    With ``pythonpath`` (a checkout of another version), ``python -m t2gen`` runs that
+    version's code.
 
     Each run is started by :data:`_SPAWN`, so its peak is its own (at least that
     small interpreter's, about 10 MB), not this process's."""
@@ -627,6 +637,9 @@ def measure(command: list[str], cwd: str) -> tuple[float, float, int, str]:
                 capture_output=True,
                 text=True,
                 check=True,
+                env=None
+                if pythonpath is None
+                else {**os.environ, "PYTHONPATH": pythonpath},
             )
             cpu, peak, code = json.loads(report.stdout)
             text = output.read_bytes().decode("utf-8", "replace")
@@ -681,13 +694,25 @@ def median_time(fn: Callable[[], object]) -> tuple[float, object]:
     return statistics.median(times), result
 
 
-def scale_table(tmp: Path) -> None:
-    """The plan table: CPU and peak memory at every size, next to a bare json.load."""
+def scale_table(tmp: Path, previous: str | None = None) -> None:
+    """The plan table: CPU and peak memory at every size, next to a bare json.load.
+
+    Each row is judged against docs/untrusted-input.md's budget (10x a plain render's
+    CPU in this run, 200 MB); with ``previous`` (a checkout of the previous version)
+    the largest size also runs that version, in the same run (issue 41).
+    """
     (tmp / "job.yaml").write_text(TABLE_JOB, encoding="utf-8")
     load = "import json, sys\nwith open(sys.argv[1], 'rb') as f: json.load(f)\n"
     header = (
         f"{'nodes':>6} {'MB':>6} {'pods':>6} {'MB':>6}  "
-        f"{'json.load nodes':>16} {'json.load pods':>15}  {'t2gen plan --nodes --pods':>26}  exit  scheduler loop"
+        f"{'json.load nodes':>16} {'json.load pods':>15}  {'t2gen plan --nodes --pods':>26}  exit  x render      scheduler loop"
+    )
+    render = measure([sys.executable, "-m", "t2gen", "render", str(EXAMPLE)], str(tmp))[
+        0
+    ]
+    print(
+        f"a plain t2gen render examples/wordcount.yaml: {render:.3f} s CPU; each row's "
+        f"budget: {CPU_BUDGET_X:.0f}x that, {MEMORY_BUDGET_MB:.0f} MB"
     )
     print(header)
     print(
@@ -714,16 +739,30 @@ def scale_table(tmp: Path) -> None:
             ],
             str(tmp),
         )
+        within = cpu <= CPU_BUDGET_X * render and peak <= MEMORY_BUDGET_MB
         print(
             f"{count:>6,} {node_bytes / 1e6:>6.1f} {count // 2:>6,} {pod_bytes / 1e6:>6.1f}  "
             f"{json_nodes[0]:>9.2f} {json_nodes[1]:>7.0f}{json_pods[0]:>8.2f} {json_pods[1]:>7.0f}  "
-            f"{cpu:>17.2f} {peak:>8.0f}  {code}     {simulated(stdout)}"
+            f"{cpu:>17.2f} {peak:>8.0f}  {code}     {cpu / render:5.1f}x {'PASS' if within else 'MISS'}  "
+            f"{simulated(stdout)}"
         )
         last = (cpu, peak)
         if count != SIZES[-1]:
             nodes.unlink()
             pods.unlink()
     cpu, peak = last
+    if previous is not None:
+        before = measure(
+            [sys.executable, "-m", "t2gen", "plan", "job.yaml", "--nodes",
+             f"nodes-{SIZES[-1]}.json", "--pods", f"pods-{SIZES[-1]}.json"],
+            str(tmp),
+            previous,
+        )  # fmt: skip
+        print(
+            f"previous version ({previous}) at {SIZES[-1]:,} nodes: {before[0]:.2f} s CPU, "
+            f"{before[1]:.0f} MB; this one {cpu / before[0]:.2f}x its CPU, "
+            f"{peak - before[1]:+.0f} MB"
+        )
     verdict = "PASS" if cpu <= BUDGET_CPU and peak <= BUDGET_MB else "MISS"
     print(
         f"budget at {SIZES[-1]:,} nodes and {SIZES[-1] // 2:,} pods: <= {BUDGET_CPU:.0f} s CPU and "
@@ -758,9 +797,9 @@ def engine(tmp: Path) -> None:
         )
 
 
-def main() -> None:
+def main(previous: str | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        scale_table(Path(tmp))
+        scale_table(Path(tmp), previous)
         print()
         engine(Path(tmp))
 
@@ -774,8 +813,13 @@ if __name__ == "__main__":
     parser.add_argument(
         "--append", metavar="FILE", help="also append the figures to this report"
     )
+    parser.add_argument(
+        "--previous",
+        metavar="DIR",
+        help="a checkout of the previous version, run beside this one at the largest size",
+    )
+    args = parser.parse_args()
     with appended_to(
-        parser.parse_args().append,
-        "t2gen plan: 100 to 20,000 realistic nodes (bench/plan_bench.py)",
+        args.append, "t2gen plan: 100 to 20,000 realistic nodes (bench/plan_bench.py)"
     ):
-        main()
+        main(args.previous)

@@ -163,11 +163,13 @@ def _measure(runs: int, only: str) -> None:
             rows.append((label, cpu, peak, measured[0][4], measured[0][5]))
     base = rows[0][1]
     print(
-        f"{'input':46} {'exit':>4} {'CPU s':>6} {'x base':>7} {'peak MB':>8}  first line of stderr"
+        f"{'input':46} {'exit':>4} {'CPU s':>6} {'x base':>7} {'peak MB':>8} budget  first line of stderr"
     )
     for label, cpu, peak, code, head in rows:
+        within = cpu / base <= CPU_BUDGET_X and peak < MEMORY_BUDGET_MB
         print(
-            f"{label:46} {code:4d} {cpu:6.2f} {cpu / base:7.1f} {peak:8.1f}  {head[:110]}"
+            f"{label:46} {code:4d} {cpu:6.2f} {cpu / base:7.1f} {peak:8.1f} "
+            f"{'PASS' if within else 'MISS':6}  {head[:110]}"
         )
     worst = max(row[1] / base for row in rows)
     largest = max(row[2] for row in rows)

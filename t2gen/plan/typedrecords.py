@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
@@ -25,7 +25,7 @@ from t2gen.kube.validators import (
 )
 from t2gen.plan.filters.interpod import parse_affinity_terms
 from t2gen.plan.filters.taints import Taint
-from t2gen.plan.nodes import TAINT_EFFECTS, Node, ready_status
+from t2gen.plan.nodes import TAINT_EFFECTS, Node
 from t2gen.plan.pods import ExistingPod
 from t2gen.plan.podspec import pod_resources
 from t2gen.plan.quantities import Resources, parse_resource_list
@@ -46,9 +46,14 @@ class _NodeSpec(Struct, omit_defaults=True):
     unschedulable: Any = UNSET
 
 
-class _Condition(Struct, omit_defaults=True):
+class _Condition(Struct, omit_defaults=True, gc=False):
+    """A node condition's ``type`` and ``status``; not tracked by the cycle collector (it holds no cycle)."""
+
     type: Any = UNSET
-    status: Any = UNSET
+    # The API's three values (ConditionStatus, kubernetes
+    # staging/src/k8s.io/api/core/v1/types.go), decoded to one shared string each;
+    # any other value leaves the list to the plain reader, which judges it.
+    status: Literal["True", "False", "Unknown"] | UnsetType | None = UNSET
 
 
 class _NodeStatus(Struct, omit_defaults=True):
@@ -186,6 +191,27 @@ def _amounts(
     return resources
 
 
+def _ready(conditions: list[_Condition] | UnsetType | None) -> str | None:
+    """What :func:`~t2gen.plan.nodes.ready_status` says of the typed conditions, without building a map per condition.
+
+    ``status`` of the Ready condition; ``""`` if there is none; None if a
+    condition's ``type`` is no string or its ``status`` neither a string nor
+    null (then the plain reader says what is wrong).
+    """
+    if conditions is UNSET or conditions is None:
+        return ""
+    found = ""
+    for condition in conditions:
+        kind, status = condition.type, condition.status
+        if status is UNSET:
+            status = None
+        if type(kind) is not str or (status is not None and type(status) is not str):
+            return None
+        if kind == "Ready":
+            found = status or ""
+    return found
+
+
 def typed_nodes(document: Any, keys: tuple[str, ...] | None) -> tuple[Node, ...] | None:
     """The nodes of a well-formed typed list, or None where :func:`parse_nodes` must judge."""
     items = _items(document, "Node")
@@ -239,19 +265,7 @@ def typed_nodes(document: Any, keys: tuple[str, ...] | None) -> tuple[Node, ...]
                 return None
         if allocatable is None:
             return None
-        conditions = status.conditions
-        ready = ready_status(
-            None
-            if conditions is UNSET or conditions is None
-            else [
-                {
-                    k: v
-                    for k, v in (("type", c.type), ("status", c.status))
-                    if v is not UNSET
-                }
-                for c in conditions
-            ]
-        )
+        ready = _ready(status.conditions)
         if ready is None:
             return None  # parse_nodes says what is wrong
         labels = _labels(metadata.labels, fields)

@@ -107,6 +107,58 @@ def test_the_typed_reader_reads_the_condition_alike(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "conditions",
+    [
+        [{"type": "Ready", "status": "True"}, {"type": "KernelDeadlock"}],
+        [{"type": "Ready"}],
+        [{"type": "Ready", "status": None}],
+        [{"type": "Ready", "status": "False"}, {"type": "Ready", "status": "True"}],
+        [],
+        None,
+        [{"type": 7, "status": "True"}],
+        [{"status": "True"}],
+        [{"type": "Ready", "status": 1}],
+        [{"type": "Ready", "status": "Bogus"}],  # no API value: the plain reader's
+        ["Ready"],
+    ],
+)
+def test_the_typed_reader_judges_each_condition_shape_as_the_plain_one(
+    conditions: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The typed reader reads the conditions without a map per condition (issue 41: 20,000
+    ``ready_status`` calls at 20,000 nodes), and says what the plain reader says."""
+    import t2gen.plan.nodes as nodes_module
+
+    doc = _down()
+    doc["items"][0]["status"]["conditions"] = conditions  # type: ignore[index]
+    raw = json.dumps(doc).encode()
+    path = tmp_path / "nodes.json"
+    path.write_bytes(raw)
+    calls = []
+    plain = nodes_module.ready_status
+
+    def counted(value: object) -> str | None:
+        calls.append(value)
+        return plain(value)
+
+    monkeypatch.setattr(nodes_module, "ready_status", counted)
+    try:
+        expected: object = parse_nodes(plain_document(raw, str(path)), str(path))
+    except T2genError as err:
+        expected = [line.split(": ", 1)[1] for line in err.lines()]
+    calls.clear()
+    try:
+        got: object = read_nodes(str(path))
+    except T2genError as err:  # read_nodes adds the line:col
+        got = [line.split(": ", 1)[1] for line in err.lines()]
+    assert got == expected
+    listed = conditions if isinstance(conditions, list) else []
+    statuses = [c.get("status") for c in listed if isinstance(c, dict)]
+    if isinstance(got, tuple) and set(statuses) <= {"True", "False", "Unknown", None}:
+        assert calls == []  # the typed path read them all, no map per condition
+
+
 @pytest.mark.parametrize("down", ["node01", "node09"])
 def test_one_not_ready_node_among_alike_nodes_is_judged_alone(
     down: str, tmp_path: Path
