@@ -47,12 +47,14 @@ def echo(message: str, *, err: bool = False) -> None:
 
     Every message may quote what a user gave (a file name, a value), so it is
     printed :func:`t2gen.errors.inert`: a terminal escape is shown
-    (``\x1b``), never acted on, and a non-UTF-8 file name's byte is written
-    ``\xff`` rather than failing to encode. The line is written whole or the
-    call fails (:func:`t2gen.output.write_text`).
+    (``\x1b``), never acted on (a tab, a column separator, is kept), and a
+    non-UTF-8 file name's byte is written ``\xff`` rather than failing to
+    encode. The line is written whole or the call fails
+    (:func:`t2gen.output.write_text`).
     """
     stream: IO[str] = sys.stderr if err else sys.stdout
-    write_text(stream, f"{inert(message)}\n")
+    # A tab is kept: t2gen's own column separator (`templates list`), harmless on a terminal.
+    write_text(stream, "\t".join(inert(part) for part in message.split("\t")) + "\n")
 
 
 def warn(lines: Sequence[str]) -> None:

@@ -252,6 +252,29 @@ def add_requests(into: dict[str, int], requests: Resources, times: int = 1) -> N
         into[name] = into.get(name, 0) + times * amount
 
 
+def exact_texts(name: str, *amounts: int) -> tuple[str, ...]:
+    """Amounts of one resource exactly, in one unit: the largest that divides them all.
+
+    ``plan`` prints amounts side by side (``used/hard``, ``used + pod > hard``);
+    each in its own unit (``83201152Mi/100000Gi``) makes the reader convert to
+    compare, so bytes share the largest binary unit dividing every one
+    (``83201152Mi/102400000Mi``), and cpu is always in cores.
+
+    Args:
+        name: the resource (``cpu``, ``memory``, ``requests.memory`` with its prefix removed).
+        amounts: in millicores for cpu, bytes for byte resources, else counts.
+
+    Returns:
+        One text per amount, in the order given.
+    """
+    if is_byte_resource(name) and any(amounts):
+        for suffix, power in BINARY_SUFFIXES:
+            if all(amount % (1 << power) == 0 for amount in amounts):
+                return tuple(f"{amount >> power}{suffix}" for amount in amounts)
+        return tuple(str(amount) for amount in amounts)
+    return tuple(exact_text(name, amount) for amount in amounts)
+
+
 def exact_text(name: str, amount: int) -> str:
     """An amount exactly: cpu in cores (``25000.2``), bytes in the largest unit that divides them."""
     if name == CPU:

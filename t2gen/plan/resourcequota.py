@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from t2gen.plan.limitranger import Container, PodShape
-from t2gen.plan.quantities import CPU, MEMORY, exact_text
+from t2gen.plan.quantities import CPU, MEMORY, exact_text, exact_texts
 from t2gen.plan.quotarecords import ResourceQuota, base_resource
 from t2gen.record import Record
 
@@ -181,6 +181,17 @@ def text(name: str, amount: int) -> str:
     return exact_text(base_resource(name), amount)
 
 
+def texts(name: str, *amounts: int) -> tuple[str, ...]:
+    """Amounts of one quota resource side by side, in one unit (:func:`exact_texts`)."""
+    return exact_texts(base_resource(name), *amounts)
+
+
+def _exceeded(name: str, used: int, pod: int, hard: int) -> str:
+    """``requests.memory: used 3Gi + 2Gi > hard 4Gi``, every amount in one unit."""
+    shown = texts(name, used, pod, hard)
+    return f"{name}: used {shown[0]} + {shown[1]} > hard {shown[2]}"
+
+
 class QuotaRefusal(Record):
     """Why the API server refuses a pod: the quota and the limit it exceeds, in numbers.
 
@@ -255,10 +266,7 @@ def _refuse(
     ]
     if not over:
         return None
-    reason = "; ".join(
-        f"{k}: used {text(k, used.get(k, 0))} + {text(k, pod[k])} > hard {text(k, q.hard[k])}"
-        for k in over
-    )
+    reason = "; ".join(_exceeded(k, used.get(k, 0), pod[k], q.hard[k]) for k in over)
 
     def listed(amounts: Mapping[str, int]) -> str:
         return ",".join(f"{k}={text(k, amounts.get(k, 0))}" for k in over)
@@ -333,7 +341,7 @@ def check_pods(shapes: Sequence[PodShape], quotas: Sequence[ResourceQuota]) -> Q
         )
         if tight is not None:
             after.append(
-                f"{tight} {text(tight, bucket.get(tight, 0))}/{text(tight, q.hard[tight])}"
+                f"{tight} {'/'.join(texts(tight, bucket.get(tight, 0), q.hard[tight]))}"
             )
     over_whole = any(
         q.used.get(k, 0) + whole[key].get(k, 0) > q.hard[k]

@@ -77,7 +77,7 @@ def test_fits_and_admitted() -> None:
     assert verdict.admitted and verdict.quota.admitted == verdict.pods == 5
     assert verdict.quota.matched == ("compute",)
     # 6Gi used before + 4 x 2176Mi + 1152Mi
-    assert verdict.quota.after == ("requests.memory 16000Mi/24Gi",)
+    assert verdict.quota.after == ("requests.memory 16000Mi/24576Mi",)
     assert verdict.defaulted == (
         "limits.cpu 2 (LimitRange container-defaults default)",
     )
@@ -183,7 +183,7 @@ def test_used_counts_and_requests_memory_refuses_the_next_pod() -> None:
     assert verdict.quota.refusal is not None
     assert (
         verdict.quota.refusal.reason
-        == "requests.memory: used 22912Mi + 2176Mi > hard 24Gi"
+        == "requests.memory: used 22912Mi + 2176Mi > hard 24576Mi"
     )
     assert verdict.quota.admitted == 4  # the job master still fits after
 
@@ -543,7 +543,7 @@ def test_a_quota_without_status_is_checked_against_its_spec_and_said_so() -> Non
         _objects("wordcount.yaml"), parse_quota_objects(doc), "analytics"
     )
     assert verdict.admitted and verdict.quota.unsynced == ("compute",)
-    assert verdict.quota.after == ("requests.memory 9856Mi/24Gi",)
+    assert verdict.quota.after == ("requests.memory 9856Mi/24576Mi",)
     assert any("status unknown for quota" in line for line in admission_lines(verdict))
 
 
@@ -586,3 +586,16 @@ def test_queue_fixtures_on_the_command_line(
     )
     assert result.exit_code == code, result.stderr
     assert first in result.stdout.splitlines()[:2]
+
+
+def test_amounts_side_by_side_share_one_unit() -> None:
+    """``requests.memory 83201152Mi/100000Gi`` made the reader convert (issue 41)."""
+    from t2gen.plan.quantities import exact_texts
+
+    assert exact_texts("memory", 83201152 << 20, 100000 << 30) == (
+        "83201152Mi",
+        "102400000Mi",
+    )
+    assert exact_texts("memory", 0, 4 << 30) == ("0Gi", "4Gi")
+    assert exact_texts("memory", 1, 1 << 30) == ("1", "1073741824")
+    assert exact_texts("cpu", 6200, 10000) == ("6.2", "10")
