@@ -63,7 +63,8 @@ def test_conflict_markers_are_one_error_from_both_readers(
     "text",
     [
         # marker-like text inside a block scalar is indented: a value, not a merge
-        HEAD + "  env:\n    - name: X\n      value: |\n        <<<<<<< a\n        =======\n"
+        HEAD
+        + "  env:\n    - name: X\n      value: |\n        <<<<<<< a\n        =======\n"
         "        >>>>>>> b\n",
         # one marker alone, or the three out of order: YAML's own error, as before
         "a: 1\n=======\nb: 2\n",
