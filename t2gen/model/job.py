@@ -20,6 +20,7 @@ from t2gen.model.scheduling import Scheduling
 from t2gen.model.security import Rbac, Security
 from t2gen.model.surface import PodSurface
 from t2gen.record import Record
+from t2gen.twister2.confkeys import DEFAULTS, NAMESPACE
 
 __all__ = ["Job", "JobSpec"]
 
@@ -89,6 +90,9 @@ class Job(Record):
         annotations: extra annotations for every object and pod (sorted by key).
         spec: the job's specification.
         source: the job file it came from, as the user named it.
+        packaged_namespace: the ``kubernetes.namespace`` of the job package given
+            with ``--package``, when neither the job file nor ``-n`` names a
+            namespace (with one, the package must agree: ``t2gen.package.agree``).
     """
 
     name: str
@@ -97,3 +101,17 @@ class Job(Record):
     annotations: tuple[tuple[str, str], ...]
     spec: JobSpec
     source: str = "-"
+    packaged_namespace: str | None = None
+
+    @property
+    def package_namespace(self) -> str:
+        """The namespace the job package's runtime calls the API server in (``kubernetes.namespace``).
+
+        The namespace of the job file (or ``-n``), which ``t2gen package``
+        writes and ``--package`` checks; else the package's own; else
+        Twister2's default, ``default`` (``KubernetesContext.java:24-25``). Every
+        pod reads its ConfigMap there, and fails "Could not get ConfigMap from
+        K8s master" (``KubernetesController.java:941-946``) when the objects were
+        applied elsewhere.
+        """
+        return self.namespace or self.packaged_namespace or str(DEFAULTS[NAMESPACE])

@@ -23,6 +23,7 @@ from t2gen.inputs.yaml.loader import JsonPath
 from t2gen.model import Job
 from t2gen.package.job import compute_resources
 from t2gen.package.sizing import size_problems, size_warnings, sized_job
+from t2gen.record import replace
 from t2gen.twister2 import confkeys as k
 from t2gen.twister2 import kryo
 
@@ -329,7 +330,9 @@ def with_package(
 
     Returns:
         The job with ``jobPackage.fileSize`` and the memory volume from the
-        package (an explicit ``storage.memoryVolumeSize`` is kept), and its file.
+        package (an explicit ``storage.memoryVolumeSize`` is kept), and, when
+        neither the job file nor ``-n`` names a namespace, the package's
+        ``kubernetes.namespace`` (:attr:`~t2gen.model.Job.packaged_namespace`); and its file.
 
     Raises:
         T2genError: more than one job file.
@@ -353,4 +356,9 @@ def with_package(
     spec = doc.data.get("spec") if isinstance(doc.data, dict) else None
     storage = spec.get("storage") if isinstance(spec, dict) else None
     explicit = isinstance(storage, dict) and "memoryVolumeSize" in storage
-    return [(sized_job(job, contents, explicit_volume=explicit), doc)]
+    sized = sized_job(job, contents, explicit_volume=explicit)
+    if job.namespace is None:  # else the package agrees with it (disagreements)
+        setting = package_settings(contents).get(k.NAMESPACE)
+        if setting is not None and isinstance(setting.value, str):
+            sized = replace(sized, packaged_namespace=setting.value)
+    return [(sized, doc)]

@@ -81,6 +81,7 @@ def _env(job: Job, group_objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "name": "T2_NAMESPACE",
             "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}},
         },
+        {"name": "T2_PACKAGE_NAMESPACE", "value": job.package_namespace},
         {
             "name": "T2_RUN",
             "valueFrom": {
