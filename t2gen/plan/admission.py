@@ -37,7 +37,15 @@ from t2gen.plan.quotarecords import QuotaObjects
 from t2gen.plan.resourcequota import QuotaRun, check_pods, pod_requests
 from t2gen.record import Record
 
-__all__ = ["AdmissionVerdict", "admission", "admission_dict", "admission_lines"]
+__all__ = [
+    "NOT_PLACED",
+    "AdmissionVerdict",
+    "admission",
+    "admission_dict",
+    "admission_lines",
+    "admission_only_dict",
+    "format_admission_only",
+]
 
 _VOLCANO_GROUP = "scheduling.k8s.io/group-name"
 _VOLCANO_TASK = "volcano.sh/task-spec"
@@ -103,6 +111,8 @@ def admission(
     quota: QuotaObjects,
     namespace: str,
     allocatable: Sequence[Mapping[str, int]] = (),
+    *,
+    nodes_known: bool = True,
 ) -> AdmissionVerdict:
     """Check the rendered job against the quota objects.
 
@@ -111,6 +121,8 @@ def admission(
         quota: from :func:`t2gen.plan.quotaread.read_quota`.
         namespace: where the job runs (StatefulSets that name one keep theirs).
         allocatable: each node's allocatable (for a Volcano queue's realCapability).
+        nodes_known: False when no node list was given (``plan --quota`` without
+            ``--nodes``): a Volcano queue is then judged by its capability alone.
 
     Returns:
         The verdict.
@@ -155,7 +167,7 @@ def admission(
                 check_volcano(
                     queue,
                     _volcano_gang(members, obj),
-                    cluster_capacity(allocatable),
+                    cluster_capacity(allocatable) if nodes_known else None,
                     quota,
                 )
             )
@@ -270,4 +282,38 @@ def admission_dict(v: AdmissionVerdict) -> dict[str, Any]:
             for q in v.queues
         ],
         "limitRangeDefaults": list(v.defaulted),
+    }
+
+
+NOT_PLACED = (
+    "placement not judged: no --nodes, so whether the pods fit the nodes (their free cpu, "
+    "memory and pods, taints, affinity, the job's uniform mapping) and whether the scheduler "
+    "finds that fit were not checked; give --nodes (kubectl get nodes -o json) to judge them"
+)
+"""What ``plan --quota`` without ``--nodes`` says it did not do."""
+
+
+def format_admission_only(v: AdmissionVerdict) -> str:
+    """``plan --quota`` without ``--nodes``, for people: the admission verdict and :data:`NOT_PLACED`."""
+    return "\n".join([*admission_lines(v), NOT_PLACED]) + "\n"
+
+
+def admission_only_dict(v: AdmissionVerdict) -> dict[str, Any]:
+    """``plan --quota`` without ``--nodes`` for ``-o json``: the keys of ``--nodes``'s output.
+
+    ``feasible`` and ``nodes`` are null (not judged), the placement's lists
+    empty, ``admission`` the verdict (:func:`admission_dict`), and ``notes``
+    :data:`NOT_PLACED`, so a script reads ``.admission.admitted`` either way.
+    """
+    return {
+        "feasible": None,
+        "reasons": [],
+        "nodes": None,
+        "pods": v.pods,
+        "statefulSets": [],
+        "placement": [],
+        "gangs": [],
+        "scheduler": None,
+        "admission": admission_dict(v),
+        "notes": [NOT_PLACED],
     }

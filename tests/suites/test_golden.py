@@ -113,11 +113,11 @@ def test_golden(
 
 
 def _is_verdict(case: str) -> bool:
-    """``t2gen plan --nodes`` exits 1 for "infeasible": a verdict on stdout, not a failure."""
+    """``t2gen plan --nodes`` (or ``--quota``) exits 1 for "infeasible" or "not admitted": a verdict on stdout, not a failure."""
     args = _args(case, Path())
     return (
         args[0] == "plan"
-        and "--nodes" in args
+        and ("--nodes" in args or "--quota" in args)
         and not (GOLDEN / case / "expected.stderr").exists()
     )
 
