@@ -137,12 +137,24 @@ def _feasibility(
     if quota_path is not None:
         verdict = _admission(objects, quota_path, namespace, node_list)
         result = replace(result, admission=verdict)
+    jobs = [t.name for t in templates if t.kind == "Job" and t.replicas]
+    if jobs:
+        result = replace(result, notes=(*result.notes, _supervisor_note(jobs)))
     if json_output:
         text = json.dumps(plan_to_dict(result), indent=2, ensure_ascii=False) + "\n"
     else:
         text = format_plan(result)
     fits = result.feasible and not (result.admission and not result.admission.admitted)
     return PlanOutcome(text, fits)
+
+
+def _supervisor_note(jobs: list[str]) -> str:
+    """The note of a plan that counted the supervisor Job's pod with the job's."""
+    return (
+        f"the supervisor Job {', '.join(jobs)} (spec.lifecycle.supervise) runs one pod more, "
+        "counted here with the job's and placed by the default scheduler, never in the job's "
+        f"gang; the plan calls it {jobs[0]}-0, the Job controller {jobs[0]}-<random>"
+    )
 
 
 def _admission_only(

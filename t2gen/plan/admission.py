@@ -148,7 +148,13 @@ def admission(
         members = [s for s in shapes if s.labels.get(QUEUE_LABEL) == name]
         for s in members:
             _add(total, pod_requests(s), s.replicas)
-        queues.append(check_kueue(name, members[0].namespace, total, quota))
+        # The supervisor Job is a workload of its own in the queue (Kueue makes one
+        # Workload per batch/v1 Job): both must be admitted for a supervised run.
+        jobs = [s.statefulset for s in members if s.kind == "Job" and s.replicas]
+        what = "the pod group as one workload" + (
+            f" and Job {', '.join(jobs)} as another" if jobs else ""
+        )
+        queues.append(check_kueue(name, members[0].namespace, total, quota, what=what))
     for obj in objects:
         if obj.get("kind") != "PodGroup" or not str(
             obj.get("apiVersion", "")
@@ -208,14 +214,19 @@ def admission_lines(v: AdmissionVerdict) -> list[str]:
         r = run.refusal
         lines.append(
             f"{'not admitted' if not lines else '  and'}: ResourceQuota {r.quota} ({_where(v)}) admits "
-            f"{run.before} of the job's {v.pods} pods, then refuses pod {run.refused_pod}: {r.reason}"
+            f"{run.before} of the job's {v.pods} pods, then refuses {run.refused_text}: {r.reason}"
         )
-        statefulset = run.refused_pod.rsplit("-", 1)[0]
         lines.append(f"  the API server says: {r.message}")
+        waits = (
+            "the Twister2 job master waits for the rest"
+            if run.refused_pod
+            else "the job runs without its supervisor until the Job controller's retry "
+            "finds room (no deadline, no outcome kept)"
+        )
         lines.append(
-            f"  a refused pod is no Pending pod: it shows only as a FailedCreate event on StatefulSet "
-            f"{statefulset}, which retries it; {run.admitted} of the {v.pods} pods are admitted in all, "
-            "and the Twister2 job master waits for the rest"
+            f"  a refused pod is no Pending pod: it shows only as a FailedCreate event on "
+            f"{run.refused_owner}, which retries it; {run.admitted} of the {v.pods} pods are "
+            f"admitted in all, and {waits}"
         )
         if run.whole_job:
             lines.append(
@@ -269,7 +280,8 @@ def admission_dict(v: AdmissionVerdict) -> dict[str, Any]:
             "refused": None
             if run.refusal is None
             else {
-                "pod": run.refused_pod,
+                "pod": run.refused_pod or None,
+                "owner": run.refused_owner,
                 "quota": run.refusal.quota,
                 "namespace": run.refusal.namespace,
                 "reason": run.refusal.reason,

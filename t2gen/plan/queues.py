@@ -77,15 +77,22 @@ def _lendable(cq: ClusterQueue, flavor: str, resource: str) -> int:
 
 
 def check_kueue(
-    queue_name: str, namespace: str, requests: Mapping[str, int], objects: QuotaObjects
+    queue_name: str,
+    namespace: str,
+    requests: Mapping[str, int],
+    objects: QuotaObjects,
+    *,
+    what: str = "the pod group as one workload",
 ) -> QueueCheck:
-    """Whether Kueue admits the job's pod group now.
+    """Whether Kueue admits the job's pod group (and its supervisor Job) now.
 
     Args:
         queue_name: the pods' ``kueue.x-k8s.io/queue-name`` (a LocalQueue).
         namespace: the pods' namespace.
-        requests: the whole job's requests (cpu in millicores), LimitRanges applied.
+        requests: the whole job's requests (cpu in millicores), LimitRanges
+            applied, the supervisor's pod included when its Job is in the queue.
         objects: what ``--quota`` holds.
+        what: the workloads admitted, for the verdict.
     """
     local: LocalQueue | None = next(
         (
@@ -174,7 +181,7 @@ def check_kueue(
         "Kueue ClusterQueue",
         cq.name,
         True,
-        f"admits the pod group as one workload ({'; '.join(chosen)})",
+        f"admits {what} ({'; '.join(chosen)})",
     )
 
 
