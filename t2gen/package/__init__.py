@@ -11,6 +11,8 @@ Modules:
     agree, sizing: ``--package``: a package (t2gen's or ``twister2 submit``'s,
         read by :mod:`t2gen.inputs.package`) checked against a job file, and
         the job sized from it.
+    settings: what the render takes from the package's configuration (its
+        namespace, dashboard and HDFS name node) and their policy warnings.
 
 Importing this package imports nothing; ``protobuf`` is loaded only by the
 modules that need it.
