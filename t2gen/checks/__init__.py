@@ -68,6 +68,7 @@ __all__ = [
 GENERIC_CHECKS: tuple[Check, ...] = (
     metadata.object_name,
     metadata.object_namespace,
+    metadata.package_namespace,
     metadata.object_labels,
 )
 """Checks of every object, whatever its kind, in order."""

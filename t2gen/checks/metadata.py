@@ -8,8 +8,15 @@ from typing import Any
 from t2gen.checks.base import Finding, as_dict, check
 from t2gen.checks.stream import Stream
 from t2gen.kube import validators
+from t2gen.twister2.names import PACKAGE_NAMESPACE_ANNOTATION
 
-__all__ = ["label_findings", "object_labels", "object_name", "object_namespace"]
+__all__ = [
+    "label_findings",
+    "object_labels",
+    "object_name",
+    "object_namespace",
+    "package_namespace",
+]
 
 
 def _is_subdomain(value: str) -> bool:
@@ -92,6 +99,41 @@ def object_namespace(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
     namespace = as_dict(obj.get("metadata")).get("namespace")
     if namespace is not None and not validators.is_dns1123_label(namespace):
         yield "metadata.namespace", f"{namespace!r} is not a DNS-1123 label"
+
+
+@check("package-namespace")
+def package_namespace(obj: dict[str, Any], stream: Stream) -> Iterator[Finding]:
+    """An object annotated with its job package's namespace is in that namespace, when it names one.
+
+    ``t2gen render`` annotates the job's ConfigMap
+    ``t2gen.dev/package-namespace: <namespace>``: the namespace of the job
+    package's ``kubernetes.namespace`` (the job file's, ``-n``'s, or the package's
+    with ``--package``; ``default`` when none names one). Every Twister2 pod
+    calls the API server in that namespace only and fails at its start with
+    "Could not get ConfigMap from K8s master: <job>" when the ConfigMap is
+    elsewhere (DSC-SPIDAL/twister2 ``twister2/resource-scheduler/src/java/edu/iu/
+    dsc/tws/rsched/schedulers/k8s/KubernetesController.java:941-946``;
+    ``KubernetesContext.java:24-25``). A namespace set after the render
+    (kustomize's ``namespace:``, a patch, Helm or Argo CD writing
+    ``metadata.namespace``) that differs is refused; an object that names no
+    namespace goes where ``kubectl apply -n`` puts it, which only the
+    supervisor (``spec.lifecycle.supervise``) can check, at its start.
+    """
+    metadata = as_dict(obj.get("metadata"))
+    wanted = as_dict(metadata.get("annotations")).get(PACKAGE_NAMESPACE_ANNOTATION)
+    namespace = metadata.get("namespace")
+    if not isinstance(wanted, str) or not isinstance(namespace, str):
+        return
+    if namespace != wanted:
+        name = metadata.get("name")
+        yield (
+            "metadata.namespace",
+            f"{namespace!r}, but the job's package runs in namespace {wanted!r} "
+            f"({PACKAGE_NAMESPACE_ANNOTATION}): every Twister2 pod would look for its "
+            f'ConfigMap there and fail "Could not get ConfigMap from K8s master: {name}"; '
+            f"render and package the job for {namespace!r} (t2gen render -n {namespace}, "
+            f"t2gen package -n {namespace}), or apply it to {wanted!r}",
+        )
 
 
 def label_findings(path: str, labels: Any) -> Iterator[Finding]:

@@ -29,7 +29,8 @@ EPILOG = (
     "  kubectl get nodes -o json > nodes.json; kubectl get pods -A -o json > pods.json\n\n"
     "  t2gen plan job.yaml --nodes nodes.json --pods pods.json\n\n"
     "  kubectl get resourcequota,limitrange -n analytics -o json > quota.json\n\n"
-    "  t2gen plan job.yaml -n analytics --nodes nodes.json --quota quota.json"
+    "  t2gen plan job.yaml -n analytics --nodes nodes.json --quota quota.json\n\n"
+    "  t2gen plan job.yaml -n analytics --quota quota.json   # admission only"
 )
 
 
@@ -74,7 +75,8 @@ def plan(
             "--quota",
             help="The namespace's quotas: the output of `kubectl get resourcequota,limitrange -o "
             "json`, with Kueue ClusterQueues and LocalQueues or Volcano Queues if the job uses "
-            "them; says whether the job will be admitted, and by which limit not (with --nodes).",
+            "them; says whether the job will be admitted, and by which limit not. Without "
+            "--nodes: admission only, and the output says placement was not judged.",
             metavar="FILE",
         ),
     ] = None,
@@ -141,7 +143,9 @@ def plan(
     first whether the job will be admitted: LimitRange defaults and limits,
     each ResourceQuota pod by pod, a Kueue or Volcano queue; the first refused
     pod and the limit. Exit code 0 when the job fits (and is admitted), 1 when
-    it does not. This predicts feasibility by the filters' rules: the
+    it does not. --quota without --nodes (a tenant who may not list the nodes):
+    admission only, saying that placement was not judged; exit code 0 when the
+    job is admitted, 1 when not. This predicts feasibility by the filters' rules: the
     scheduler may choose other nodes than the placement shown, and pods or
     nodes that change before the job is applied change the answer.
     """
@@ -159,14 +163,14 @@ def plan(
     if deprecated_format is not None:
         output_format = PlanFormat(deprecated_format)
     if nodes is None:
-        for given, option in ((pods, "--pods"), (quota, "--quota")):
-            if given is not None:
-                raise typer.BadParameter("needs --nodes", param_hint=f"'{option}'")
+        if pods is not None:
+            raise typer.BadParameter("needs --nodes", param_hint="'--pods'")
         if gang:
             raise typer.BadParameter("needs --nodes", param_hint="'--gang'")
-    elif summary:
+    if (nodes is not None or quota is not None) and summary:
         raise typer.BadParameter(
-            "applies to the worker map, not to --nodes", param_hint="'--summary'"
+            "applies to the worker map, not to --nodes or --quota",
+            param_hint="'--summary'",
         )
     warnings: list[Warning_] = []
     with reporting(warnings):

@@ -114,6 +114,7 @@ def convert_image(conv: Conversion) -> None:
                 "twister2.resource.kubernetes.docker.image",
             )
         )
+    _snapshot_remark(conv)
     conv.field("kubernetes.image.pull.policy", ("spec", "imagePullPolicy"))
     conv.field("twister2.resource.job.worker.class", ("spec", "workerClass"))
     conv.field("twister2.resource.job.driver.class", ("spec", "driverClass"))
@@ -157,6 +158,35 @@ def _package_source_note(conv: Conversion) -> None:
         origin,
         key,
         f"kept as Twister2's delivery; its nearest digest-pinned form is {form} (docs/package.md)",
+    )
+
+
+def _snapshot_remark(conv: Conversion) -> None:
+    """A warning for an image whose tag is a ``-SNAPSHOT``: a development build, not a release.
+
+    Maven's convention, which Twister2's build follows (its version is
+    ``0.8.0-SNAPSHOT`` and its shipped ``conf/kubernetes/resource.yaml:5`` names
+    ``twister2/twister2-k8s:0.8.0-SNAPSHOT``): a snapshot is published again under
+    the same name. A tag is looked up when a node pulls it, and
+    ``IfNotPresent`` (the default) keeps each node's first copy, so the pods of
+    one job may run different builds (https://kubernetes.io/docs/concepts/containers/images/#image-pull-policy).
+    """
+    got = conv.get("twister2.resource.kubernetes.docker.image")
+    if got is None or not isinstance(got[1], str):
+        return
+    setting, image = got
+    name = image.split("@", 1)[0]
+    tag = name.rpartition(":")[2] if ":" in name.rpartition("/")[2] else ""
+    if "@" in image or not tag.upper().endswith("-SNAPSHOT"):
+        return  # a digest pins the build, whatever its tag says
+    conv.warn(
+        setting.value_at(),
+        setting.name,
+        f"{image!r} is a -SNAPSHOT tag, a development build that is published again under "
+        "the same name: nodes that pull it at different times may run different code, and "
+        "imagePullPolicy IfNotPresent keeps each node's first copy (Twister2 0.8's shipped "
+        "configuration names it, conf/kubernetes/resource.yaml:5); use a released tag, or "
+        "pin the build by digest (image@sha256:...)",
     )
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 
-from t2gen.importer.model import Setting
+from t2gen.importer.model import Origin, Setting
 from t2gen.importer.state import Conversion, named
 from t2gen.inputs.yaml import JsonPath
 
@@ -65,10 +65,8 @@ def _node_mapping(conv: Conversion) -> list[tuple[Setting, str]]:
         return []
     key_pair, op_pair, values_pair = parts["key"], parts["operator"], parts["values"]
     if key_pair is None or op_pair is None:
-        conv.error(
-            mapping[0].at(),
-            mapping[0].name,
-            "node mapping is on but twister2.resource.kubernetes.worker.mapping.key and .operator are not both set",
+        _missing_mapping(
+            conv, mapping[0], key=key_pair is None, operator=op_pair is None
         )
         return []
     base: JsonPath = (*_GROUP_0, "nodeAffinity", "required", 0)
@@ -87,6 +85,18 @@ def _node_mapping(conv: Conversion) -> list[tuple[Setting, str]]:
             op_pair[0].name,
             f"operator {operator!r} written as {fixed!r}: Twister2 passes it through verbatim and the API server accepts only {fixed!r}",
         )
+    if fixed in _NEED_VALUES and not (values_pair and values_pair[1]):
+        at = conv.commented_at(_MAPPING_VALUES)
+        where = f" (commented out at {_line_of(at, op_pair[0])})" if at else ""
+        conv.error(
+            op_pair[0].at(),
+            op_pair[0].name,
+            f"operator {fixed} needs {_NEED_VALUES[fixed]} in {_MAPPING_VALUES}{where}, "
+            "which is not set or is empty: Twister2 would send the requirement without "
+            "values, which the API server refuses (RequestObjectBuilder.java:506-516); "
+            f"set it, e.g. {_MAPPING_VALUES}: {_EXAMPLE_VALUES[fixed in ('Gt', 'Lt')]}",
+        )
+        return []
     if values_pair is not None and values_pair[1]:
         conv.put(
             (*base, "values"),
@@ -95,6 +105,58 @@ def _node_mapping(conv: Conversion) -> list[tuple[Setting, str]]:
             values_pair[0].at(),
         )
     return [(mapping[0], "node mapping")]
+
+
+_MAPPING_KEY = "twister2.resource.kubernetes.worker.mapping.key"
+_MAPPING_OPERATOR = "twister2.resource.kubernetes.worker.mapping.operator"
+_MAPPING_VALUES = "twister2.resource.kubernetes.worker.mapping.values"
+_NEED_VALUES = {
+    "In": "at least one value",
+    "NotIn": "at least one value",
+    "Gt": "one integer value",
+    "Lt": "one integer value",
+}
+"""What each operator needs in ``values`` (Kubernetes ``ValidateNodeSelectorRequirement``)."""
+_EXAMPLE_VALUES = ("['gpu']", "['4']")
+
+
+def _line_of(at: Origin, near: Setting) -> str:
+    """``line 217`` when ``at`` is in ``near``'s file, else ``path:line``."""
+    return f"line {at.line}" if at.path == near.origin.path else str(at)
+
+
+def _missing_mapping(
+    conv: Conversion, mapping: Setting, *, key: bool, operator: bool
+) -> None:
+    """Node mapping is on without its key or operator: an error naming each missing key and where it is commented out.
+
+    Twister2 builds the requirement from both as they are, null included
+    (``RequestObjectBuilder.java:506-516``, ``KubernetesContext.java:159-165``),
+    and the API server refuses a node-selector requirement without a key or
+    operator, so the StatefulSet of compute resource 0 would never be created.
+    """
+    missing = [
+        name
+        for name, gone in ((_MAPPING_KEY, key), (_MAPPING_OPERATOR, operator))
+        if gone
+    ]
+    shown = []
+    for name in missing:
+        at = conv.commented_at(name)
+        shown.append(
+            f"{name} (commented out at {_line_of(at, mapping)})" if at else name
+        )
+    them = "it" if len(missing) == 1 else "them"
+    conv.error(
+        mapping.at(),
+        mapping.name,
+        f"true here, but {' and '.join(shown)} {'is' if them == 'it' else 'are'} not set: "
+        f"Twister2 would send a node-selector requirement without {them}, which the API "
+        "server refuses, so the StatefulSet of compute resource 0 would never be created "
+        f"(RequestObjectBuilder.java:506-516); set {them} (the node label key, and In, "
+        "NotIn, Exists, DoesNotExist, Gt or Lt; .values for In and NotIn), or set "
+        "kubernetes.worker.to.node.mapping: false",
+    )
 
 
 def _uniform(conv: Conversion) -> Setting | None:

@@ -3,7 +3,8 @@
 One module per part of the job file: :mod:`.placement`, :mod:`.pods` (worker
 groups and the job master), :mod:`.runtime` (network, storage, OpenMPI, job
 package, environment), :mod:`.security` (security profile and RBAC),
-:mod:`.isolation` (the opt-in NetworkPolicy), :mod:`.scheduling`, :mod:`.lifecycle` (``spec.lifecycle``), :mod:`.surface`
+:mod:`.isolation` (the opt-in NetworkPolicy), :mod:`.destinations` (the dashboard and
+HDFS the job's configuration reaches, against that policy), :mod:`.scheduling`, :mod:`.lifecycle` (``spec.lifecycle``), :mod:`.surface`
 (runtime class, extra volumes, ``envFrom``), :mod:`.job` (the job and its spec); :mod:`.build` builds
 them from the validated document. Every public name is importable from here.
 """

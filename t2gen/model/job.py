@@ -20,6 +20,7 @@ from t2gen.model.scheduling import Scheduling
 from t2gen.model.security import Rbac, Security
 from t2gen.model.surface import PodSurface
 from t2gen.record import Record
+from t2gen.twister2.confkeys import DEFAULTS, NAMESPACE
 
 __all__ = ["Job", "JobSpec"]
 
@@ -89,6 +90,11 @@ class Job(Record):
         annotations: extra annotations for every object and pod (sorted by key).
         spec: the job's specification.
         source: the job file it came from, as the user named it.
+        package_config: the settings of the job package given with ``--package``
+            that the render reads, ``(key, value)`` sorted by key: its
+            ``kubernetes.namespace`` (:attr:`package_namespace`) and the
+            destinations its pods connect to (``twister2.dashboard.host``, the
+            HDFS name node: :mod:`t2gen.model.destinations`); empty without one.
     """
 
     name: str
@@ -97,3 +103,21 @@ class Job(Record):
     annotations: tuple[tuple[str, str], ...]
     spec: JobSpec
     source: str = "-"
+    package_config: tuple[tuple[str, str | int | float | bool], ...] = ()
+
+    @property
+    def package_namespace(self) -> str:
+        """The namespace the job package's runtime calls the API server in (``kubernetes.namespace``).
+
+        The namespace of the job file (or ``-n``), which ``t2gen package``
+        writes and ``--package`` checks; else the package's own
+        (:attr:`package_config`); else
+        Twister2's default, ``default`` (``KubernetesContext.java:24-25``). Every
+        pod reads its ConfigMap there, and fails "Could not get ConfigMap from
+        K8s master" (``KubernetesController.java:941-946``) when the objects were
+        applied elsewhere.
+        """
+        packaged = dict(self.package_config).get(NAMESPACE)
+        if self.namespace:
+            return self.namespace
+        return packaged if isinstance(packaged, str) else str(DEFAULTS[NAMESPACE])

@@ -16,6 +16,8 @@ Modules:
     oci: the package as an OCI artifact: its manifest, digest and layout index.
     delivery: what ``t2gen package`` prints for a package named by digest, and
         where the job file's size or digests disagree with the package written.
+    settings: what the render takes from the package's configuration (its
+        namespace, dashboard and HDFS name node) and their policy warnings.
 
 Importing this package imports nothing; ``protobuf`` is loaded only by the
 modules that need it.

@@ -23,7 +23,9 @@ from t2gen.inputs.yaml.loader import JsonPath
 from t2gen.model import Job
 from t2gen.package.job import compute_resources
 from t2gen.package.pinning import package_digest, pinned_job, source_problems
+from t2gen.package.settings import destination_warnings, render_reads
 from t2gen.package.sizing import size_problems, size_warnings, sized_job
+from t2gen.record import replace
 from t2gen.twister2 import confkeys as k
 from t2gen.twister2 import kryo
 
@@ -326,12 +328,16 @@ def with_package(
     Args:
         loaded: the validated job and its job file as read; exactly one.
         package: the package file (``--package``).
-        warnings: when given, the located warnings (:func:`size_warnings`) are appended.
+        warnings: when given, the located warnings (:func:`size_warnings`, and a
+            dashboard or HDFS the job's NetworkPolicy does not allow) are appended.
 
     Returns:
         The job with ``jobPackage.fileSize``, the package's SHA-256 (and a
         source's size) and the memory volume from the package (an explicit
-        ``storage.memoryVolumeSize`` is kept), and its file.
+        ``storage.memoryVolumeSize`` is kept), and, when neither the job file
+        nor ``-n`` names a namespace, the package's settings the render reads
+        (:attr:`~t2gen.model.Job.package_config`: its ``kubernetes.namespace``,
+        dashboard and HDFS name node); and its file.
 
     Raises:
         T2genError: more than one job file.
@@ -358,4 +364,8 @@ def with_package(
     storage = spec.get("storage") if isinstance(spec, dict) else None
     explicit = isinstance(storage, dict) and "memoryVolumeSize" in storage
     sized = sized_job(job, contents, explicit_volume=explicit)
+    conf = package_settings(contents)
+    sized = replace(sized, package_config=render_reads(conf))
+    if warnings is not None:
+        warnings += destination_warnings(sized, doc, conf)
     return [(pinned_job(sized, sha256, size), doc)]

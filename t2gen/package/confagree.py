@@ -81,7 +81,7 @@ def agreeing_keys(job: Job) -> list[tuple[str, str, Any]]:
     """
     spec = job.spec
     keys: list[tuple[str, str, Any]] = [
-        ("resource.yaml", k.NAMESPACE, job.namespace or "default"),
+        ("resource.yaml", k.NAMESPACE, job.package_namespace),
         ("resource.yaml", k.JOB_NAME, job.name),
         ("resource.yaml", k.DOCKER_IMAGE, spec.image),
         ("resource.yaml", k.COMPUTE_RESOURCES, _resources(job)),

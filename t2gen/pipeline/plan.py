@@ -14,7 +14,7 @@ from typing import Any
 from t2gen.errors import UsageError, Warning_
 from t2gen.model import Job
 from t2gen.pipeline.job import generate_loaded, load_for_render
-from t2gen.record import Record
+from t2gen.record import Record, replace
 
 __all__ = ["PlanOutcome", "plan_job"]
 
@@ -75,6 +75,8 @@ def plan_job(
     )
     objects = [d.obj for d in generate_loaded([loaded], kube_version=kube_version)]
     job = loaded[0]
+    if nodes is None and quota is not None:
+        return _admission_only(objects, quota, job.namespace, json_output)
     if nodes is None:
         return PlanOutcome(_worker_map(job, objects, json_output, summary), True)
     return _feasibility(
@@ -133,7 +135,11 @@ def _feasibility(
         min_members=min_members(objects),
     )
     if quota_path is not None:
-        result = _admission(result, objects, quota_path, namespace, node_list)
+        verdict = _admission(objects, quota_path, namespace, node_list)
+        result = replace(result, admission=verdict)
+    jobs = [t.name for t in templates if t.kind == "Job" and t.replicas]
+    if jobs:
+        result = replace(result, notes=(*result.notes, _supervisor_note(jobs)))
     if json_output:
         text = json.dumps(plan_to_dict(result), indent=2, ensure_ascii=False) + "\n"
     else:
@@ -142,17 +148,52 @@ def _feasibility(
     return PlanOutcome(text, fits)
 
 
+def _supervisor_note(jobs: list[str]) -> str:
+    """The note of a plan that counted the supervisor Job's pod with the job's."""
+    return (
+        f"the supervisor Job {', '.join(jobs)} (spec.lifecycle.supervise) runs one pod more, "
+        "counted here with the job's and placed by the default scheduler, never in the job's "
+        f"gang; the plan calls it {jobs[0]}-0, the Job controller {jobs[0]}-<random>"
+    )
+
+
+def _admission_only(
+    objects: list[dict[str, Any]],
+    quota_path: str,
+    namespace: str | None,
+    json_output: bool,
+) -> PlanOutcome:
+    """``--quota`` without ``--nodes``: whether the job is admitted, and a plain word that placement was not judged.
+
+    A tenant may read its namespace's quotas and queues but not list the
+    cluster's nodes; admission needs only the former.
+    """
+    from t2gen.plan.admission import admission_only_dict, format_admission_only
+
+    verdict = _admission(objects, quota_path, namespace, None)
+    if json_output:
+        text = (
+            json.dumps(admission_only_dict(verdict), indent=2, ensure_ascii=False)
+            + "\n"
+        )
+    else:
+        text = format_admission_only(verdict)
+    return PlanOutcome(text, verdict.admitted)
+
+
 def _admission(
-    result: Any,
     objects: list[dict[str, Any]],
     quota_path: str,
     namespace: str | None,
     nodes: Any,
 ) -> Any:
-    """The plan with whether the job is admitted (``--quota``)."""
+    """Whether the job is admitted (``--quota``): an :class:`~t2gen.plan.admission.AdmissionVerdict`.
+
+    ``nodes`` (the ``--nodes`` list, or None without it) gives a Volcano
+    queue's cluster total; without it a queue is judged by its own capability.
+    """
     from t2gen.plan.admission import admission
     from t2gen.plan.quotaread import read_quota
-    from t2gen.record import replace
 
     objects_q = read_quota(quota_path)
     if namespace is None:
@@ -171,11 +212,12 @@ def _admission(
             "pods": n.allocatable.pods,
             **dict(n.allocatable.extended),
         }
-        for n in nodes
+        for n in nodes or ()
         if not n.unschedulable and n.ready == "True"
     ]
     try:
-        verdict = admission(objects, objects_q, namespace, allocatable)
+        return admission(
+            objects, objects_q, namespace, allocatable, nodes_known=nodes is not None
+        )
     except ValueError as err:  # the rendered objects' quantities were checked already
         raise UsageError(str(err), param_hint="'JOB'") from None
-    return replace(result, admission=verdict)

@@ -37,7 +37,15 @@ from t2gen.plan.quotarecords import QuotaObjects
 from t2gen.plan.resourcequota import QuotaRun, check_pods, pod_requests
 from t2gen.record import Record
 
-__all__ = ["AdmissionVerdict", "admission", "admission_dict", "admission_lines"]
+__all__ = [
+    "NOT_PLACED",
+    "AdmissionVerdict",
+    "admission",
+    "admission_dict",
+    "admission_lines",
+    "admission_only_dict",
+    "format_admission_only",
+]
 
 _VOLCANO_GROUP = "scheduling.k8s.io/group-name"
 _VOLCANO_TASK = "volcano.sh/task-spec"
@@ -103,6 +111,8 @@ def admission(
     quota: QuotaObjects,
     namespace: str,
     allocatable: Sequence[Mapping[str, int]] = (),
+    *,
+    nodes_known: bool = True,
 ) -> AdmissionVerdict:
     """Check the rendered job against the quota objects.
 
@@ -111,6 +121,8 @@ def admission(
         quota: from :func:`t2gen.plan.quotaread.read_quota`.
         namespace: where the job runs (StatefulSets that name one keep theirs).
         allocatable: each node's allocatable (for a Volcano queue's realCapability).
+        nodes_known: False when no node list was given (``plan --quota`` without
+            ``--nodes``): a Volcano queue is then judged by its capability alone.
 
     Returns:
         The verdict.
@@ -136,7 +148,13 @@ def admission(
         members = [s for s in shapes if s.labels.get(QUEUE_LABEL) == name]
         for s in members:
             _add(total, pod_requests(s), s.replicas)
-        queues.append(check_kueue(name, members[0].namespace, total, quota))
+        # The supervisor Job is a workload of its own in the queue (Kueue makes one
+        # Workload per batch/v1 Job): both must be admitted for a supervised run.
+        jobs = [s.statefulset for s in members if s.kind == "Job" and s.replicas]
+        what = "the pod group as one workload" + (
+            f" and Job {', '.join(jobs)} as another" if jobs else ""
+        )
+        queues.append(check_kueue(name, members[0].namespace, total, quota, what=what))
     for obj in objects:
         if obj.get("kind") != "PodGroup" or not str(
             obj.get("apiVersion", "")
@@ -155,7 +173,7 @@ def admission(
                 check_volcano(
                     queue,
                     _volcano_gang(members, obj),
-                    cluster_capacity(allocatable),
+                    cluster_capacity(allocatable) if nodes_known else None,
                     quota,
                 )
             )
@@ -196,14 +214,19 @@ def admission_lines(v: AdmissionVerdict) -> list[str]:
         r = run.refusal
         lines.append(
             f"{'not admitted' if not lines else '  and'}: ResourceQuota {r.quota} ({_where(v)}) admits "
-            f"{run.before} of the job's {v.pods} pods, then refuses pod {run.refused_pod}: {r.reason}"
+            f"{run.before} of the job's {v.pods} pods, then refuses {run.refused_text}: {r.reason}"
         )
-        statefulset = run.refused_pod.rsplit("-", 1)[0]
         lines.append(f"  the API server says: {r.message}")
+        waits = (
+            "the Twister2 job master waits for the rest"
+            if run.refused_pod
+            else "the job runs without its supervisor until the Job controller's retry "
+            "finds room (no deadline, no outcome kept)"
+        )
         lines.append(
-            f"  a refused pod is no Pending pod: it shows only as a FailedCreate event on StatefulSet "
-            f"{statefulset}, which retries it; {run.admitted} of the {v.pods} pods are admitted in all, "
-            "and the Twister2 job master waits for the rest"
+            f"  a refused pod is no Pending pod: it shows only as a FailedCreate event on "
+            f"{run.refused_owner}, which retries it; {run.admitted} of the {v.pods} pods are "
+            f"admitted in all, and {waits}"
         )
         if run.whole_job:
             lines.append(
@@ -257,7 +280,8 @@ def admission_dict(v: AdmissionVerdict) -> dict[str, Any]:
             "refused": None
             if run.refusal is None
             else {
-                "pod": run.refused_pod,
+                "pod": run.refused_pod or None,
+                "owner": run.refused_owner,
                 "quota": run.refusal.quota,
                 "namespace": run.refusal.namespace,
                 "reason": run.refusal.reason,
@@ -270,4 +294,38 @@ def admission_dict(v: AdmissionVerdict) -> dict[str, Any]:
             for q in v.queues
         ],
         "limitRangeDefaults": list(v.defaulted),
+    }
+
+
+NOT_PLACED = (
+    "placement not judged: no --nodes, so whether the pods fit the nodes (their free cpu, "
+    "memory and pods, taints, affinity, the job's uniform mapping) and whether the scheduler "
+    "finds that fit were not checked; give --nodes (kubectl get nodes -o json) to judge them"
+)
+"""What ``plan --quota`` without ``--nodes`` says it did not do."""
+
+
+def format_admission_only(v: AdmissionVerdict) -> str:
+    """``plan --quota`` without ``--nodes``, for people: the admission verdict and :data:`NOT_PLACED`."""
+    return "\n".join([*admission_lines(v), NOT_PLACED]) + "\n"
+
+
+def admission_only_dict(v: AdmissionVerdict) -> dict[str, Any]:
+    """``plan --quota`` without ``--nodes`` for ``-o json``: the keys of ``--nodes``'s output.
+
+    ``feasible`` and ``nodes`` are null (not judged), the placement's lists
+    empty, ``admission`` the verdict (:func:`admission_dict`), and ``notes``
+    :data:`NOT_PLACED`, so a script reads ``.admission.admitted`` either way.
+    """
+    return {
+        "feasible": None,
+        "reasons": [],
+        "nodes": None,
+        "pods": v.pods,
+        "statefulSets": [],
+        "placement": [],
+        "gangs": [],
+        "scheduler": None,
+        "admission": admission_dict(v),
+        "notes": [NOT_PLACED],
     }

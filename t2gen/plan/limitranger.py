@@ -29,7 +29,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from t2gen.plan.quantities import CPU, exact_text, parse_resource_list
+from t2gen.plan.queues import QUEUE_LABEL
 from t2gen.plan.quotarecords import LimitRange
+from t2gen.plan.templates import is_pod_workload, workload_pods
 from t2gen.record import Record, replace
 
 __all__ = ["Container", "PodShape", "admit_limits", "pod_shapes"]
@@ -45,10 +47,11 @@ class Container(Record):
 
 
 class PodShape(Record):
-    """The pods of one StatefulSet as the quota plugins see them.
+    """The pods of one StatefulSet (or of the supervisor's Job) as the quota plugins see them.
 
     Attributes:
-        statefulset: its name; the pods are ``<statefulset>-<ordinal>``.
+        statefulset: its name; the pods are ``<statefulset>-<ordinal>`` (a Job's
+            ``<name>-<random>``).
         namespace: where its pods are created ("" when neither the objects nor
             the job name one).
         replicas: how many pods.
@@ -57,7 +60,9 @@ class PodShape(Record):
         priority_class: ``spec.priorityClassName`` ("" when unset).
         terminating: ``spec.activeDeadlineSeconds`` >= 0 (the Terminating scope).
         cross_namespace: a pod (anti-)affinity term names other namespaces.
-        labels: the pod template's labels (Kueue reads its queue name there).
+        labels: the pod template's labels (Kueue reads its queue name there; for a
+            Job, Kueue reads the Job's own ``kueue.x-k8s.io/queue-name``, which is
+            added here).
         annotations: the pod template's annotations (Volcano's task name).
         scheduler: ``spec.schedulerName``.
         defaulted: what the LimitRanges set on a container that lacked it, as
@@ -76,6 +81,8 @@ class PodShape(Record):
     annotations: Mapping[str, str] = {}
     scheduler: str = "default-scheduler"
     defaulted: tuple[str, ...] = ()
+    kind: str = "StatefulSet"
+    """``StatefulSet``, or ``Job`` (the supervisor's ``batch/v1`` Job)."""
 
 
 def _containers(raw: object) -> tuple[Container, ...]:
@@ -127,43 +134,48 @@ def _cross_namespace(spec: Mapping[str, Any]) -> bool:
 def pod_shapes(
     objects: Sequence[Mapping[str, Any]], namespace: str | None
 ) -> tuple[PodShape, ...]:
-    """The StatefulSets among rendered objects as pods the quota plugins admit, in creation order.
+    """The StatefulSets (and the supervisor's Job) among rendered objects as pods the quota plugins admit, in creation order.
+
+    The supervisor's pod (``spec.lifecycle.supervise``) is one more pod of the
+    namespace, created after the StatefulSets' (``kubectl apply`` creates the Job
+    last, :mod:`t2gen.kube.order`), so it counts against every quota that counts
+    them, and, with ``gang: kueue``, against the queue as a workload of its own
+    (the Job's label ``kueue.x-k8s.io/queue-name``).
 
     Args:
         objects: the rendered objects.
-        namespace: the namespace for StatefulSets that name none (None: "").
+        namespace: the namespace for objects that name none (None: "").
 
     Raises:
         ValueError: a request or limit that is not a quantity.
     """
     out = []
     for obj in objects:
-        if not isinstance(obj, Mapping) or obj.get("kind") != "StatefulSet":
+        if not is_pod_workload(obj):
             continue
         metadata = obj.get("metadata") or {}
         spec = obj.get("spec") or {}
         template = spec.get("template") or {}
         pod = template.get("spec") or {}
-        replicas = spec.get("replicas")
         deadline = pod.get("activeDeadlineSeconds")
+        labels = {
+            str(k): str(v)
+            for k, v in ((template.get("metadata") or {}).get("labels") or {}).items()
+        }
+        queue = (metadata.get("labels") or {}).get(QUEUE_LABEL)
+        if obj.get("kind") == "Job" and queue:
+            labels[QUEUE_LABEL] = str(queue)
         out.append(
             PodShape(
                 statefulset=str(metadata.get("name") or ""),
                 namespace=str(metadata.get("namespace") or namespace or ""),
-                replicas=replicas
-                if isinstance(replicas, int) and not isinstance(replicas, bool)
-                else 1,
+                replicas=workload_pods(obj),
                 containers=_containers(pod.get("containers")),
                 inits=_containers(pod.get("initContainers")),
                 priority_class=str(pod.get("priorityClassName") or ""),
                 terminating=isinstance(deadline, int) and deadline >= 0,
                 cross_namespace=_cross_namespace(pod),
-                labels={
-                    str(k): str(v)
-                    for k, v in (
-                        (template.get("metadata") or {}).get("labels") or {}
-                    ).items()
-                },
+                labels=labels,
                 annotations={
                     str(k): str(v)
                     for k, v in (
@@ -171,6 +183,7 @@ def pod_shapes(
                     ).items()
                 },
                 scheduler=str(pod.get("schedulerName") or "default-scheduler"),
+                kind=str(obj.get("kind")),
             )
         )
     return tuple(out)

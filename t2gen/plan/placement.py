@@ -281,7 +281,8 @@ def plan_templates(
     # Gangs.
     gang_members: dict[str, list[int]] = {}
     for a, t in enumerate(templates):
-        key = "job" if gang else t.gang
+        # --gang: every pod of the job, not the supervisor's (its Job is no member)
+        key = ("job" if t.kind == "StatefulSet" else None) if gang else t.gang
         if key is not None:
             gang_members.setdefault(key, []).append(a)
     gang_reports = []

@@ -77,15 +77,22 @@ def _lendable(cq: ClusterQueue, flavor: str, resource: str) -> int:
 
 
 def check_kueue(
-    queue_name: str, namespace: str, requests: Mapping[str, int], objects: QuotaObjects
+    queue_name: str,
+    namespace: str,
+    requests: Mapping[str, int],
+    objects: QuotaObjects,
+    *,
+    what: str = "the pod group as one workload",
 ) -> QueueCheck:
-    """Whether Kueue admits the job's pod group now.
+    """Whether Kueue admits the job's pod group (and its supervisor Job) now.
 
     Args:
         queue_name: the pods' ``kueue.x-k8s.io/queue-name`` (a LocalQueue).
         namespace: the pods' namespace.
-        requests: the whole job's requests (cpu in millicores), LimitRanges applied.
+        requests: the whole job's requests (cpu in millicores), LimitRanges
+            applied, the supervisor's pod included when its Job is in the queue.
         objects: what ``--quota`` holds.
+        what: the workloads admitted, for the verdict.
     """
     local: LocalQueue | None = next(
         (
@@ -174,14 +181,14 @@ def check_kueue(
         "Kueue ClusterQueue",
         cq.name,
         True,
-        f"admits the pod group as one workload ({'; '.join(chosen)})",
+        f"admits {what} ({'; '.join(chosen)})",
     )
 
 
 def check_volcano(
     queue_name: str,
     gang: Mapping[str, int],
-    capacity: Mapping[str, int],
+    capacity: Mapping[str, int] | None,
     objects: QuotaObjects,
 ) -> QueueCheck:
     """Whether a Volcano Queue can hold the gang's minimum.
@@ -189,7 +196,9 @@ def check_volcano(
     Args:
         queue_name: the PodGroup's ``spec.queue`` (``default`` when unset).
         gang: the requests of the pods that must start together (cpu in millicores).
-        capacity: the cluster's allocatable, summed over the nodes.
+        capacity: the cluster's allocatable, summed over the nodes; None when no
+            node list was given: the queue's capability alone is checked, and
+            the reason says so.
         objects: what ``--quota`` holds.
     """
     queue: VolcanoQueue | None = next(
@@ -215,7 +224,7 @@ def check_volcano(
         for k, v in q.guarantee.items():
             guarantees[k] = guarantees.get(k, 0) + v
     real: dict[str, int] = {}
-    for k, v in capacity.items():
+    for k, v in (capacity or {}).items():
         real[k] = max(0, v - guarantees.get(k, 0)) + queue.guarantee.get(k, 0)
     for k, v in queue.capability.items():
         real[k] = min(v, real.get(k, v))
@@ -237,7 +246,12 @@ def check_volcano(
         queue.name,
         True,
         f"the gang's minimum ({_amounts(gang)}) fits the queue's capability; its deserved share, "
-        "which depends on the other queues' demand, may still hold it back",
+        "which depends on the other queues' demand, may still hold it back"
+        + (
+            ""
+            if capacity is not None
+            else " (the cluster's total, which caps the capability, was not judged: no --nodes)"
+        ),
     )
 
 

@@ -217,7 +217,11 @@ class QuotaRun(Record):
         before: pods admitted before the first refusal.
         admitted: pods admitted in all (a refused pod's StatefulSet goes on
             with other pods; smaller pods may still fit).
-        refused_pod: the first refused pod (``<statefulset>-<ordinal>``), or "".
+        refused_pod: the first refused pod (``<statefulset>-<ordinal>``), or "";
+            for the supervisor Job's pod, whose name the API server makes
+            (``<job>-<random>``), "".
+        refused_owner: the refused pod's controller, ``StatefulSet <name>`` or
+            ``Job <name>`` (it records the ``FailedCreate`` event), or "".
         refusal: why.
         matched: the quotas that counted the job's pods.
         after: per matched quota, ``used/hard`` of its tightest resource after the
@@ -240,6 +244,16 @@ class QuotaRun(Record):
     after: tuple[str, ...]
     whole_job: bool
     unsynced: tuple[str, ...] = ()
+    refused_owner: str = ""
+
+    @property
+    def refused_text(self) -> str:
+        """The first refused pod for people: ``pod wordcount-0-2``, or ``the pod of Job wordcount-supervisor``."""
+        return (
+            f"pod {self.refused_pod}"
+            if self.refused_pod
+            else f"the pod of {self.refused_owner}"
+        )
 
 
 def _refuse(
@@ -300,7 +314,7 @@ def check_pods(shapes: Sequence[PodShape], quotas: Sequence[ResourceQuota]) -> Q
     used = {q.name + "\0" + q.namespace: dict(q.used) for q in quotas}
     total = sum(s.replicas for s in shapes)
     before = admitted = 0
-    first: tuple[str, QuotaRefusal] | None = None
+    first: tuple[str, QuotaRefusal, str] | None = None
     matched: dict[str, ResourceQuota] = {}
     whole: dict[str, dict[str, int]] = {}
     for shape in shapes:
@@ -321,7 +335,10 @@ def check_pods(shapes: Sequence[PodShape], quotas: Sequence[ResourceQuota]) -> Q
                     break
             if refusal is not None:
                 if first is None:
-                    first = (f"{shape.statefulset}-{ordinal}", refusal)
+                    pod = (
+                        "" if shape.kind == "Job" else f"{shape.statefulset}-{ordinal}"
+                    )
+                    first = (pod, refusal, f"{shape.kind} {shape.statefulset}")
                 continue
             for q in mine:
                 bucket = used[q.name + "\0" + q.namespace]
@@ -360,6 +377,7 @@ def check_pods(shapes: Sequence[PodShape], quotas: Sequence[ResourceQuota]) -> Q
         admitted=admitted,
         refused_pod=first[0] if first else "",
         refusal=first[1] if first else None,
+        refused_owner=first[2] if first else "",
         matched=tuple(f"{q.name}" for q in matched.values()),
         after=tuple(after),
         whole_job=over_whole,

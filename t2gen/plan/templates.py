@@ -28,8 +28,11 @@ from t2gen.record import Record
 __all__ = [
     "DEFAULT_SCHEDULER",
     "WorkloadTemplate",
+    "is_pod_workload",
+    "job_pods",
     "min_members",
     "priority_values",
+    "workload_pods",
     "workload_templates",
 ]
 
@@ -38,10 +41,11 @@ DEFAULT_SCHEDULER = "default-scheduler"
 
 
 class WorkloadTemplate(Record):
-    """One StatefulSet's pod template, reduced to what the filters read.
+    """One StatefulSet's pod template (or the supervisor Job's), reduced to what the filters read.
 
     Attributes:
-        name: the StatefulSet's name; its pods are ``<name>-<ordinal>``.
+        name: the StatefulSet's name; its pods are ``<name>-<ordinal>`` (a Job's
+            pods are ``<name>-<random>``: the plan calls its one pod ``<name>-0``).
         namespace: ``metadata.namespace``; None when the manifests leave it to
             ``kubectl apply -n``.
         replicas: ``spec.replicas`` (1 when unset).
@@ -71,6 +75,8 @@ class WorkloadTemplate(Record):
             does not read the PersistentVolumes' node affinity (see the notes).
         pod_management: ``spec.podManagementPolicy`` (``OrderedReady`` when unset,
             as the API server defaults it; t2gen renders ``Parallel``).
+        kind: ``StatefulSet``, or ``Job`` for the supervisor's ``batch/v1`` Job
+            (``spec.lifecycle.supervise``), whose one pod is not of the job's gang.
     """
 
     name: str
@@ -98,6 +104,45 @@ class WorkloadTemplate(Record):
     runtime_class: str | None = None
     claims: tuple[str, ...] = ()
     pod_management: str = "OrderedReady"
+    kind: str = "StatefulSet"
+
+
+def job_pods(spec: Mapping[str, Any]) -> int:
+    """The pods a ``batch/v1`` Job runs at once: ``parallelism`` (default 1), none while ``suspend``.
+
+    The supervisor Job of ``spec.lifecycle.supervise`` sets neither
+    ``parallelism`` nor ``completions`` and ``backoffLimit: 0``: one pod. A Job
+    Kueue suspends until admission (``kueue.x-k8s.io/queue-name``) still runs
+    that pod once admitted, so it counts
+    (https://kubernetes.io/docs/concepts/workloads/controllers/job/#parallel-jobs).
+    """
+    if spec.get("suspend") is True:
+        return 0
+    parallelism = spec.get("parallelism")
+    if isinstance(parallelism, int) and not isinstance(parallelism, bool):
+        return max(parallelism, 0)
+    return 1
+
+
+def is_pod_workload(obj: Any) -> bool:
+    """A StatefulSet, or a ``batch/v1`` Job (t2gen renders only the supervisor's): what ``plan`` counts pods of."""
+    if not isinstance(obj, Mapping):
+        return False
+    kind = obj.get("kind")
+    return kind == "StatefulSet" or (
+        kind == "Job" and obj.get("apiVersion") == "batch/v1"
+    )
+
+
+def workload_pods(obj: Mapping[str, Any]) -> int:
+    """Pods of a :func:`is_pod_workload` object: a StatefulSet's ``replicas`` (1 when unset), a Job's :func:`job_pods`."""
+    spec = obj.get("spec") or {}
+    if obj.get("kind") == "Job":
+        return job_pods(spec)
+    replicas = spec.get("replicas")
+    return (
+        replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else 1
+    )
 
 
 def _claims(raw: object) -> tuple[str, ...]:
@@ -161,14 +206,16 @@ def _preferred_pod_terms(
 def workload_templates(
     objects: Iterable[Mapping[str, Any]], source: str = "job"
 ) -> tuple[WorkloadTemplate, ...]:
-    """Reduce the StatefulSets among rendered objects to their pod templates.
+    """Reduce the StatefulSets (and the supervisor's Job) among rendered objects to their pod templates.
 
     Args:
-        objects: rendered Kubernetes objects (any kinds; only StatefulSets are read).
+        objects: rendered Kubernetes objects (any kinds; StatefulSets and
+            ``batch/v1`` Jobs are read: the supervisor's pod needs a node and
+            counts against the quotas as the job's do).
         source: how to name the input in errors.
 
     Returns:
-        One template per StatefulSet, in the input's order.
+        One template per StatefulSet or Job, in the input's order.
 
     Raises:
         InputError: no StatefulSet, or a request that is not a quantity.
@@ -176,10 +223,11 @@ def workload_templates(
     templates = []
     problems = []
     for index, obj in enumerate(objects):
-        if not isinstance(obj, Mapping) or obj.get("kind") != "StatefulSet":
+        if not is_pod_workload(obj):
             continue
+        kind = str(obj.get("kind"))
         metadata = obj.get("metadata") or {}
-        name = str(metadata.get("name") or f"statefulset-{index}")
+        name = str(metadata.get("name") or f"{kind.lower()}-{index}")
         sts_spec = obj.get("spec") or {}
         template = sts_spec.get("template") or {}
         t_meta = template.get("metadata") or {}
@@ -187,7 +235,7 @@ def workload_templates(
         try:
             requests, cores, guaranteed = pod_resources(spec)
         except ValueError as err:
-            problems.append(Problem(source, 0, 0, f"StatefulSet {name}: {err}"))
+            problems.append(Problem(source, 0, 0, f"{kind} {name}: {err}"))
             continue
         affinity = spec.get("affinity") or {}
         node_affinity = (
@@ -197,16 +245,13 @@ def workload_templates(
         )
         required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
         selector = spec.get("nodeSelector") or {}
-        replicas = sts_spec.get("replicas")
         templates.append(
             WorkloadTemplate(
                 name=name,
                 namespace=str(metadata["namespace"])
                 if metadata.get("namespace")
                 else None,
-                replicas=replicas
-                if isinstance(replicas, int) and not isinstance(replicas, bool)
-                else 1,
+                replicas=workload_pods(obj),
                 labels={
                     str(k): str(v) for k, v in (t_meta.get("labels") or {}).items()
                 },
@@ -246,8 +291,10 @@ def workload_templates(
                 else None,
                 claims=_claims(spec.get("volumes")),
                 pod_management=str(
-                    sts_spec.get("podManagementPolicy") or "OrderedReady"
+                    sts_spec.get("podManagementPolicy")
+                    or ("Parallel" if kind == "Job" else "OrderedReady")
                 ),
+                kind=kind,
             )
         )
     if problems:

@@ -16,8 +16,11 @@ __all__ = [
     "CHECKPOINTING_ENABLED",
     "COMPUTE_RESOURCES",
     "CONF_DIRS",
+    "DASHBOARD_HOST",
     "DEFAULTS",
     "DOCKER_IMAGE",
+    "HDFS_NAMENODE",
+    "HDFS_NAMENODE_PORT",
     "JOB_ID",
     "JOB_MASTER_CPU",
     "JOB_MASTER_PERSISTENT_VOLUME",
@@ -116,6 +119,15 @@ ZOOKEEPER_SERVERS = "twister2.resource.zookeeper.server.addresses"
 ZOOKEEPER_ROOT_NODE = "twister2.resource.zookeeper.root.node.path"
 """The znode every job's znodes are under (``ZKContext.java:32-33``)."""
 
+DASHBOARD_HOST = "twister2.dashboard.host"
+"""The Twister2 dashboard's URL; unset, the job master does not connect to one
+(``JMC:34,103-105``; ``twister2/master/src/java/edu/iu/dsc/tws/master/server/JobMaster.java:238-245``)."""
+HDFS_NAMENODE = "twister2.data.hdfs.namenode"
+"""The HDFS name node's host: ``fs.defaultFS`` is ``hdfs://<it>:<port>`` (``twister2/data/src/main/java/
+edu/iu/dsc/tws/data/utils/HdfsDataContext.java:33-35,44-46``, ``FileSystemUtils.java:276,294-298``)."""
+HDFS_NAMENODE_PORT = "twister2.data.hdfs.namenode.port"
+"""The HDFS name node's port (``HdfsDataContext.java:37-38,48-51``)."""
+
 DEFAULTS: dict[str, object] = {
     NAMESPACE: "default",
     BASE_PORT: 9000,
@@ -131,6 +143,8 @@ DEFAULTS: dict[str, object] = {
     CHECKPOINTING_ENABLED: False,
     PERSISTENT_STORAGE_TYPE: "mounted",
     ZOOKEEPER_ROOT_NODE: "/twister2",
+    HDFS_NAMENODE: "hostname.domain.name",
+    HDFS_NAMENODE_PORT: 9000,
 }
 """What the runtime uses for a key no file sets: the defaults in Twister2's code
 (``KC``, ``JMC``, ``SC``; the importer's key table cites each line)."""

@@ -43,6 +43,7 @@ __all__ = [
     "MANAGED_BY_LABEL",
     "MANAGER",
     "NAME_LABEL",
+    "PACKAGE_NAMESPACE_ANNOTATION",
     "RESERVED_ENV_NAMES",
     "RESERVED_LABEL_KEYS",
     "SECURITY_PROFILE_ANNOTATION",
@@ -121,6 +122,11 @@ byte-identical; the runtime only needs a number (``Long.parseLong`` in
 ``WorkerRuntime`` and ``JobMasterStarter`` with ZooKeeper)."""
 BIND_WORKERS_ANNOTATION = "t2gen.dev/bind-workers-to-cpu"
 """Pod annotation (``"true"``) marking a worker pod bound to whole cores; checked by ``bound-worker-guaranteed``."""
+PACKAGE_NAMESPACE_ANNOTATION = "t2gen.dev/package-namespace"
+"""Annotation of the job's ConfigMap: the namespace the job package's runtime looks it up in
+(``kubernetes.namespace``: ``KubernetesContext.java:24-25``; "Could not get ConfigMap from K8s
+master", ``KubernetesController.java:941-946``), so that ``t2gen check`` can refuse objects moved
+to another namespace after the render (check ``package-namespace``); docs/gitops.md."""
 SECURITY_PROFILE_ANNOTATION = "t2gen.dev/security-profile"
 """Pod annotation (``restricted``) claiming Pod Security Admission ``restricted``; checked by ``pod-security-restricted``."""
 JOB_PACKAGE_ANNOTATION = "t2gen.dev/job-package-sha256"

@@ -12,8 +12,8 @@
 # retry limit, deletes what the job master leaves, and exits 0 (Completed) or 1 (every
 # other end) with "<Reason>: <message>" in its termination message.
 #
-# Settings (environment; the Job sets them): T2_JOB, T2_NAMESPACE, T2_RUN (this Job's
-# UID), T2_JOB_MASTER_POD, T2_JOB_MASTER_CONTAINER, T2_WORKER_SELECTOR, T2_CLEANUP
+# Settings (environment; the Job sets them): T2_JOB, T2_NAMESPACE, T2_PACKAGE_NAMESPACE,
+# T2_RUN (this Job's UID), T2_JOB_MASTER_POD, T2_JOB_MASTER_CONTAINER, T2_WORKER_SELECTOR, T2_CLEANUP
 # (TYPE/NAME of what the job master leaves), T2_JOB_OBJECTS (TYPE/NAME of what the job
 # master deletes, deleted here only when it did not), T2_DEADLINE, T2_BACKOFF_LIMIT,
 # T2_MAX_RESTARTS, T2_TAIL, T2_KILL_GRACE, T2_POLL, T2_TERMINATION_LOG, T2_WORK_DIR.
@@ -36,6 +36,20 @@ GRACE=${T2_KILL_GRACE:-120}
 POLL=${T2_POLL:-5}
 TERMINATION_LOG=${T2_TERMINATION_LOG:-/dev/termination-log}
 WORK=${T2_WORK_DIR:-/tmp/t2gen-supervisor}
+
+# 0. Namespace agreement (issue 42), a step of its own before anything else: the job
+# package's runtime calls the API server only in its kubernetes.namespace
+# (T2_PACKAGE_NAMESPACE, rendered from the package: K8S/KubernetesContext.java:24-25),
+# and every Twister2 pod fails "Could not get ConfigMap from K8s master: <job>"
+# (K8S/KubernetesController.java:941-946) when the job was applied to another namespace
+# (kustomize's namespace:, Helm's, Argo CD's destination). T2_NAMESPACE is this pod's own,
+# from the downward API, which is where the job was applied. Touches nothing.
+if [ -n "${T2_PACKAGE_NAMESPACE:-}" ] && [ "$T2_PACKAGE_NAMESPACE" != "$NS" ]; then
+  mismatch="the job was applied to namespace $NS, but its package runs in namespace $T2_PACKAGE_NAMESPACE: every Twister2 pod would fail \"Could not get ConfigMap from K8s master: $JOB\"; render and package it with -n $NS, or apply it to $T2_PACKAGE_NAMESPACE"
+  printf 'NamespaceMismatch: %s\n' "$mismatch" >"$TERMINATION_LOG" 2>/dev/null || true
+  printf '%s t2gen-supervisor %s: NamespaceMismatch: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$JOB" "$mismatch"
+  exit 1
+fi
 
 # The ConfigMap's data, one KEY=VALUE a line, without the (large) serialised job object.
 DATA='{{range $k, $v := .data}}{{if ne $k "TWISTER2_JOB_OBJECT"}}{{$k}}={{$v}}{{"\n"}}{{end}}{{end}}'

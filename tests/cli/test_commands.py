@@ -263,14 +263,18 @@ def test_helm_format_leaves_the_namespace_to_helm(tmp_path: Path) -> None:
     # --namespace` places all of them together.
     build_file_tree(tmp_path, {"job.yaml": job_text(metadata="namespace: batch\n")})
     plain = runner.invoke(app, ["render", str(tmp_path / "job.yaml")])
-    # 11 objects and the subjects of the two RoleBindings
-    assert plain.stdout.count("namespace: batch") == 13
+    # 11 objects, the subjects of the two RoleBindings, and the ConfigMap's record
+    # of the package's namespace (t2gen.dev/package-namespace, issue 42)
+    assert plain.stdout.count("namespace: batch") == 14
     result = runner.invoke(
         app, ["render", str(tmp_path / "job.yaml"), "--format", "helm"]
     )
     assert result.exit_code == 0
     objects = load_all_yaml(result.stdout)
-    assert len(objects) == 11 and "namespace" not in result.stdout
+    assert len(objects) == 11
+    # the record stays: it is where the package's pods look, whatever Helm chooses
+    assert result.stdout.count("namespace") == 1
+    assert "    t2gen.dev/package-namespace: batch\n" in result.stdout
     binding = next(obj for obj in objects if obj["kind"] == "RoleBinding")
     assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "job-jm"}]
     assert result.stderr == (

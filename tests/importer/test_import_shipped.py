@@ -208,3 +208,96 @@ def test_warning_about_an_unset_key_is_at_its_commented_example(tmp_path: Path) 
         "warning: conf/kubernetes/network.yaml:8:3: twister2.network.channel.class: not set"
         in result.stderr
     )
+
+
+# Issue 42, item 9: the shipped configuration with node mapping switched on names the
+# key that is still commented out (it said the key and operator were "not both set"),
+# and its -SNAPSHOT image gets a remark (it was taken silently).
+
+_MAPPING = "twister2.resource.kubernetes.worker.mapping"
+
+
+def _uncomment(conf: Path, *prefixes: str) -> None:
+    """Uncomment the shipped lines of conf/kubernetes/resource.yaml that start with ``# <prefix>``."""
+    resource = conf / "kubernetes/resource.yaml"
+    lines = resource.read_text(encoding="utf-8").splitlines(keepends=True)
+    for index, line in enumerate(lines):
+        if any(line.startswith(f"# {prefix}") for prefix in prefixes):
+            lines[index] = line.removeprefix("# ")
+    resource.write_text("".join(lines), encoding="utf-8")
+
+
+def test_node_mapping_without_its_key_names_the_commented_out_keys(
+    tmp_path: Path,
+) -> None:
+    conf = _conf(tmp_path)
+    _uncomment(conf, "kubernetes.worker.to.node.mapping:")  # shipped as `false`: set it
+    resource = conf / "kubernetes/resource.yaml"
+    text = resource.read_text(encoding="utf-8")
+    assert "\nkubernetes.worker.to.node.mapping: false\n" in text
+    resource.write_text(text.replace("mapping: false", "mapping: true"), "utf-8")
+    args = (
+        "import",
+        "conf",
+        str(ROOT / "tests/fixtures/twister2-0.8-shipped-example.yaml"),
+    )
+    result = _run(tmp_path, *args, "--name", "t2-job", "--jar", "x.jar")
+    assert result.returncode == 1
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(
+        "conf/kubernetes/resource.yaml:204:1: kubernetes.worker.to.node.mapping: true here, "
+        f"but {_MAPPING}.key (commented out at line 207) and {_MAPPING}.operator "
+        "(commented out at line 213) are not set:"
+    ), line
+
+    _uncomment(conf, f"{_MAPPING}.key:")
+    result = _run(tmp_path, *args, "--name", "t2-job", "--jar", "x.jar")
+    (line,) = result.stderr.splitlines()
+    assert f"but {_MAPPING}.operator (commented out at line 213) is not set" in line
+    assert f"{_MAPPING}.key" not in line
+
+    # key and operator set, the values still commented out: named (it said "operator In
+    # needs at least one value, e.g. values: [gpu]", a job-file field the user has not)
+    _uncomment(conf, f"{_MAPPING}.operator:")
+    result = _run(tmp_path, *args, "--name", "t2-job", "--jar", "x.jar")
+    assert result.returncode == 1
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(
+        f"conf/kubernetes/resource.yaml:213:1: {_MAPPING}.operator: operator In needs at "
+        f"least one value in {_MAPPING}.values (commented out at line 217), which is not set"
+    ), line
+
+    _uncomment(conf, f"{_MAPPING}.values:")
+    result = _run(tmp_path, *args, "--name", "t2-job", "--jar", "x.jar")
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_snapshot_image_gets_a_remark_at_its_value(tmp_path: Path) -> None:
+    _conf(tmp_path)
+    example = str(ROOT / "tests/fixtures/twister2-0.8-shipped-example.yaml")
+    result = _run(
+        tmp_path, "import", "conf", example, "--name", "t2-job", "--jar", "x.jar"
+    )
+    assert result.returncode == 0, result.stderr
+    remark = next(line for line in result.stderr.splitlines() if "SNAPSHOT" in line)
+    assert remark.startswith(
+        "warning: conf/kubernetes/resource.yaml:5:44: twister2.resource.kubernetes.docker.image: "
+        "'twister2/twister2-k8s:0.8.0-SNAPSHOT' is a -SNAPSHOT tag, a development build"
+    ), remark
+    assert "pin the build by digest" in remark
+
+    # a release tag, or a snapshot pinned by its digest, gets none
+    resource = tmp_path / "conf/kubernetes/resource.yaml"
+    text = resource.read_text(encoding="utf-8")
+    for image in (
+        "twister2/twister2-k8s:0.8.0",
+        "twister2/twister2-k8s:0.8.0-SNAPSHOT@sha256:" + "a" * 64,
+    ):
+        resource.write_text(
+            text.replace("twister2/twister2-k8s:0.8.0-SNAPSHOT", image), "utf-8"
+        )
+        result = _run(
+            tmp_path, "import", "conf", example, "--name", "t2-job", "--jar", "x.jar"
+        )
+        assert result.returncode == 0, result.stderr
+        assert "SNAPSHOT tag" not in result.stderr

@@ -409,6 +409,27 @@ def test_no_config_map(tmp_path: Path) -> None:
     _check_calls(run)
 
 
+def test_a_namespace_other_than_the_packages_is_refused_before_any_call(
+    tmp_path: Path,
+) -> None:
+    """Issue 42, item 5: applied to another namespace (kustomize's ``namespace:``, Helm,
+    Argo CD's destination), the pods would fail "Could not get ConfigMap"; the
+    supervisor says so at its start, from its own namespace (the downward API)."""
+    assert RENDERED_ENV["T2_PACKAGE_NAMESPACE"] == NAMESPACE  # the job file's
+    (tmp_path / "calls.jsonl").write_text("")  # the fake writes it at its first call
+    scenario = {"timeline": [{"type": "ADDED"}], "pods": {}}
+    run = _run(tmp_path, scenario, T2_NAMESPACE="analytics")
+    assert run.code == 1, run.out
+    assert run.message == (
+        "NamespaceMismatch: the job was applied to namespace analytics, but its package "
+        f'runs in namespace {NAMESPACE}: every Twister2 pod would fail "Could not get '
+        f'ConfigMap from K8s master: {JOB}"; render and package it with -n analytics, '
+        f"or apply it to {NAMESPACE}\n"
+    )
+    assert run.calls == [] and run.deleted == [] and run.patches == []
+    assert "NamespaceMismatch" in run.out
+
+
 def test_role_grants_nothing_the_script_does_not_call() -> None:
     """Every rule of the Role is used by some scenario's call (checked over the verbs the script has)."""
     granted = {

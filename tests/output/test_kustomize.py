@@ -98,4 +98,21 @@ def test_namespace_and_name_prefix_keep_references_right(
         for subject in binding["subjects"]:
             assert subject["name"] in names["ServiceAccount"]
             assert subject.get("namespace", "team-a") == "team-a"
-    assert check_objects(objects) == []
+    # The references are right; what check refuses is the namespace itself: the
+    # jobs' packages run in 'default' (rendered without one), so every pod would
+    # fail "Could not get ConfigMap" in team-a (issue 42, check package-namespace).
+    found = check_objects(objects)
+    assert len(found) == 2 and all(
+        f.startswith(("ConfigMap/prod-persistent-nfs: metadata.namespace: 'team-a', ",
+                      "ConfigMap/prod-openmpi: metadata.namespace: 'team-a', "))
+        and "but the job's package runs in namespace 'default'" in f
+        for f in found
+    ), found  # fmt: skip
+    # Rendered for team-a (and packaged with -n team-a), the same overlay passes.
+    assert (
+        runner.invoke(
+            app, ["render", *jobs, "-n", "team-a", "--output-dir", str(base)]
+        ).exit_code
+        == 0
+    )
+    assert check_objects(_build(kubectl, overlay)) == []

@@ -533,7 +533,7 @@ def test_the_namespace_comes_from_the_job_or_the_only_one_in_the_file(
     assert "analytics, other and the job names none: pass --namespace" in said
     assert (
         run_console(["plan", wordcount, "--quota", str(path)]).exit_code == 2
-    )  # needs --nodes
+    )  # without --nodes too (admission only): the namespace is still needed
 
 
 def test_a_quota_without_status_is_checked_against_its_spec_and_said_so() -> None:

@@ -91,7 +91,10 @@ def test_user_labels_reach_objects_and_pods_but_never_selectors() -> None:
     assert group["podMetadata"]["annotations"] == {"a": "b"}
     assert "team" not in group["selector"]
     assert "team" not in context["jobMaster"]["selector"]
-    assert context["metadata"]["configMap"]["annotations"] == {"a": "b"}
+    assert context["metadata"]["configMap"]["annotations"] == {
+        "a": "b",
+        "t2gen.dev/package-namespace": "default",  # t2gen's own, last (issue 42)
+    }
 
 
 def test_namespace_only_when_given() -> None:
@@ -104,6 +107,17 @@ def test_namespace_only_when_given() -> None:
         ]["namespace"]
         == "ns"
     )
+
+
+def test_the_config_map_records_the_packages_namespace() -> None:
+    """The job file's namespace, else Twister2's default; with --package, the package's (issue 42)."""
+    annotation = "t2gen.dev/package-namespace"
+    plain = _context("workers: [{count: 1}]\n")["metadata"]["configMap"]
+    assert plain["annotations"] == {annotation: "default"}
+    named = _context("workers: [{count: 1}]\n", metadata="namespace: ns\n")
+    assert named["metadata"]["configMap"]["annotations"] == {annotation: "ns"}
+    # only the job's ConfigMap: the other objects keep the job's annotations alone
+    assert "annotations" not in named["metadata"]["workerService"]
 
 
 def _roles(context: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:

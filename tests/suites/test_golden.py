@@ -113,12 +113,12 @@ def test_golden(
 
 
 def _is_verdict(case: str) -> bool:
-    """A verdict on stdout, not a failure: ``plan --nodes`` exits 1 for "infeasible",
-    ``status`` by the job's phase (3 Failed, 4 Ended or NotFound)."""
+    """A verdict on stdout, not a failure: ``plan --nodes`` (or ``--quota``) exits 1 for
+    "infeasible" or "not admitted", ``status`` by the job's phase (3 Failed, 4 Ended or NotFound)."""
     args = _args(case, Path())
-    return ((args[0] == "plan" and "--nodes" in args) or args[0] == "status") and not (
-        GOLDEN / case / "expected.stderr"
-    ).exists()
+    return (
+        (args[0] == "plan" and ("--nodes" in args or "--quota" in args)) or args[0] == "status"
+    ) and not (GOLDEN / case / "expected.stderr").exists()
 
 
 def _rendered_cases() -> list[str]:

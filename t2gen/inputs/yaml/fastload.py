@@ -52,6 +52,7 @@ from t2gen.inputs.yaml.source import (
     MAX_DEPTH,
     MAX_ENTRIES,
     MAX_NODES,
+    check_conflict_markers,
     check_line_breaks,
     entries_message,
     int_message,
@@ -116,6 +117,7 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
             alias, a duplicate or non-string key, a local tag, a too-long
             integer, a second document.
     """
+    check_conflict_markers(text, path)
     check_directives(text, path)  # as the full reader does first
     check_line_breaks(text, path)
     positions: dict[JsonPath, tuple[int, int]] = {(): (1, 1)}

@@ -18,6 +18,7 @@ from t2gen.inputs.yaml.source import (
     MAX_DEPTH,
     MAX_ENTRIES,
     MAX_NODES,
+    check_conflict_markers,
     check_line_breaks,
     entries_message,
     locate_empty_values,
@@ -181,6 +182,7 @@ def parse_config(text: str, *, path: str = "<string>") -> SourceDoc:
         ConfigError: not YAML, empty, several documents, aliases or anchors,
             explicit tags, or nested too deep.
     """
+    check_conflict_markers(text, path)
     check_directives(text, path)
     check_line_breaks(text, path)
     ruamel = _ruamel()

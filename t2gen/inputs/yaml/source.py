@@ -13,6 +13,7 @@ __all__ = [
     "MAX_INT_DIGITS",
     "MAX_NODES",
     "YAML11_LINE_BREAKS",
+    "check_conflict_markers",
     "check_line_breaks",
     "entries_message",
     "int_message",
@@ -113,6 +114,55 @@ def check_line_breaks(text: str, path: str) -> None:
         message=f"character U+{code:04X} ({YAML11_LINE_BREAKS[match[0]]}) is read as a line "
         "break by YAML 1.1 readers such as kubectl and as text by YAML 1.2; write it as "
         f'the escape "\\u{code:04x}" in a double-quoted string, or remove it',
+    )
+
+
+# Git's conflict markers, each alone at the start of its line (git-merge(1), "HOW
+# CONFLICTS ARE PRESENTED"): seven '<' and the first side's name, seven '=', seven '>'
+# and the second side's name (a diff3 conflict adds seven '|' and the base's, between).
+_CONFLICT_MARKER = r"(?:<<<<<<<|>>>>>>>)(?:[ \t].*)?\r?|=======\r?"
+_CONFLICT_ORDER = "<=>"
+
+
+def check_conflict_markers(text: str, path: str) -> None:
+    """Refuse a file that still holds an unresolved Git merge (both readers call it first).
+
+    ``git merge`` leaves each conflicting hunk between ``<<<<<<< ours``,
+    ``=======`` and ``>>>>>>> theirs`` lines (git-merge(1), "HOW CONFLICTS ARE
+    PRESENTED"). YAML reads the first marker as the start of a key and fails
+    on the next line ("could not find expected ':'"), which does not say what
+    is wrong. Only the three markers in that order, each alone at the start of
+    its line, are taken for a merge: text that merely holds them elsewhere (an
+    indented block scalar, a quoted value) is YAML's to read. One pass over the
+    lines, whatever the file holds.
+
+    Args:
+        text: the decoded file.
+        path: the file as the user named it, for the error.
+
+    Raises:
+        ConfigError: at the first ``<<<<<<<`` line of a conflict.
+    """
+    if "<<<<<<<" not in text or "\n=======" not in text:  # no conflict: no scan
+        return
+    found: list[int] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line[:1] == _CONFLICT_ORDER[len(found)] and re.fullmatch(
+            _CONFLICT_MARKER, line
+        ):
+            found.append(number)
+            if len(found) == len(_CONFLICT_ORDER):
+                break
+    else:
+        return
+    first, middle, last = found
+    raise ConfigError(
+        path=path,
+        line=first,
+        col=1,
+        message="this file holds an unresolved merge: Git's conflict markers are still in it "
+        f"(<<<<<<< here, ======= at line {middle}, >>>>>>> at line {last}); keep the side "
+        "you want of each conflict, delete the three marker lines, and run t2gen again",
     )
 
 

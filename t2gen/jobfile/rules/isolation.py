@@ -7,8 +7,23 @@ from typing import Any
 
 from t2gen.errors import Problem
 from t2gen.inputs.yaml import SourceDoc
-from t2gen.jobfile.rules._base import Rule, as_dict, as_list, problem, rule
-from t2gen.model.isolation import uri_port, zoo_keeper_ports
+from t2gen.jobfile.rules._base import (
+    Rule,
+    RuleOptions,
+    as_dict,
+    as_list,
+    problem,
+    rule,
+    warning,
+)
+from t2gen.model.destinations import job_config_settings, warnings_of
+from t2gen.model.isolation import (
+    EgressDestination,
+    NetworkPolicy,
+    uri_port,
+    zoo_keeper_ports,
+)
+from t2gen.model.runtime import Checkpointing
 
 _PORT_MAX = 65535
 
@@ -232,11 +247,85 @@ def cidr_problem(cidr: str) -> str | None:
     )
 
 
+def _egress(policy: dict[str, Any]) -> tuple[EgressDestination, ...]:
+    """``network.policy.egress`` as read (the schema reports wrong types; they are skipped)."""
+    entries = []
+    for raw in as_list(policy.get("egress")):
+        entry = as_dict(raw)
+        cidrs = [c for c in as_list(entry.get("cidrs")) if isinstance(c, str)]
+        ports = [p for p in as_list(entry.get("ports")) if isinstance(p, int)]
+        protocol = entry.get("protocol", "TCP")
+        entries.append(
+            EgressDestination(
+                cidrs=tuple(cidrs),
+                ports=tuple(ports),
+                protocol=protocol if isinstance(protocol, str) else "TCP",
+            )
+        )
+    return tuple(entries)
+
+
+@rule(
+    "network-policy-destinations",
+    fields=(
+        "spec.network.policy.egress",
+        "spec.jobConfig",
+        "spec.checkpointing.enabled",
+        "spec.checkpointing.storageType",
+    ),
+    options=("package",),
+)
+def check_destinations(
+    data: dict[str, Any], doc: SourceDoc, options: RuleOptions | None = None
+) -> Iterator[Problem]:
+    """With a NetworkPolicy, the Twister2 dashboard and HDFS checkpoint storage the job connects to are allowed (a warning).
+
+    Two destinations come from the job's configuration, not from the
+    manifests: the dashboard (``twister2.dashboard.host``), which the job
+    master registers with before it listens for the workers, with no timeout
+    (DSC-SPIDAL/twister2 ``JobMaster.java:276-284``, ``DashboardClient.java:54-66``),
+    so a dropped connection outlasts the workers' 100 s
+    (``JMWorkerAgent.java:122,205-209``) and every worker restarts; and HDFS,
+    where checkpoints go with ``checkpointing.storageType: hdfs``
+    (``twister2.data.hdfs.namenode`` and ``.port``; ``HDFSFileStateStore.java:39-50``,
+    ``FileSystemUtils.java:294-298``). The pods read them from the job package,
+    overridden by ``spec.jobConfig`` (``JobUtils.overrideConfigs``,
+    ``K8S/master/JobMasterStarter.java:84``). Twister2's own dashboard Service
+    (``http://twister2-dashboard.<namespace>.svc.cluster.local``) the policy allows
+    by its pods' labels; any other destination needs a ``network.policy.egress``
+    entry for its port (and address, when written as one), else this warning,
+    located where the destination is configured. Without ``--package`` an HDFS
+    name node only the package names is judged only by whether ``egress``
+    has any entry; ``--package`` checks the package's configuration instead
+    (docs/network-policy.md).
+    """
+    if options is not None and options.package:
+        return  # the package's configuration is checked with it (t2gen.package.agree)
+    raw = _policy(data)
+    if raw is None:
+        return
+    spec = as_dict(data.get("spec"))
+    checkpointing = as_dict(spec.get("checkpointing"))
+    storage = checkpointing.get("storageType")
+    found = warnings_of(
+        NetworkPolicy(enabled=True, egress=_egress(raw)),
+        job_config_settings(as_dict(spec.get("jobConfig"))),
+        Checkpointing(
+            enabled=checkpointing.get("enabled") is True,
+            storage_type=storage if isinstance(storage, str) else "mounted",
+        ),
+        package_known=False,
+    )
+    for path, message in found:
+        yield warning(doc, path, message)
+
+
 RULES: tuple[Rule, ...] = (
     check_egress_open,
     check_package_port,
     check_zookeeper_ports,
     check_uploader_unused,
     check_cidrs,
+    check_destinations,
 )
 """This module's rules, in the order ``docs/rules.md`` lists them."""

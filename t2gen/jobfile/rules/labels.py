@@ -1,4 +1,4 @@
-"""The job's own labels: none of the keys t2gen sets."""
+"""The job's own labels and annotations: none of the keys t2gen sets."""
 
 from __future__ import annotations
 
@@ -38,5 +38,32 @@ def check_labels(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
             )
 
 
-RULES: tuple[Rule, ...] = (check_labels,)
+T2GEN_ANNOTATION_PREFIX = "t2gen.dev/"
+"""The prefix of the annotations t2gen writes and reads back (``t2gen/twister2/names.py``)."""
+
+
+@rule("annotations-reserved", fields=("metadata.annotations",))
+def check_annotations(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
+    """``metadata.annotations`` holds no ``t2gen.dev/`` key: t2gen's own annotations.
+
+    t2gen writes them and reads them back: ``t2gen.dev/package-namespace`` on the
+    job's ConfigMap (check ``package-namespace``), ``t2gen.dev/job-digest`` on the
+    supervisor's pod, ``t2gen.dev/bind-workers-to-cpu`` and
+    ``t2gen.dev/security-profile`` on pods (checks ``bound-worker-guaranteed``,
+    ``pod-security-restricted``). The job's annotations go on every object and
+    pod, so one of these keys there would claim what t2gen did not check, or be
+    overwritten without a word.
+    """
+    for key in as_dict(as_dict(data.get("metadata")).get("annotations")):
+        if isinstance(key, str) and key.startswith(T2GEN_ANNOTATION_PREFIX):
+            yield problem(
+                doc,
+                ("metadata", "annotations", key),
+                f"annotation {key!r}: the prefix {T2GEN_ANNOTATION_PREFIX} is t2gen's own "
+                "(it writes and checks these annotations); choose another key",
+                key=True,
+            )
+
+
+RULES: tuple[Rule, ...] = (check_labels, check_annotations)
 """This module's rules, in the order ``docs/rules.md`` lists them."""

@@ -34,7 +34,7 @@ from t2gen.kube.versions import require_kube_version
 from t2gen.model import Job
 from t2gen.render.context import pod
 from t2gen.render.context.job_master import job_master
-from t2gen.render.context.meta import object_metadata
+from t2gen.render.context.meta import config_map_metadata, object_metadata
 from t2gen.render.context.network_policy import network_policies
 from t2gen.render.context.rbac import rbac_roles
 from t2gen.render.context.resources import pod_requests
@@ -138,7 +138,7 @@ def build_context(
     return {
         "job": {"name": job.name, "namespace": job.namespace, "source": job.source},
         "metadata": {
-            "configMap": object_metadata(job, job.name, "config"),
+            "configMap": config_map_metadata(job),
             "persistentVolumeClaim": object_metadata(job, job.name, "storage"),
             "workerService": object_metadata(
                 job, names.worker_service_name(job.name), "worker"

@@ -7,7 +7,7 @@ from typing import Any
 from t2gen.model import Job
 from t2gen.twister2 import names
 
-__all__ = ["ARGO_CD_HOOK", "object_metadata", "pod_metadata"]
+__all__ = ["ARGO_CD_HOOK", "config_map_metadata", "object_metadata", "pod_metadata"]
 
 ARGO_CD_HOOK = {
     "argocd.argoproj.io/hook": "Sync",
@@ -48,6 +48,26 @@ def object_metadata(
     annotations.update(job.annotations)
     if annotations:
         metadata["annotations"] = annotations
+    return metadata
+
+
+def config_map_metadata(job: Job) -> dict[str, Any]:
+    """The job's ConfigMap's ``metadata``: :func:`object_metadata` and the package's namespace.
+
+    The runtime of every pod looks the ConfigMap up in the namespace of the job
+    package's ``kubernetes.namespace`` (:attr:`t2gen.model.Job.package_namespace`);
+    the annotation :data:`~t2gen.twister2.names.PACKAGE_NAMESPACE_ANNOTATION`
+    records it on the one object the lookup is for, so that a namespace changed
+    after the render (kustomize's ``namespace:``, an overlay) is found by
+    ``t2gen check`` before the pods fail, and by the supervisor at its start.
+    It comes after the job's own annotations: the rule ``annotations-reserved``
+    keeps ``t2gen.dev/`` keys t2gen's.
+    """
+    metadata = object_metadata(job, job.name, "config")
+    metadata["annotations"] = {
+        **metadata.get("annotations", {}),
+        names.PACKAGE_NAMESPACE_ANNOTATION: job.package_namespace,
+    }
     return metadata
 
 

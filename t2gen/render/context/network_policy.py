@@ -24,7 +24,9 @@ The job's policy ``<job>`` selects every pod of the job (``t2-job: <job>``):
   no label selects it; the package source (the Twister2 uploader's pods,
   ``app: twister2-uploader`` on port 80, or the addresses and port of
   ``jobPackage.uri`` or ``jobPackage.source.url``; none for ``source.oci``,
-  which the kubelet pulls); ZooKeeper's ports; and ``network.policy.egress``.
+  which the kubelet pulls); ZooKeeper's ports; Twister2's own dashboard Service
+  when ``twister2.dashboard.host`` names it (its pods ``app: twister2-dashboard``
+  on 8080); and ``network.policy.egress``.
 
 The supervisor (``spec.lifecycle.supervise``) has no ``t2-job`` label; its own
 policy ``<job>-supervisor`` lets nothing in and only DNS and the API server out.
@@ -35,10 +37,19 @@ from __future__ import annotations
 from typing import Any
 
 from t2gen.model import EgressDestination, Job
+from t2gen.model.destinations import (
+    DASHBOARD_LABELS,
+    DASHBOARD_PORT,
+    Setting,
+    dashboard_peer,
+    destinations,
+    job_config_settings,
+)
 from t2gen.model.isolation import uri_port, zoo_keeper_ports
 from t2gen.render.context.meta import object_metadata
 from t2gen.render.context.supervisor import SUPERVISOR_LABEL
 from t2gen.twister2 import names
+from t2gen.twister2.confkeys import DASHBOARD_HOST
 
 __all__ = [
     "DNS_SELECTOR",
@@ -119,6 +130,39 @@ def _zoo_keeper(job: Job) -> list[dict[str, Any]]:
     return [_rule(zk, zk.ports or zoo_keeper_ports(addresses))]
 
 
+def _dashboard(job: Job) -> list[dict[str, Any]]:
+    """Twister2's own dashboard Service, when ``twister2.dashboard.host`` names it: its pods on 8080.
+
+    The job master registers the job with the dashboard before it listens for
+    the workers (:mod:`t2gen.model.destinations`). The host comes from
+    ``spec.jobConfig`` or, with ``--package``, the package's configuration;
+    another host is the ``egress`` entries' to allow (rule
+    ``network-policy-destinations`` warns when none does).
+    """
+    settings = {
+        key: Setting(value)
+        for key, value in job.package_config
+        if key == DASHBOARD_HOST
+    }
+    settings.update(job_config_settings(dict(job.spec.job_config)))
+    for destination in destinations(
+        settings, job.spec.checkpointing, package_known=True
+    ):
+        namespace = dashboard_peer(destination)
+        if namespace is None:
+            continue
+        peer: dict[str, Any] = {"podSelector": {"matchLabels": dict(DASHBOARD_LABELS)}}
+        if namespace:
+            peer = {
+                "namespaceSelector": {
+                    "matchLabels": {_NAMESPACE_NAME_LABEL: namespace}
+                },
+                **peer,
+            }
+        return [{"to": [peer], "ports": _ports([DASHBOARD_PORT], "TCP")}]
+    return []
+
+
 def _job_policy(job: Job) -> dict[str, Any]:
     own = {"podSelector": {"matchLabels": {names.JOB_LABEL: job.name}}}
     ingress: list[dict[str, Any]] = [{"from": [own]}]
@@ -130,6 +174,7 @@ def _job_policy(job: Job) -> dict[str, Any]:
         *_dns_and_api_server(job),
         *_package_source(job),
         *_zoo_keeper(job),
+        *_dashboard(job),
         *(_rule(extra, extra.ports) for extra in network.policy.egress),
     ]
     return {

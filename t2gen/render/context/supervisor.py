@@ -20,6 +20,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from t2gen.gangs.kueue import NAME as KUEUE
+from t2gen.gangs.kueue import QUEUE_LABEL
 from t2gen.model import Job
 from t2gen.render.context.supervisor_rbac import (
     cleanup_targets,
@@ -81,6 +83,7 @@ def _env(job: Job, group_objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "name": "T2_NAMESPACE",
             "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}},
         },
+        {"name": "T2_PACKAGE_NAMESPACE", "value": job.package_namespace},
         {
             "name": "T2_RUN",
             "valueFrom": {
@@ -149,11 +152,11 @@ def supervisor(job: Job, group_objects: list[dict[str, Any]]) -> dict[str, Any] 
     }
     metadata = _metadata(job)
     name = supervisor_name(job.name)
-    job_metadata = metadata
+    job_metadata = _job_metadata(job, metadata)
     template = _pod_template(job, name, metadata, group_objects)
     if lifecycle.argo_cd_hooks:
         job_metadata = {
-            **metadata,
+            **job_metadata,
             "annotations": {**metadata.get("annotations", {}), **ARGO_CD_REPLACE},
         }
         template["metadata"]["annotations"] = {
@@ -170,6 +173,30 @@ def supervisor(job: Job, group_objects: list[dict[str, Any]]) -> dict[str, Any] 
         "job": spec,
         "podTemplate": template,
     }
+
+
+def _job_metadata(job: Job, metadata: dict[str, Any]) -> dict[str, Any]:
+    """The supervisor Job's own metadata: its objects', plus the LocalQueue with ``gang: kueue``.
+
+    Kueue manages a ``batch/v1`` Job by its ``kueue.x-k8s.io/queue-name`` label,
+    which names a LocalQueue of the Job's namespace (kubernetes-sigs/kueue
+    ``site/content/en/docs/tasks/run/jobs.md``, "1. Define the Job"). A cluster
+    whose Kueue sets ``manageJobsWithoutQueueName: true`` suspends every Job
+    without it, and "these Workloads will not be considered for admission by
+    Kueue until they are edited to have a ``kueue.x-k8s.io/queue-name`` label"
+    (``site/content/en/docs/tasks/manage/enforce_job_management/
+    manage_jobs_without_queue_name.md``, "Expected Behavior";
+    ``site/content/en/docs/reference/kueue-config.v1beta2.md``,
+    ``manageJobsWithoutQueueName``): the job would run with no supervisor. So
+    with ``gang: kueue`` the Job goes to the job's own LocalQueue, where Kueue
+    admits it as a Workload of its own next to the job's pod group (``t2gen
+    plan --quota`` counts both). Without a Kueue gang the Job is left as it
+    is: a cluster that manages it anyway uses its LocalQueue defaulting.
+    """
+    scheduling = job.spec.scheduling
+    if scheduling.gang != KUEUE or scheduling.queue is None:
+        return metadata
+    return {**metadata, "labels": {**metadata["labels"], QUEUE_LABEL: scheduling.queue}}
 
 
 def job_digest(job: Job) -> str:
