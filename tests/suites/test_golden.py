@@ -117,7 +117,8 @@ def _is_verdict(case: str) -> bool:
     "infeasible" or "not admitted", ``status`` by the job's phase (3 Failed, 4 Ended or NotFound)."""
     args = _args(case, Path())
     return (
-        (args[0] == "plan" and ("--nodes" in args or "--quota" in args)) or args[0] == "status"
+        (args[0] == "plan" and ("--nodes" in args or "--quota" in args))
+        or args[0] == "status"
     ) and not (GOLDEN / case / "expected.stderr").exists()
 
 
