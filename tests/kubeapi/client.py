@@ -76,7 +76,6 @@ class Client:
         self.warnings: dict[str, list[str]] = {}
         """The ``Warning`` headers of the answers, by path (the API server's warnings)."""
         self._lock = threading.Lock()
-        self._local = threading.local()
 
     def with_token(self, token: str, user: str) -> Client:
         """A client of the same server that authenticates with ``token``."""
@@ -134,26 +133,14 @@ class Client:
     def _exchange(
         self, method: str, target: str, data: str | None, headers: dict[str, str]
     ) -> tuple[http.client.HTTPResponse, bytes]:
-        """Send on this thread's kept-alive connection (a new one if the server closed it)."""
-        for attempt in (1, 2):
-            connection = getattr(self._local, "connection", None)
-            if connection is None:
-                connection = self._local.connection = self._connection(60)
-            try:
-                connection.request(method, target, body=data, headers=headers)
-                response = connection.getresponse()
-                raw = response.read()
-            except (http.client.HTTPException, ConnectionError):
-                connection.close()
-                self._local.connection = None
-                if attempt == 2:
-                    raise
-                continue
-            if response.will_close:
-                connection.close()
-                self._local.connection = None
-            return response, raw
-        raise AssertionError("unreachable")
+        """Send on a connection of its own, closed after the answer."""
+        connection = self._connection(60)
+        try:
+            connection.request(method, target, body=data, headers=headers)
+            response = connection.getresponse()
+            return response, response.read()
+        finally:
+            connection.close()
 
     def status_of(self, method: str, path: str, body: Any = None, **kw: Any) -> int:
         """The status the API server answers a call with (no exception for errors)."""

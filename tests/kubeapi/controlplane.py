@@ -54,9 +54,13 @@ READY_SECONDS = 120
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child
-    """``prctl(PR_SET_PDEATHSIG, SIGTERM)``: the child is stopped when the test process dies (Linux)."""
+    """``prctl(PR_SET_PDEATHSIG, SIGKILL)``: the child dies with the test process (Linux).
+
+    SIGKILL, not SIGTERM: a test process that died cleans nothing up, and an
+    API server whose etcd is gone never ends its graceful termination.
+    """
     with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
 
 
 def _free_ports(count: int) -> list[int]:
@@ -89,6 +93,8 @@ class ControlPlane:
         self.server = ""
         self.ca = self.pki / "ca.crt"
         self.kubeconfig = directory / "admin.kubeconfig"
+        self._audit: list[dict[str, Any]] = []
+        self._audit_read = 0
 
     # --- start ---
     def start(self) -> None:
@@ -327,14 +333,17 @@ class ControlPlane:
         return result
 
     def audit_events(self) -> list[dict[str, Any]]:
-        """Every audit event written so far (one JSON object a line)."""
-        if not self.audit_log.exists():
-            return []
-        return [
-            json.loads(line)
-            for line in self.audit_log.read_text().splitlines()
-            if line.strip()
-        ]
+        """Every audit event written so far (one JSON object a line), read on from where the last call stopped."""
+        if self.audit_log.exists():
+            with self.audit_log.open("rb") as log:
+                log.seek(self._audit_read)
+                chunk = log.read()
+            complete = chunk[: chunk.rfind(b"\n") + 1]
+            self._audit_read += len(complete)
+            self._audit += [
+                json.loads(line) for line in complete.splitlines() if line.strip()
+            ]
+        return self._audit
 
 
 def _processes_naming(directory: Path) -> list[str]:

@@ -102,6 +102,7 @@ class JobMaster(Twister2Pod):
     def __init__(self, client: Client, namespace: str, job: str) -> None:
         super().__init__(client, namespace, job)
         self.ended = threading.Event()
+        self._terminating = threading.Lock()
         self.final_state = ""
         self.failures: list[str] = []
         self._watch: Any = None
@@ -138,7 +139,8 @@ class JobMaster(Twister2Pod):
         404 is success (``K8S/KubernetesController.java:256-259``); any other
         error is a failed termination, kept in ``failures``.
         """
-        if self.ended.is_set():
+        if not self._terminating.acquire(blocking=False):
+            self.ended.wait(120)  # the kill watch ends the job already
             return
         self.final_state = final_state
         if self._watch is not None:

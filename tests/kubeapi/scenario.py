@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from tests.conftest import ROOT, _kubectl_path
+from tests.conftest import ROOT
 from tests.contract import runtime as t2
 from tests.helpers import run_console
 from tests.kubeapi.client import ApiError
@@ -148,12 +148,7 @@ class Scenario:
         assert printed.exit_code == 0, printed.stderr
         argv = shlex.split(printed.stdout.strip())
         assert argv[0] == "kubectl" and argv[-2] == ">", argv
-        command = [str(_kubectl_path()), f"--kubeconfig={self.cluster.kubeconfig}"]
-        import subprocess
-
-        state = subprocess.run(
-            [*command, *argv[1:-2]], capture_output=True, text=True, check=True
-        ).stdout
+        state = self.cluster.kubectl(*argv[1:-2]).stdout
         saved = self.directory / "state.json"
         saved.write_text(state)
         result = run_console(
