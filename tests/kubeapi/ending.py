@@ -39,8 +39,7 @@ def end(job: Scenario, kubelet: Kubelet, code: int, message: str) -> Supervisor:
     assert supervisor.message.startswith(message), supervisor.message
     if job.job_master is not None:
         assert not job.job_master.failures, job.job_master.failures
-    calls = job.calls()
-    assert all(c["refused"] == 0 for c in calls.values()), calls
+    assert job.refused() == [], job.calls()
     return supervisor
 
 
@@ -118,6 +117,5 @@ def openmpi(cluster: ControlPlane, kubelet: Kubelet, tmp_path: Path) -> Scenario
 
 def report_calls(job: Scenario) -> None:
     """The API calls of each ServiceAccount of the run (the audit log); fails on any refused."""
-    calls = job.calls()
-    print(f"API calls of {job.namespace}: {dict(calls)}")
-    assert all(c["refused"] == 0 for c in calls.values()), calls
+    print(f"API calls of {job.namespace}: {dict(job.calls())}")
+    assert job.refused() == [], job.calls()

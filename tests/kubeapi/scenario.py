@@ -268,17 +268,32 @@ class Scenario:
 
     def calls(self) -> dict[str, collections.Counter[str]]:
         """API calls per ServiceAccount of the namespace, from the audit log: ``{account: {"calls": n, "refused": m}}``."""
+        return {
+            account: collections.Counter(
+                calls=len(events),
+                refused=sum(1 for e in events.values() if _code(e) in (401, 403)),
+            )
+            for account, events in sorted(self._audit_by_account().items())
+        }
+
+    def refused(self) -> list[str]:
+        """``account: verb URI code`` of every refused call of the namespace's ServiceAccounts."""
+        return [
+            f"{account}: {e['verb']} {e['requestURI']} {_code(e)}"
+            for account, events in sorted(self._audit_by_account().items())
+            for e in events.values()
+            if _code(e) in (401, 403)
+        ]
+
+    def _audit_by_account(self) -> dict[str, dict[str, dict[str, Any]]]:
         prefix = f"system:serviceaccount:{self.namespace}:"
-        seen: dict[str, dict[str, int]] = {}
+        seen: dict[str, dict[str, dict[str, Any]]] = {}
         for event in self.cluster.audit_events():
             user = event["user"]["username"]
             if user.startswith(prefix):
-                code = event.get("responseStatus", {}).get("code", 0)
-                seen.setdefault(user.removeprefix(prefix), {})[event["auditID"]] = code
-        return {
-            account: collections.Counter(
-                calls=len(codes),
-                refused=sum(1 for c in codes.values() if c in (401, 403)),
-            )
-            for account, codes in sorted(seen.items())
-        }
+                seen.setdefault(user.removeprefix(prefix), {})[event["auditID"]] = event
+        return seen
+
+
+def _code(event: dict[str, Any]) -> int:
+    return int(event.get("responseStatus", {}).get("code", 0))
