@@ -39,7 +39,7 @@ def end(job: Scenario, kubelet: Kubelet, code: int, message: str) -> Supervisor:
     assert supervisor.message.startswith(message), supervisor.message
     if job.job_master is not None:
         assert not job.job_master.failures, job.job_master.failures
-    assert job.refused() == [], job.calls()
+    assert not (refused := job.refused()), refused
     return supervisor
 
 
@@ -118,4 +118,4 @@ def openmpi(cluster: ControlPlane, kubelet: Kubelet, tmp_path: Path) -> Scenario
 def report_calls(job: Scenario) -> None:
     """The API calls of each ServiceAccount of the run (the audit log); fails on any refused."""
     print(f"API calls of {job.namespace}: {dict(job.calls())}")
-    assert job.refused() == [], job.calls()
+    assert not (refused := job.refused()), refused
