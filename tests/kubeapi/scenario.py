@@ -267,33 +267,69 @@ class Scenario:
         )
 
     def calls(self) -> dict[str, collections.Counter[str]]:
-        """API calls per ServiceAccount of the namespace, from the audit log: ``{account: {"calls": n, "refused": m}}``."""
-        return {
-            account: collections.Counter(
-                calls=len(events),
-                refused=sum(1 for e in events.values() if _code(e) in (401, 403)),
+        """API calls per ServiceAccount of the namespace, from the audit log.
+
+        Returns:
+            ``{account: {"calls": n, "refused": m, "probes": k}}``: ``probes``
+            are kubectl's own looks at the namespace after a NotFound
+            (:func:`_probe`), refused and not counted in ``refused``.
+        """
+        found = {}
+        for account, events in sorted(self._audit_by_account().items()):
+            probes = [e for i, e in enumerate(events) if _probe(events, i)]
+            refused = [e for e in events if _code(e) in (401, 403) and e not in probes]
+            found[account] = collections.Counter(
+                calls=len(events), refused=len(refused), probes=len(probes)
             )
-            for account, events in sorted(self._audit_by_account().items())
-        }
+        return found
 
     def refused(self) -> list[str]:
-        """``account: verb URI code`` of every refused call of the namespace's ServiceAccounts."""
+        """``account: verb URI code`` of every refused call of the namespace's ServiceAccounts (but kubectl's probes)."""
         return [
             f"{account}: {e['verb']} {e['requestURI']} {_code(e)}"
             for account, events in sorted(self._audit_by_account().items())
-            for e in events.values()
-            if _code(e) in (401, 403)
+            for i, e in enumerate(events)
+            if _code(e) in (401, 403) and not _probe(events, i)
         ]
 
-    def _audit_by_account(self) -> dict[str, dict[str, dict[str, Any]]]:
+    def _audit_by_account(self) -> dict[str, list[dict[str, Any]]]:
+        """Each ServiceAccount's requests, one event each, in the order the API server received them."""
         prefix = f"system:serviceaccount:{self.namespace}:"
         seen: dict[str, dict[str, dict[str, Any]]] = {}
         for event in self.cluster.audit_events():
             user = event["user"]["username"]
             if user.startswith(prefix):
                 seen.setdefault(user.removeprefix(prefix), {})[event["auditID"]] = event
-        return seen
+        return {
+            account: sorted(
+                events.values(), key=lambda e: e["requestReceivedTimestamp"]
+            )
+            for account, events in seen.items()
+        }
 
 
 def _code(event: dict[str, Any]) -> int:
     return int(event.get("responseStatus", {}).get("code", 0))
+
+
+def _probe(events: list[dict[str, Any]], index: int) -> bool:
+    """Whether ``events[index]`` is kubectl's look at the namespace after a NotFound, refused.
+
+    kubectl (1.37) answers a ``get`` of a named object that is not found by
+    getting the object's namespace, to say whether the namespace is what is
+    missing; the supervisor does that when a pod it is about to read was
+    deleted meanwhile (the job's end, a deleted worker pod). Its Role grants no
+    ``get`` of namespaces, so that look is refused; the script ignores the
+    NotFound either way. Found by this tier (issue 40).
+    """
+    event = events[index]
+    ref = event.get("objectRef", {})
+    if not (
+        _code(event) == 403
+        and event["verb"] == "get"
+        and ref.get("resource") == "namespaces"
+        and ref.get("name") == ref.get("namespace")
+    ):
+        return False
+    before = events[:index]
+    return any(e["verb"] == "get" and _code(e) == 404 for e in before[-3:])
