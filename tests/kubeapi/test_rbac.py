@@ -79,7 +79,11 @@ def _calls(c: Any) -> dict[str, list[tuple[str, str, str, str | None, str]]]:
             (s.verb, s.group, s.resource, s.name, f"supervise.sh: {s.what}")
             for s in supervisor_calls(supervisor_env(c.objects))
         ]
-    return found
+    # one question per call: two sources may make the same one (a watch of pods)
+    return {
+        role: list({call[:4]: call for call in reversed(calls)}.values())[::-1]
+        for role, calls in found.items()
+    }
 
 
 def questions(c: Any) -> list[Ask]:
