@@ -13,6 +13,7 @@ from __future__ import annotations
 import collections
 import json
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -105,10 +106,21 @@ class Scenario:
         """The objects ``t2gen render`` gives (parsed)."""
         return [o for o in yaml.safe_load_all(self.render()) if o]
 
-    def apply(self) -> list[dict[str, Any]]:
-        """``kubectl apply --server-side`` of the render; fails on any ``Warning:``. Returns the objects."""
+    def apply(
+        self, change: Callable[[list[dict[str, Any]]], None] | None = None
+    ) -> list[dict[str, Any]]:
+        """``kubectl apply --server-side`` of the render; fails on any ``Warning:``. Returns the objects.
+
+        Args:
+            change: when given, edits the rendered objects in place before they
+                are applied (a Role with a verb taken out).
+        """
         manifest = self.directory / "rendered.yaml"
         manifest.write_text(self.render())
+        if change is not None:
+            objects = [o for o in yaml.safe_load_all(manifest.read_text()) if o]
+            change(objects)
+            manifest.write_text(yaml.safe_dump_all(objects, sort_keys=False))
         result = self.cluster.kubectl("apply", "--server-side", "-f", str(manifest))
         warnings = [line for line in result.stderr.splitlines() if "Warning:" in line]
         assert not warnings, warnings

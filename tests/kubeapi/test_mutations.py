@@ -1,8 +1,8 @@
 """The lifecycle fails when a Role loses a verb its code uses (issue 40, "Must show").
 
 The completed scenario of :mod:`tests.kubeapi.test_lifecycle` is run with one
-verb taken out of one rule of the Role t2gen rendered (after the apply, before
-the job starts); each run must show a refused call in the audit log and end
+verb taken out of one rule of the Role t2gen rendered (in the rendered objects,
+before they are applied); each run must show a refused call in the audit log and end
 other than the unmutated run: the supervisor's verdict or clean-up, or a
 Twister2 call failing. ``make test`` runs one verb of each role; the rest are
 in the slow tier (``make fuzz``), as repeats of the same proof. kubectl's own
@@ -12,6 +12,7 @@ look at the namespace after a NotFound is not counted as refused
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,6 @@ from tests.kubeapi.controlplane import ControlPlane
 from tests.kubeapi.kubelet import Kubelet, until
 from tests.kubeapi.scenario import Scenario, job_file
 
-RBAC_PATH = "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles/{name}"
 FAST = {
     ("supervisor", "configmaps", "watch"),
     ("jm", "services", "delete"),
@@ -58,19 +58,29 @@ MUTATIONS = [
 """(role, resource, verb): each verb of each Role the scenario's calls use."""
 
 
-def _drop(
-    cluster: ControlPlane, namespace: str, role: str, resource: str, verb: str
-) -> None:
-    path = RBAC_PATH.format(ns=namespace, name=role)
-    found = cluster.admin.request("GET", path)
-    rules = []
-    for rule in found["rules"]:
-        if resource in rule["resources"] and verb in rule["verbs"]:
-            rule = {**rule, "verbs": [v for v in rule["verbs"] if v != verb]}
-        if rule["verbs"]:
-            rules.append(rule)
-    assert rules != found["rules"], (role, resource, verb)
-    cluster.admin.request("PUT", path, {**found, "rules": rules})
+def _without(
+    role: str, resource: str, verb: str
+) -> Callable[[list[dict[str, Any]]], None]:
+    """An edit of the rendered objects: Role ``role`` without ``verb`` on ``resource``.
+
+    Made before the apply, so no call of the run can come before it (an
+    authorized watch stays open whatever its Role becomes later).
+    """
+
+    def change(objects: list[dict[str, Any]]) -> None:
+        found = next(
+            o for o in objects if o["kind"] == "Role" and o["metadata"]["name"] == role
+        )
+        rules = []
+        for rule in found["rules"]:
+            if resource in rule["resources"] and verb in rule["verbs"]:
+                rule = {**rule, "verbs": [v for v in rule["verbs"] if v != verb]}
+            if rule["verbs"]:
+                rules.append(rule)
+        assert rules != found["rules"], (role, resource, verb)
+        found["rules"] = rules
+
+    return change
 
 
 def _problems(cluster: ControlPlane, kubelet: Kubelet, job: Scenario) -> list[str]:
@@ -131,8 +141,7 @@ def test_a_role_without_a_verb_fails_the_scenario(
     job = Scenario(
         controllers, kubelet, job_file("supervised", kubelet.namespace), tmp_path
     )
-    job.apply()
-    _drop(controllers, job.namespace, f"{job.job}-{role}", resource, verb)
+    job.apply(_without(f"{job.job}-{role}", resource, verb))
     problems = _problems(controllers, kubelet, job)
     print(f"{role} without {verb} {resource}: {problems}")
     assert any(p.startswith("refused calls") for p in problems), problems
