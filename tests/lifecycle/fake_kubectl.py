@@ -3,21 +3,26 @@
 
 Installed on ``PATH`` as ``kubectl`` by ``tests/lifecycle/test_supervisor.py``. It
 answers the calls ``templates/lifecycle/supervise.sh`` makes from a scenario
-(``$FAKE_KUBECTL_DIR/scenario.json``) and a clock that starts at the first call,
-records every call (``calls.jsonl``) and keeps the cluster's changes
-(``patches.json``, ``deleted.json``) in the same directory, so the background
-watch and the supervisor's later calls see what earlier calls did.
+(``$FAKE_KUBECTL_DIR/scenario.json``), records every call (``calls.jsonl``) and
+keeps the cluster's changes (``patches.json``, ``deleted.json``) in the same
+directory, so the background watch and the supervisor's later calls see what
+earlier calls did.
 
-A scenario::
+The scenario moves on the script's own calls, never on time (issue 40, item
+6): its clock is the number of polls the script has made, a poll being its
+``kubectl get pods -l`` (one in every turn of its loop), so the supervisor
+sees every state of a timeline however slowly the machine runs it. A scenario::
 
     {"job": "wc",
      "configmap": {"JOB_ID": "wc"},            # the ConfigMap's data at the start; null: absent
-     "timeline": [{"at": 1.0, "set": {"RESTART_COUNT_FOR_WORKER_0": "0"}},
-                  {"at": 2.0, "end": true}],     # the job master's JobTerminator runs
-     "on_kill": {"after": 0.5} or null,          # the job master ends the job this long after KILL_JOB
+     "timeline": [{"poll": 1, "set": {"RESTART_COUNT_FOR_WORKER_0": "0"}},
+                  {"poll": 4, "end": true}],     # the job master's JobTerminator runs
+     "on_kill": {"polls": 1} or null,            # the job master ends the job this many polls after KILL_JOB
      "pods": {"wc-jm-0": {"phase": "Running", "log": "..."},
               "wc-0-0": {"containers": {"twister2-container-0":
-                          {"restarts_at": [1.0], "previous_log": "..."}}}}}
+                          {"restarts_at": [2], "previous_log": "..."}}}}}
+
+A step ``at`` poll N is what the N-th poll (and every later call) sees.
 
 Its output is what the real kubectl prints for the supervisor's go-templates
 (``--output-watch-events`` wraps each object as ``{type, object}``,
@@ -61,36 +66,36 @@ def _save(name: str, value: Any) -> None:
     tmp.replace(DIR / name)
 
 
-def _clock() -> float:
-    """Seconds since the first call of the run."""
-    start = DIR / "start"
-    if not start.exists():
-        start.write_text(repr(time.monotonic()))
-    return time.monotonic() - float(start.read_text())
+def _clock() -> int:
+    """The scenario's time: the number of polls (``get pods -l``) the script has made so far."""
+    path = DIR / "calls.jsonl"
+    if not path.exists():
+        return 0
+    return sum(1 for line in path.read_text().splitlines() if '"get", "pods"' in line)
 
 
-def _end_time() -> float | None:
-    """When the job master's JobTerminator runs: from the timeline, or after a kill."""
-    ends = [step["at"] for step in SCENARIO.get("timeline", []) if step.get("end")]
+def _end_time() -> int | None:
+    """The poll at which the job master's JobTerminator has run: from the timeline, or after a kill."""
+    ends = [step["poll"] for step in SCENARIO.get("timeline", []) if step.get("end")]
     killed_at = _load("killed_at.json", None)
     on_kill = SCENARIO.get("on_kill")
     if killed_at is not None and on_kill is not None:
-        ends.append(killed_at + on_kill["after"])
+        ends.append(killed_at + on_kill["polls"])
     return min(ends) if ends else None
 
 
-def _ended(now: float) -> bool:
+def _ended(now: int) -> bool:
     end = _end_time()
     return end is not None and now >= end
 
 
-def _config_map(now: float) -> dict[str, str] | None:
+def _config_map(now: int) -> dict[str, str] | None:
     """The ConfigMap's data at ``now`` (before the end), with the patches made so far."""
     if SCENARIO.get("configmap") is None:
         return None
     data = dict(SCENARIO["configmap"])
     for step in SCENARIO.get("timeline", []):
-        if step["at"] <= now and "set" in step:
+        if step["poll"] <= now and "set" in step:
             data.update(step["set"])
     for patch in _load("patches.json", []):
         data[patch["key"]] = patch["value"]
@@ -160,24 +165,31 @@ def _get_config_map(args: list[str], name: str) -> int:
 
 
 def _watch(name: str) -> int:
-    """Print ADDED, then MODIFIED at every change, then DELETED with the last state."""
+    """Print ADDED, then MODIFIED at every change, then DELETED with the last state.
+
+    It waits for the script's other calls to move the scenario on (a change of
+    ``calls.jsonl`` or ``patches.json``), looking every 50 ms: that is how
+    often it looks, and no state depends on it. After DELETED it stays open,
+    as kubectl's watch of a named object does, until the script stops it.
+    """
     now = _clock()
     data = _config_map(now)
     if name != JOB or data is None or _ended(now):
         return _not_found("configmaps", name)
     print("ADDED" + "".join(f" {w}" for w in _line(data, " ").split()), flush=True)
     shown = data
-    deadline = now + float(SCENARIO.get("watch_timeout", 3600))
     while True:
         time.sleep(0.05)
         now = _clock()
         if _ended(now):
+            last = _config_map(now) or shown
             print(
-                "DELETED" + "".join(f" {w}" for w in _line(shown, " ").split()),
+                "DELETED" + "".join(f" {w}" for w in _line(last, " ").split()),
                 flush=True,
             )
-            return 0
-        if now >= deadline:
+            while True:  # a real watch stays open after the object is gone
+                time.sleep(3600)
+        if SCENARIO.get("watch_polls") is not None and now >= SCENARIO["watch_polls"]:
             return 0  # the API server closed the watch
         data = _config_map(now) or {}
         if data != shown:
@@ -209,7 +221,7 @@ def _get_pods(args: list[str]) -> int:
 def _get_pod(args: list[str], name: str) -> int:
     now = _clock()
     pod = _pods().get(name)
-    if pod is None or _ended(now) or now < pod.get("created_at", 0):
+    if pod is None or _ended(now):
         return _not_found("pods", name)
     if _template(args) != PHASE:
         return _fail("unexpected pod output")
@@ -231,7 +243,7 @@ def _logs(args: list[str]) -> int:
     sys.stdout.flush()
     if "--follow" in args:
         while not _ended(_clock()):
-            time.sleep(0.05)
+            time.sleep(0.05)  # until the script's polls reach the end
         sys.stdout.write(pod.get("log_at_end", ""))
     return 0
 

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.lifecycle.test_supervisor import SCRIPT
+from tests.lifecycle.harness import SCRIPT
 
 
 def _template(name: str) -> str:
