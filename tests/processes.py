@@ -28,6 +28,16 @@ from pathlib import Path
 PR_SET_CHILD_SUBREAPER = 36
 """``<linux/prctl.h>``: this process adopts its descendants' orphans."""
 
+KEPT: set[int] = set()
+"""Children that outlive a test on purpose: a session fixture's servers (the real
+control plane of ``tests/kubeapi/``, started once per test process). They are
+neither counted, killed nor reaped; their fixture ends them."""
+
+
+def keep(pid: int) -> None:
+    """Exempt a session fixture's child ``pid`` from the check after each test (:data:`KEPT`)."""
+    KEPT.add(pid)
+
 
 def become_subreaper() -> bool:
     """Make this process the subreaper of its descendants (Linux only); return whether it is."""
@@ -90,6 +100,8 @@ def leftovers() -> list[str]:
         return []
     running = []
     for pid in children():
+        if pid in KEPT:
+            continue
         alive, described = _described(pid)
         if alive:
             running.append(described)

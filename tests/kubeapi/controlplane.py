@@ -37,6 +37,7 @@ from tests.conftest import _kubectl_path
 from tests.kubeapi.binaries import Binaries
 from tests.kubeapi.client import Client
 from tests.kubeapi.pki import write_pki
+from tests.processes import keep
 
 FEATURE_GATES = "GenericWorkload=true,GangScheduling=true"
 AUDIT_POLICY = {
@@ -172,6 +173,9 @@ class ControlPlane:
             preexec_fn=_die_with_parent,  # only prctl before exec: safe after fork
             start_new_session=True,
         )
+        keep(
+            self.processes[name].pid
+        )  # outlives each test on purpose (tests/processes.py)
         log.close()
 
     def _start_etcd(self, client: int, peer: int) -> None:

@@ -209,15 +209,14 @@ def test_plan_quota_agrees_with_admission(
         assert bound[name] == min(count, real[name]["created"]), (name, real, placed)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 40, item 8: plan --nodes/--quota do not count the supervisor's pod "
-    "(a quota 'admits 5/5' where the supervisor is the 6th pod)",
-)
 def test_plan_quota_counts_the_supervisor_pod(
     controllers: ControlPlane, namespace: str, tmp_path: Path
 ) -> None:
-    """A quota of 5 pods for ``examples/supervised.yaml``: 5 Twister2 pods and the supervisor's."""
+    """A quota of 5 pods for ``examples/supervised.yaml``: 5 Twister2 pods and the supervisor's.
+
+    Issue 40, item 8 (and issue 42, item 6): ``plan`` counts the supervisor's pod,
+    as the real quota admission does.
+    """
     quota = {
         "apiVersion": "v1",
         "kind": "ResourceQuota",

@@ -303,7 +303,7 @@ def test_a_namespace_other_than_the_packages_is_refused_before_any_call(
     assert RENDERED_ENV["T2_PACKAGE_NAMESPACE"] == NAMESPACE  # the job file's
     (tmp_path / "calls.jsonl").write_text("")  # the fake writes it at its first call
     scenario = {"timeline": [{"type": "ADDED"}], "pods": {}}
-    run = _run(tmp_path, scenario, T2_NAMESPACE="analytics")
+    run = supervise(tmp_path, scenario, T2_NAMESPACE="analytics")
     assert run.code == 1, run.out
     assert run.message == (
         "NamespaceMismatch: the job was applied to namespace analytics, but its package "
