@@ -90,7 +90,17 @@ finish() {
   exit "$1"
 }
 
-trap 'finish 1 Terminated "the supervisor was stopped (deleted, or past its own activeDeadlineSeconds) before the job ended" cleanup' TERM INT
+# Stopped (SIGTERM: its Job or pod deleted, the pod evicted or preempted, or past its own
+# activeDeadlineSeconds): clean up only if the job has ended. While it runs, every pod's
+# token is bound to its ServiceAccount's UID, so deleting the accounts would fail each API
+# call of the job from then on (issue 40; tests/kubeapi/test_lifecycle.py).
+stopped() {
+  if [ -n "${ended:-}" ]; then
+    finish 1 Terminated "the supervisor was stopped after the job ended" cleanup
+  fi
+  finish 1 Terminated "the supervisor was stopped (deleted, evicted, or past its own activeDeadlineSeconds) before the job ended; it deleted nothing (t2gen status says what is left)"
+}
+trap stopped TERM INT
 
 # value KEY LINE: the value of KEY in a line of KEY=VALUE words (empty if absent).
 value() {
