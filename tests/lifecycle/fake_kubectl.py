@@ -15,14 +15,15 @@ A scenario::
      "timeline": [{"at": 1.0, "set": {"RESTART_COUNT_FOR_WORKER_0": "0"}},
                   {"at": 2.0, "end": true}],     # the job master's JobTerminator runs
      "on_kill": {"after": 0.5} or null,          # the job master ends the job this long after KILL_JOB
+     "end_after_pod_lists": 2,                   # or: the job ends after the script's 2nd pod list
      "pods": {"wc-jm-0": {"phase": "Running", "log": "..."},
               "wc-0-0": {"containers": {"twister2-container-0":
                           {"restarts_at": [1.0], "previous_log": "..."}}}}}
 
-Its output is what the real kubectl prints for the supervisor's go-templates
-(``--output-watch-events`` wraps each object as ``{type, object}``,
-kubernetes/kubectl ``pkg/cmd/get/get.go``); a template it does not know is an
-error, so the test fails if the script's calls change without this fake.
+Its output is what the real kubectl prints with ``-o json`` (indented objects;
+``--output-watch-events`` wraps each object as ``{type, object}``,
+kubernetes/kubectl ``pkg/cmd/get/get.go``); another output is an error, so the
+test fails if the script's calls change without this fake.
 """
 
 from __future__ import annotations
@@ -37,17 +38,6 @@ from typing import Any
 DIR = Path(os.environ["FAKE_KUBECTL_DIR"])
 SCENARIO: dict[str, Any] = json.loads((DIR / "scenario.json").read_text())
 JOB: str = SCENARIO["job"]
-
-DATA = '{{range $k, $v := .data}}{{if ne $k "TWISTER2_JOB_OBJECT"}}{{$k}}={{$v}}{{"\\n"}}{{end}}{{end}}'
-EVENT = (
-    '{{.type}}{{range $k, $v := .object.data}}{{if ne $k "TWISTER2_JOB_OBJECT"}} {{$k}}={{$v}}{{end}}{{end}}'
-    '{{"\\n"}}'
-)
-RESTARTS = (
-    "{{range .items}}{{$p := .metadata.name}}{{range .status.containerStatuses}}"
-    '{{$p}} {{.name}} {{.restartCount}}{{"\\n"}}{{end}}{{end}}'
-)
-PHASE = "{{.status.phase}}"
 
 
 def _load(name: str, default: Any) -> Any:
@@ -80,6 +70,14 @@ def _end_time() -> float | None:
 
 
 def _ended(now: float) -> bool:
+    """Whether the job master has ended the job: at its time, or after the script's Nth pod list.
+
+    ``end_after_pod_lists`` ends the job by an event of the script's own (its
+    pod lists served), not by the clock.
+    """
+    lists = SCENARIO.get("end_after_pod_lists")
+    if lists is not None and _load("pod_lists.json", 0) >= lists:
+        return True
     end = _end_time()
     return end is not None and now >= end
 
@@ -97,10 +95,20 @@ def _config_map(now: float) -> dict[str, str] | None:
     return data
 
 
-def _line(data: dict[str, str], sep: str) -> str:
-    return sep.join(
-        f"{k}={v}" for k, v in sorted(data.items()) if k != "TWISTER2_JOB_OBJECT"
-    )
+def _object(data: dict[str, str]) -> dict[str, Any]:
+    """The ConfigMap as the API server returns it (``kubectl get -o json``)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": JOB, "namespace": SCENARIO.get("namespace", "default")},
+        "data": data,
+    }
+
+
+def _print(obj: Any) -> None:
+    """One object as kubectl's JSON printer writes it: indented, then a newline."""
+    sys.stdout.write(json.dumps(obj, indent=4) + "\n")
+    sys.stdout.flush()
 
 
 def _not_found(kind: str, name: str) -> int:
@@ -142,7 +150,7 @@ def _get_config_map(args: list[str], name: str) -> int:
     now = _clock()
     template = _template(args)
     if "--watch" in args:
-        if template != EVENT or "--output-watch-events" not in args:
+        if template != "json" or "--output-watch-events" not in args:
             return _fail(f"unexpected watch output {template!r}")
         return _watch(name)
     data = _config_map(now)
@@ -150,10 +158,8 @@ def _get_config_map(args: list[str], name: str) -> int:
         return _not_found("configmaps", name)
     if template == "name":
         print(f"configmap/{name}")
-    elif template == DATA:
-        sys.stdout.write(
-            "".join(f"{line}\n" for line in _line(data, "\n").splitlines())
-        )
+    elif template == "json":
+        _print(_object(data))
     else:
         return _fail(f"unexpected output {template!r}")
     return 0
@@ -165,27 +171,21 @@ def _watch(name: str) -> int:
     data = _config_map(now)
     if name != JOB or data is None or _ended(now):
         return _not_found("configmaps", name)
-    print("ADDED" + "".join(f" {w}" for w in _line(data, " ").split()), flush=True)
+    _print({"type": "ADDED", "object": _object(data)})
     shown = data
     deadline = now + float(SCENARIO.get("watch_timeout", 3600))
     while True:
         time.sleep(0.05)
         now = _clock()
         if _ended(now):
-            print(
-                "DELETED" + "".join(f" {w}" for w in _line(shown, " ").split()),
-                flush=True,
-            )
+            _print({"type": "DELETED", "object": _object(shown)})
             return 0
         if now >= deadline:
             return 0  # the API server closed the watch
         data = _config_map(now) or {}
         if data != shown:
             shown = data
-            print(
-                "MODIFIED" + "".join(f" {w}" for w in _line(data, " ").split()),
-                flush=True,
-            )
+            _print({"type": "MODIFIED", "object": _object(data)})
 
 
 def _pods() -> dict[str, Any]:
@@ -195,14 +195,25 @@ def _pods() -> dict[str, Any]:
 
 def _get_pods(args: list[str]) -> int:
     now = _clock()
-    if _option(args, "-l") != f"t2-wp={JOB}" or _template(args) != RESTARTS:
+    if _option(args, "-l") != f"t2-wp={JOB}" or _template(args) != "json":
         return _fail("unexpected pod list")
-    if _ended(now):
-        return 0
-    for name, pod in sorted(_pods().items()):
-        for container, state in sorted(pod.get("containers", {}).items()):
-            count = sum(1 for t in state.get("restarts_at", []) if t <= now)
-            print(f"{name} {container} {count}")
+    items = []
+    for name, pod in [] if _ended(now) else sorted(_pods().items()):
+        statuses = [
+            {
+                "name": container,
+                "restartCount": sum(
+                    1 for t in state.get("restarts_at", []) if t <= now
+                ),
+            }
+            for container, state in sorted(pod.get("containers", {}).items())
+        ]
+        items.append(
+            {"metadata": {"name": name}, "status": {"containerStatuses": statuses}}
+        )
+    _print({"apiVersion": "v1", "kind": "List", "items": items})
+    if items:
+        _save("pod_lists.json", _load("pod_lists.json", 0) + 1)
     return 0
 
 
@@ -211,9 +222,11 @@ def _get_pod(args: list[str], name: str) -> int:
     pod = _pods().get(name)
     if pod is None or _ended(now) or now < pod.get("created_at", 0):
         return _not_found("pods", name)
-    if _template(args) != PHASE:
+    if _template(args) != "json":
         return _fail("unexpected pod output")
-    sys.stdout.write(pod.get("phase", "Running"))
+    _print(
+        {"metadata": {"name": name}, "status": {"phase": pod.get("phase", "Running")}}
+    )
     return 0
 
 

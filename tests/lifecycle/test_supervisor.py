@@ -78,7 +78,9 @@ class Run:
         self.unexpected = (directory / "unexpected").exists()
 
 
-def _run(tmp_path: Path, scenario: dict[str, Any], **env: str) -> Run:
+def _run(
+    tmp_path: Path, scenario: dict[str, Any], shell: tuple[str, ...] = (), **env: str
+) -> Run:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     kubectl = bin_dir / "kubectl"
@@ -102,12 +104,13 @@ def _run(tmp_path: Path, scenario: dict[str, Any], **env: str) -> Run:
         **env,
     }
     result = subprocess.run(
-        [shutil.which("sh") or "/bin/sh", str(script)],
+        [*(shell or (shutil.which("sh") or "/bin/sh",)), str(script)],
         env=settings,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
+        cwd=tmp_path,
     )
     return Run(tmp_path, result)
 

@@ -2,7 +2,7 @@
 
 One Job per t2gen job, ``<job>-supervisor``, runs ``templates/lifecycle/supervise.sh``
 (:mod:`.supervisor_script`, shipped in the ConfigMap ``<job>-supervisor``) with
-the image of ``lifecycle.image`` (a POSIX shell and kubectl), under a Role of
+the image of ``lifecycle.image`` (a POSIX shell, kubectl and jq), under a Role of
 exactly its calls (:mod:`.supervisor_rbac`). docs/lifecycle.md describes what it
 does; ``tests/lifecycle/`` runs the rendered script against a fake kubectl and
 checks that every call it makes is one the Role allows, and no more.
