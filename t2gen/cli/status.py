@@ -73,12 +73,12 @@ def status(
     warnings: list[Warning_] = []
     with reporting(warnings):
         from t2gen.pipeline.status import status_report
-        from t2gen.plan.text import (
-            inert,  # what the cluster says, never a terminal's command
-        )
+        # what the cluster says, never a terminal's command; JSON stays JSON
+        from t2gen.plan.text import inert, inert_json
 
+        escape = inert_json if output_format is StatusFormat.json else inert
         write_stdout(
-            inert(
+            escape(
                 status_report(
                     job,
                     cluster=cluster,

@@ -15,7 +15,7 @@ from t2gen.errors import Warning_
 from t2gen.inputs.cluster import read_cluster
 from t2gen.pipeline.job import generate_loaded
 from t2gen.pipeline.load import load_jobs
-from t2gen.status.fetch import collect_command
+from t2gen.status.fetch import collect_command, fetched_kinds
 from t2gen.status.phase import job_status
 from t2gen.status.text import status_text
 
@@ -49,10 +49,10 @@ def status_report(
     """
     (loaded,) = load_jobs([path], namespace=namespace, warnings=warnings)
     job = loaded[0]
+    rendered = [d.obj for d in generate_loaded([loaded])]
     if cluster is None:
-        rendered = [d.obj for d in generate_loaded([loaded])]
         return collect_command(job, rendered) + " > state.json\n"
-    found = job_status(job, read_cluster(cluster))
+    found = job_status(job, read_cluster(cluster), fetched_kinds(job, rendered))
     if json_output:
         return json.dumps(found, indent=2, ensure_ascii=False) + "\n"
     return status_text(found)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-__all__ = ["aligned", "inert"]
+__all__ = ["aligned", "inert", "inert_json"]
 
 _UNSAFE = "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
 """What a terminal or an editor acts on rather than shows: C0 and C1 controls
@@ -28,6 +28,20 @@ def inert(text: str) -> str:
         lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}",
         text,
     )
+
+
+def inert_json(text: str) -> str:
+    r"""JSON ``text`` with every character of :data:`_UNSAFE` written as a JSON escape (``\u009b``).
+
+    :func:`inert`'s ``\x9b`` is no JSON escape (RFC 8259, section 7: only
+    ``\uXXXX`` and the two-character ones), so ``status -o json`` of a name
+    holding U+009B was no JSON (issue 40). Every such character of
+    :func:`json.dumps` output lies inside a string, where ``\uXXXX`` means the
+    same character: the text stays the same JSON value, and inert.
+    """
+    if text.isascii() and all(c == "\n" or c.isprintable() for c in text):
+        return text
+    return re.sub(_UNSAFE, lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
 def aligned(rows: Sequence[tuple[str, ...]]) -> Iterator[str]:
