@@ -73,6 +73,7 @@ def status(
     warnings: list[Warning_] = []
     with reporting(warnings):
         from t2gen.pipeline.status import status_report
+
         # what the cluster says, never a terminal's command; JSON stays JSON
         from t2gen.plan.text import inert, inert_json
 

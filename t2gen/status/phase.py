@@ -123,10 +123,10 @@ def _supervisor(
 def _own(
     objects: Sequence[Mapping[str, Any]], job: Job, kinds: Sequence[KindInfo]
 ) -> list[Mapping[str, Any]]:
-    """Only the job's own objects: of a kind in ``kinds`` (namespaced), in its namespace,
-    labelled with its instance and managed by t2gen, with a name.
+    """Only the job's own objects: its kinds, its namespace, its instance and t2gen's labels.
 
-    A saved state may hold anything (issue 40: a cluster-scoped object with the
+    Of a kind in ``kinds`` (namespaced), in the job's namespace, labelled with
+    its instance and managed by t2gen, with a name. A saved state may hold anything (issue 40: a cluster-scoped object with the
     instance label, a stranger's object); nothing else is read, reported or
     advised for deletion.
     """
@@ -140,7 +140,9 @@ def _own(
             and labels.get(names.MANAGED_BY_LABEL) == names.MANAGER
             and (obj.get("apiVersion"), obj.get("kind")) in allowed
             and isinstance(_get(obj, "metadata", "name"), str)
-            and (not job.namespace or _get(obj, "metadata", "namespace") == job.namespace)
+            and (
+                not job.namespace or _get(obj, "metadata", "namespace") == job.namespace
+            )
         ):
             own.append(obj)
     return own

@@ -111,7 +111,7 @@ def test_the_pasted_advice_runs_only_kubectl_delete_of_the_jobs_objects(
         # every other argument is one Role of the job: TYPE/NAME, never an option
         assert all(r.startswith("roles.rbac.authorization.k8s.io/") for r in refs[1:])
         assert len(refs) == 1 + len(HOSTILE)
-        assert [r.split("/", 1)[1] for r in refs[1:-1]] == HOSTILE[:-2] + ["\\x9bx"]
+        assert [r.split("/", 1)[1] for r in refs[1:-1]] == [*HOSTILE[:-2], "\\x9bx"]
 
 
 def test_json_output_is_json_whatever_the_names_hold() -> None:
