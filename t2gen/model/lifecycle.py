@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from t2gen.model.placement import Placement
 from t2gen.record import Record
 
 __all__ = ["DEFAULT_SUPERVISOR_IMAGE", "Lifecycle"]
@@ -32,6 +33,8 @@ class Lifecycle(Record):
         log_tail_lines: lines of each log the supervisor copies into its own.
         max_worker_restarts: Twister2's ``twister2.fault.tolerance.max.worker.restarts``.
         argo_cd_hooks: mark the Twister2 objects as Argo CD ``Sync`` hooks.
+        placement: where the supervisor pod may run; None: the job master's
+            (``jobMaster.placement``).
     """
 
     supervise: bool = False
@@ -43,3 +46,4 @@ class Lifecycle(Record):
     log_tail_lines: int = 200
     max_worker_restarts: int = 5
     argo_cd_hooks: bool = False
+    placement: Placement | None = None

@@ -17,6 +17,7 @@ _NEEDS_SUPERVISE = (
     "activeDeadlineSeconds",
     "backoffLimit",
     "ttlSecondsAfterFinished",
+    "placement",
 )
 """Fields with no default that mean nothing without the supervisor."""
 _FLAGS_NEED_SUPERVISE = ("suspend", "argoCDHooks")
@@ -42,7 +43,7 @@ def _supervised(data: dict[str, Any]) -> bool:
     ),
 )
 def check_needs_supervise(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
-    """A deadline, retry limit, time-to-live, ``suspend`` or ``argoCDHooks`` needs ``supervise: true``.
+    """A deadline, retry limit, time-to-live, placement, ``suspend`` or ``argoCDHooks`` needs ``supervise: true``.
 
     The Twister2 runtime has none of these: a Kubernetes Job's
     ``activeDeadlineSeconds``, ``backoffLimit``, ``ttlSecondsAfterFinished`` and

@@ -21,6 +21,7 @@ import hashlib
 from typing import Any
 
 from t2gen.model import Job
+from t2gen.render.context.placement import node_affinity, node_selector, tolerations
 from t2gen.render.context.supervisor_rbac import (
     cleanup_targets,
     job_objects,
@@ -184,6 +185,28 @@ def job_digest(job: Job) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _placement(job: Job) -> dict[str, Any]:
+    """The supervisor pod's ``nodeSelector``, ``affinity`` and ``tolerations``: its own, or the job master's.
+
+    Without them it stayed Pending on a cluster whose nodes are all tainted (issue
+    40), while the job ran unsupervised and its deadline never started. The job
+    master's node placement is the default: it runs where the job runs, and so
+    can the supervisor (its uniform mapping, a worker-only rule, is not copied).
+    """
+    placement = job.spec.lifecycle.placement or job.spec.job_master.placement
+    fields: dict[str, Any] = {}
+    selector = node_selector(placement)
+    if selector:
+        fields["nodeSelector"] = selector
+    nodes = node_affinity(placement)
+    if nodes:
+        fields["affinity"] = {"nodeAffinity": nodes}
+    tolerated = tolerations(placement.tolerations)
+    if tolerated:
+        fields["tolerations"] = tolerated
+    return fields
+
+
 def _pod_template(
     job: Job, name: str, metadata: dict[str, Any], group_objects: list[dict[str, Any]]
 ) -> dict[str, Any]:
@@ -210,6 +233,7 @@ def _pod_template(
     }
     if job.spec.image_pull_secrets:
         spec["imagePullSecrets"] = [{"name": s} for s in job.spec.image_pull_secrets]
+    spec.update(_placement(job))
     spec["containers"] = [
         {
             "name": "supervisor",
