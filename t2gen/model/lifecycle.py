@@ -25,8 +25,8 @@ class Lifecycle(Record):
             Role, RoleBinding, ConfigMap with its script, ``batch/v1`` Job).
         active_deadline_seconds: seconds after which the supervisor kills the
             job (``KILL_JOB``); None: none.
-        backoff_limit: restarts of one worker (or the job master) after which
-            the supervisor kills the job; None: Twister2's own limit only.
+        backoff_limit: restarts of one worker after which the supervisor
+            kills the job; None: Twister2's own limit only.
         ttl_seconds_after_finished: the supervisor Job's TTL; None: kept.
         suspend: create every StatefulSet with 0 replicas and the Job suspended.
         image: the supervisor's image (a POSIX shell, kubectl and jq).

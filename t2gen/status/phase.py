@@ -252,7 +252,8 @@ def job_status(
         phase, reason = (
             "Ended",
             "the supervisor Job is gone (deleted, or by its ttlSecondsAfterFinished) and "
-            "the outcome with it; its own ConfigMap, ServiceAccount, Role and RoleBinding remain",
+            "the outcome with it; its own ConfigMap, ServiceAccount, Role and RoleBinding "
+            "(and NetworkPolicy) remain",
         )
     else:
         phase, reason = (

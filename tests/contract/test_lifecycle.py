@@ -5,7 +5,7 @@ Sources: DSC-SPIDAL/twister2 at c6844d2; ``K8S/`` =
 ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/``,
 ``MASTER/`` = ``twister2/master/src/java/edu/iu/dsc/tws/master/server/``.
 
-- The job master deletes, when the job ends (completed, failed or killed: ``MASTER/JobMaster.java:438-440,616-618``),
+- The job master deletes, when the job ends (completed, failed or killed: ``MASTER/JobMaster.java:557-561`` ``endJob`` -> ``close()`` -> ``terminateJob``, ``:438-440``),
   the worker StatefulSets it finds by ``t2-job``, the Service ``<job>``, the claim
   ``<job>`` (kept for a failed job with checkpointing), the ConfigMap ``<job>``, the
   Service ``<job>-jm`` and its own StatefulSet ``<job>-jm``, in that order

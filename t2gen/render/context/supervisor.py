@@ -21,6 +21,7 @@ import hashlib
 from typing import Any
 
 from t2gen.model import Job
+from t2gen.package.runtime import restart_limit
 from t2gen.render.context.placement import node_affinity, node_selector, tolerations
 from t2gen.render.context.supervisor_rbac import (
     cleanup_targets,
@@ -103,7 +104,7 @@ def _env(job: Job, group_objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "name": "T2_JOB_OBJECTS",
             "value": " ".join(kind.ref(name) for kind, name in job_objects(job)),
         },
-        {"name": "T2_MAX_RESTARTS", "value": str(lifecycle.max_worker_restarts)},
+        {"name": "T2_MAX_RESTARTS", "value": str(restart_limit(job))},
         {"name": "T2_TAIL", "value": str(lifecycle.log_tail_lines)},
         {"name": "T2_KILL_GRACE", "value": str(KILL_GRACE_SECONDS)},
         {"name": "HOME", "value": "/tmp"},
