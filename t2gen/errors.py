@@ -27,6 +27,7 @@ __all__ = [
     "Warning_",
     "format_json_path",
     "inert",
+    "inert_json",
     "one_line",
 ]
 
@@ -68,6 +69,20 @@ def inert(text: str) -> str:
     if text.isascii() and text.isprintable():
         return text
     return re.sub(_UNSAFE, lambda match: _escape(match[0]), text)
+
+
+def inert_json(text: str) -> str:
+    r"""JSON ``text`` with every character of :data:`_UNSAFE` written as a JSON escape (``\u009b``).
+
+    :func:`inert`'s ``\x9b`` is no JSON escape (RFC 8259, section 7: only
+    ``\uXXXX`` and the two-character ones), so ``status -o json`` of a name
+    holding U+009B was no JSON (issue 40). Every such character of
+    :func:`json.dumps` output lies inside a string, where ``\uXXXX`` means the
+    same character: the text stays the same JSON value, and inert.
+    """
+    if text.isascii() and all(c == "\n" or c.isprintable() for c in text):
+        return text
+    return re.sub(_UNSAFE, lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
 def one_line(text: str) -> str:

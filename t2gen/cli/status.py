@@ -110,12 +110,12 @@ def status(
     warnings: list[Warning_] = []
     code = 0
     with reporting(warnings):
-        from t2gen.errors import (
-            inert,  # what the cluster says, never a terminal's command
-        )
+        # what the cluster says, never a terminal's command; JSON stays JSON
+        from t2gen.errors import inert, inert_json
         from t2gen.pipeline.status import status_report, watch_status
         from t2gen.status.fetch import Kubectl
 
+        escape = inert_json if output_format is StatusFormat.json else inert
         kubectl = (
             Kubectl(kubeconfig=kubeconfig, context=context) if live or watch else None
         )
@@ -129,7 +129,7 @@ def status(
                 json_output=json_output,
                 warnings=warnings,
             ):
-                write_stdout(inert(outcome.text))
+                write_stdout(escape(outcome.text))
                 code = outcome.exit_code
         else:
             outcome = status_report(
@@ -140,7 +140,7 @@ def status(
                 kubectl=kubectl,
                 warnings=warnings,
             )
-            write_stdout(inert(outcome.text))
+            write_stdout(escape(outcome.text))
             code = outcome.exit_code
     if code:
         raise typer.Exit(code)

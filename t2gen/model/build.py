@@ -219,6 +219,9 @@ def _lifecycle(data: dict[str, Any]) -> Lifecycle:
         log_tail_lines=data["logTailLines"],
         max_worker_restarts=data["maxWorkerRestarts"],
         argo_cd_hooks=data["argoCDHooks"],
+        placement=_placement(data["placement"], "none")
+        if "placement" in data
+        else None,
     )
 
 

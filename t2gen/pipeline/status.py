@@ -20,7 +20,7 @@ from t2gen.model import Job
 from t2gen.pipeline.job import generate_loaded
 from t2gen.pipeline.load import load_jobs
 from t2gen.record import Record
-from t2gen.status.fetch import Kubectl, collect_command
+from t2gen.status.fetch import Kubectl, collect_command, fetched_kinds
 from t2gen.status.live import fetch_objects
 from t2gen.status.phase import FINAL_PHASES, JobStatus, exit_code, job_status
 from t2gen.status.text import status_text
@@ -91,13 +91,15 @@ def status_report(
         T2genError: the job file, the cluster file or kubectl's output is
             invalid (located), or kubectl fails.
     """
-    if cluster is not None:  # the render is not needed: the saved state is judged
-        (loaded,) = load_jobs([path], namespace=namespace, warnings=warnings)
-        return _outcome(job_status(loaded[0], read_cluster(cluster)), json_output)
     job, rendered = _load(path, namespace, warnings)
+    kinds = fetched_kinds(job, rendered)  # only what t2gen renders for the job
+    if cluster is not None:
+        return _outcome(job_status(job, read_cluster(cluster), kinds), json_output)
     if kubectl is None:
         return StatusOutcome(collect_command(job, rendered) + " > state.json\n", 0)
-    return _outcome(job_status(job, fetch_objects(job, rendered, kubectl)), json_output)
+    return _outcome(
+        job_status(job, fetch_objects(job, rendered, kubectl), kinds), json_output
+    )
 
 
 def watch_status(
@@ -122,7 +124,10 @@ def watch_status(
     last = None
     while True:
         outcome = _outcome(
-            job_status(job, fetch_objects(job, rendered, kubectl)), json_output
+            job_status(
+                job, fetch_objects(job, rendered, kubectl), fetched_kinds(job, rendered)
+            ),
+            json_output,
         )
         if outcome.text != last:
             yield outcome
@@ -173,7 +178,9 @@ def wait_for_job(
     job, rendered = _load(path, namespace, warnings)
     deadline = clock() + timeout
     while True:
-        found = job_status(job, fetch_objects(job, rendered, kubectl))
+        found = job_status(
+            job, fetch_objects(job, rendered, kubectl), fetched_kinds(job, rendered)
+        )
         phase = found["phase"]
         if phase in FINAL_PHASES:
             return WaitOutcome(exit_code(phase), _line(job, found))

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from t2gen.errors import inert
+from t2gen.errors import inert, inert_json
 
-__all__ = ["aligned", "inert"]  # inert lives in t2gen.errors, low in the layers
+__all__ = [
+    "aligned",
+    "inert",
+    "inert_json",
+]  # both live in t2gen.errors, low in the layers
 
 
 def aligned(rows: Sequence[tuple[str, ...]]) -> Iterator[str]:

@@ -21,12 +21,13 @@ of DSC-SPIDAL/twister2 c6844d2):
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from t2gen.kube.kinds import kind_info
+from t2gen.kube.kinds import KINDS, KindInfo, kind_info
 from t2gen.model import Job
-from t2gen.render.context.supervisor import supervisor_name
+from t2gen.render.context.supervisor import SUPERVISOR_LABEL, supervisor_name
 from t2gen.twister2 import names
 from t2gen.twister2.terminator import claim
 from t2gen.twister2.topology import build_topology
@@ -45,7 +46,7 @@ nothing of it is found. 1 and 2 stay the exit codes of invalid input and
 usage errors (docs/lifecycle.md, "Waiting for a job")."""
 
 JobStatus = dict[str, Any]
-"""``{job, namespace, phase, reason, supervisor, killJob, workers, jobMaster, leftovers, clear, keptForRestore}`` (see :func:`job_status`)."""
+"""``{job, namespace, phase, reason, supervised, supervisor, killJob, workers, jobMaster, leftovers, clear, keptForRestore}`` (see :func:`job_status`)."""
 
 
 def exit_code(phase: str) -> int:
@@ -135,6 +136,34 @@ def _supervisor(
     return {"state": state, "message": message}
 
 
+def _own(
+    objects: Sequence[Mapping[str, Any]], job: Job, kinds: Sequence[KindInfo]
+) -> list[Mapping[str, Any]]:
+    """Only the job's own objects: its kinds, its namespace, its instance and t2gen's labels.
+
+    Of a kind in ``kinds`` (namespaced), in the job's namespace, labelled with
+    its instance and managed by t2gen, with a name. A saved state may hold anything (issue 40: a cluster-scoped object with the
+    instance label, a stranger's object); nothing else is read, reported or
+    advised for deletion.
+    """
+    allowed = {(k.api_version, k.kind) for k in kinds if k.namespaced}
+    own: list[Mapping[str, Any]] = []
+    for obj in objects:
+        labels = _get(obj, "metadata", "labels")
+        if (
+            isinstance(labels, Mapping)
+            and labels.get(names.INSTANCE_LABEL) == job.name
+            and labels.get(names.MANAGED_BY_LABEL) == names.MANAGER
+            and (obj.get("apiVersion"), obj.get("kind")) in allowed
+            and isinstance(_get(obj, "metadata", "name"), str)
+            and (
+                not job.namespace or _get(obj, "metadata", "namespace") == job.namespace
+            )
+        ):
+            own.append(obj)
+    return own
+
+
 def _workers(job: Job, pods: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Each worker by worker ID: its pod, container and state."""
     topology = build_topology(
@@ -155,13 +184,15 @@ def _workers(job: Job, pods: Mapping[str, Mapping[str, Any]]) -> list[dict[str, 
     ]
 
 
-def _leftover(obj: Mapping[str, Any], job: Job) -> str | None:
+def _leftover(obj: Mapping[str, Any], job: Job, *, supervisors: bool) -> str | None:
     """``TYPE/NAME`` of ``obj`` when it is one of the job's own objects but a pod, else None.
 
-    The job's own: labelled ``t2-job: <job>`` (never the supervisor's), of a
-    kind t2gen renders (:data:`t2gen.kube.kinds.KINDS`).
+    The job's own: labelled ``t2-job: <job>``, and with ``supervisors`` the
+    supervisor's (``t2-supervisor: <job>``) too, of a kind t2gen renders
+    (:data:`t2gen.kube.kinds.KINDS`).
     """
-    if not _is_the_jobs(obj, job) or obj.get("kind") == "Pod":
+    mine = _is_the_jobs(obj, job) or (supervisors and _is_the_supervisors(obj, job))
+    if not mine or obj.get("kind") == "Pod":
         return None
     try:
         kind = kind_info(str(obj.get("apiVersion", "")), str(obj.get("kind")))
@@ -170,8 +201,17 @@ def _leftover(obj: Mapping[str, Any], job: Job) -> str | None:
     return kind.ref(str(_get(obj, "metadata", "name")))
 
 
-def job_status(job: Job, objects: Sequence[Mapping[str, Any]]) -> JobStatus:
+def job_status(
+    job: Job,
+    objects: Sequence[Mapping[str, Any]],
+    kinds: Sequence[KindInfo] = KINDS,
+) -> JobStatus:
     """What ``objects`` (the job's objects in the cluster, :mod:`t2gen.inputs.cluster`) say of ``job``.
+
+    Only the job's own objects are read (:func:`_own`): of ``kinds`` (those
+    t2gen renders for it, :func:`t2gen.status.fetch.fetched_kinds`; by default
+    every namespaced kind t2gen knows), in its namespace, with its instance and
+    t2gen's managed-by labels.
 
     Returns:
         :data:`JobStatus`: ``phase`` is ``Suspended``, ``Pending``, ``Running``,
@@ -179,8 +219,11 @@ def job_status(job: Job, objects: Sequence[Mapping[str, Any]]) -> JobStatus:
         cleaned up; no supervisor to say how it ended) or ``NotFound``;
         ``leftovers`` the ``TYPE/NAME`` of what remains after the end,
         ``clear`` the command that deletes them but the claim of a
-        checkpointing job, which ``keptForRestore`` names when it is left.
+        checkpointing job, which ``keptForRestore`` names when it is left,
+        every name shell-quoted (:func:`shlex.quote`); ``supervised``
+        whether the job file asks for a supervisor.
     """
+    objects = _own(objects, job, kinds)
     by_name = {(o.get("kind"), _get(o, "metadata", "name")): o for o in objects}
     pods = {name: o for (kind, name), o in by_name.items() if kind == "Pod"}
     config_map = by_name.get(("ConfigMap", job.name))
@@ -195,7 +238,9 @@ def job_status(job: Job, objects: Sequence[Mapping[str, Any]]) -> JobStatus:
     }
     supervisor = _supervisor(objects, job)
     kill = _get(config_map, "data", "KILL_JOB") is not None
-    states = [str(w["state"]) for w in workers] + [job_master["state"]]
+    # one state a container: an OpenMPI pod's ranks share it (topology's slots)
+    containers = {(w["pod"], w["container"]): str(w["state"]) for w in workers}
+    states = [*containers.values(), job_master["state"]]
     leftovers: list[str] = []
     if supervisor and supervisor["state"] in ("Complete", "Failed"):
         phase = "Succeeded" if supervisor["state"] == "Complete" else "Failed"
@@ -217,6 +262,15 @@ def job_status(job: Job, objects: Sequence[Mapping[str, Any]]) -> JobStatus:
             "Ended",
             "the job master deleted the job's workloads; no supervisor kept the outcome",
         )
+    elif supervisor is None and any(_is_the_supervisors(o, job) for o in objects):
+        # The Job's ttlSecondsAfterFinished deletes the Job and its pod, not the
+        # ConfigMap, ServiceAccount, Role and RoleBinding next to it.
+        phase, reason = (
+            "Ended",
+            "the supervisor Job is gone (deleted, or by its ttlSecondsAfterFinished) and "
+            "the outcome with it; its own ConfigMap, ServiceAccount, Role and RoleBinding "
+            "(and NetworkPolicy) remain",
+        )
     else:
         phase, reason = (
             "NotFound",
@@ -224,16 +278,20 @@ def job_status(job: Job, objects: Sequence[Mapping[str, Any]]) -> JobStatus:
         )
     if phase in ("Succeeded", "Failed", "Ended"):
         leftovers = [
-            ref for ref in (_leftover(o, job) for o in objects) if ref is not None
+            ref
+            for ref in (
+                _leftover(o, job, supervisors=supervisor is None) for o in objects
+            )
+            if ref is not None
         ]
-    namespace = f" -n {job.namespace}" if job.namespace else ""
+    namespace = f" -n {shlex.quote(job.namespace)}" if job.namespace else ""
     # A checkpointing job's claim outlives a failed run for a restore
     # (K8S/master/JobTerminator.java:49-65; docs/reference.md, "Re-running a job"):
     # the command to clear leaves it, and the text says why.
     kept = claim(job.name)[0].ref(job.name) if job.spec.checkpointing.enabled else ""
     deleted = [item for item in leftovers if item != kept]
     clear = (
-        f"kubectl delete{namespace} {' '.join(deleted)} --ignore-not-found"
+        f"kubectl delete{namespace} {' '.join(map(shlex.quote, deleted))} --ignore-not-found"
         if deleted
         else None
     )
@@ -242,6 +300,7 @@ def job_status(job: Job, objects: Sequence[Mapping[str, Any]]) -> JobStatus:
         "namespace": job.namespace,
         "phase": phase,
         "reason": reason,
+        "supervised": job.spec.lifecycle.supervise,
         "supervisor": supervisor,
         "killJob": kill,
         "workers": workers,
@@ -255,6 +314,11 @@ def job_status(job: Job, objects: Sequence[Mapping[str, Any]]) -> JobStatus:
 def _is_the_jobs(obj: Mapping[str, Any], job: Job) -> bool:
     """An object of the Twister2 job (``t2-job``), not of its supervisor."""
     return bool(_get(obj, "metadata", "labels", names.JOB_LABEL) == job.name)
+
+
+def _is_the_supervisors(obj: Mapping[str, Any], job: Job) -> bool:
+    """An object of the job's supervisor (``t2-supervisor``)."""
+    return bool(_get(obj, "metadata", "labels", SUPERVISOR_LABEL) == job.name)
 
 
 def _running_phase(states: Sequence[str]) -> tuple[str, str]:

@@ -12,7 +12,12 @@ def status_text(status: JobStatus) -> str:
     where = f" in namespace {status['namespace']}" if status["namespace"] else ""
     lines = [f"job {status['job']}{where}: {status['phase']}: {status['reason']}"]
     supervisor = status["supervisor"]
-    if supervisor is None:
+    if supervisor is None and status.get("supervised"):
+        lines.append(
+            "supervisor: none found (not applied yet, or its Job was deleted: "
+            "its ttlSecondsAfterFinished, or by hand)"
+        )
+    elif supervisor is None:
         lines.append(
             "supervisor: none (spec.lifecycle.supervise renders one that keeps the outcome)"
         )

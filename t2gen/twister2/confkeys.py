@@ -29,6 +29,8 @@ __all__ = [
     "JOB_MASTER_RUNS_IN_CLIENT",
     "JOB_NAME",
     "LOAD_ORDER",
+    "MAX_MPIJOB_RESTARTS",
+    "MAX_WORKER_RESTARTS",
     "MPI_CHANNEL",
     "NAMESPACE",
     "NODE_PORT",
@@ -118,6 +120,13 @@ ZOOKEEPER_SERVERS = "twister2.resource.zookeeper.server.addresses"
 """The ZooKeeper servers; set, the runtime uses ZooKeeper (``twister2/common/src/java/edu/iu/dsc/tws/common/zk/ZKContext.java:37,54-61``)."""
 ZOOKEEPER_ROOT_NODE = "twister2.resource.zookeeper.root.node.path"
 """The znode every job's znodes are under (``ZKContext.java:32-33``)."""
+MAX_WORKER_RESTARTS = "twister2.fault.tolerance.max.worker.restarts"
+"""Restarts after which a worker (TCP) is fully failed, and so the job: default 5
+(``twister2/api/src/java/edu/iu/dsc/tws/api/faulttolerance/FaultToleranceContext.java:30-31,46-48``;
+``K8S/worker/K8sWorkerStarter.java:175,191``)."""
+MAX_MPIJOB_RESTARTS = "twister2.fault.tolerance.max.mpijob.restarts"
+"""The same for an OpenMPI job's ranks: default 1, "we do not resubmit failed mpi jobs"
+(``FaultToleranceContext.java:33-36,50-52``; ``K8S/mpi/MPIWorkerStarter.java:203-207``)."""
 
 DASHBOARD_HOST = "twister2.dashboard.host"
 """The Twister2 dashboard's URL; unset, the job master does not connect to one
@@ -145,6 +154,8 @@ DEFAULTS: dict[str, object] = {
     ZOOKEEPER_ROOT_NODE: "/twister2",
     HDFS_NAMENODE: "hostname.domain.name",
     HDFS_NAMENODE_PORT: 9000,
+    MAX_WORKER_RESTARTS: 5,
+    MAX_MPIJOB_RESTARTS: 1,
 }
 """What the runtime uses for a key no file sets: the defaults in Twister2's code
 (``KC``, ``JMC``, ``SC``; the importer's key table cites each line)."""

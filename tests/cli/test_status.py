@@ -64,7 +64,12 @@ def test_an_empty_list_is_a_job_not_found(in_root: Path, tmp_path: Path) -> None
 
 def test_a_killed_runs_config_map_is_a_leftover(in_root: Path, tmp_path: Path) -> None:
     """A ConfigMap with KILL_JOB and no pod would kill the next run at once (JobKillWatcher.java:88-99)."""
-    labels = {"t2-job": "wordcount-supervised", "app": "twister2"}
+    labels = {  # as t2gen renders them; status reads no object without both app.kubernetes.io labels
+        "t2-job": "wordcount-supervised",
+        "app": "twister2",
+        "app.kubernetes.io/instance": "wordcount-supervised",
+        "app.kubernetes.io/managed-by": "t2gen",
+    }
     config_map = {
         "apiVersion": "v1",
         "kind": "ConfigMap",
@@ -102,7 +107,12 @@ def test_the_claim_of_a_failed_checkpointing_run_is_kept_for_a_restore(
         "  storage: {persistent: {perWorker: 1Gi}}\n  checkpointing: {enabled: true}\n",
         encoding="utf-8",
     )
-    labels = {"app.kubernetes.io/instance": "ck", "t2-job": "ck", "app": "twister2"}
+    labels = {
+        "app.kubernetes.io/instance": "ck",
+        "app.kubernetes.io/managed-by": "t2gen",
+        "t2-job": "ck",
+        "app": "twister2",
+    }
     items = [
         {
             "apiVersion": "v1",

@@ -192,10 +192,6 @@ def test_ttl_deletes_the_supervisor(
     report_calls(job)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 40, item 8: after the supervisor's TTL, status says NotFound although the supervisor's ConfigMap, ServiceAccount, Role and RoleBinding remain with the job's label",
-)
 def test_status_after_the_ttl(
     controllers: ControlPlane, kubelet: Kubelet, tmp_path: Path
 ) -> None:

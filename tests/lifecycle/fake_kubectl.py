@@ -24,10 +24,10 @@ sees every state of a timeline however slowly the machine runs it. A scenario::
 
 A step ``at`` poll N is what the N-th poll (and every later call) sees.
 
-Its output is what the real kubectl prints for the supervisor's go-templates
-(``--output-watch-events`` wraps each object as ``{type, object}``,
-kubernetes/kubectl ``pkg/cmd/get/get.go``); a template it does not know is an
-error, so the test fails if the script's calls change without this fake.
+Its output is what the real kubectl prints with ``-o json`` (indented objects;
+``--output-watch-events`` wraps each object as ``{type, object}``,
+kubernetes/kubectl ``pkg/cmd/get/get.go``); another output is an error, so the
+test fails if the script's calls change without this fake.
 """
 
 from __future__ import annotations
@@ -42,17 +42,6 @@ from typing import Any
 DIR = Path(os.environ["FAKE_KUBECTL_DIR"])
 SCENARIO: dict[str, Any] = json.loads((DIR / "scenario.json").read_text())
 JOB: str = SCENARIO["job"]
-
-DATA = '{{range $k, $v := .data}}{{if ne $k "TWISTER2_JOB_OBJECT"}}{{$k}}={{$v}}{{"\\n"}}{{end}}{{end}}'
-EVENT = (
-    '{{.type}}{{range $k, $v := .object.data}}{{if ne $k "TWISTER2_JOB_OBJECT"}} {{$k}}={{$v}}{{end}}{{end}}'
-    '{{"\\n"}}'
-)
-RESTARTS = (
-    "{{range .items}}{{$p := .metadata.name}}{{range .status.containerStatuses}}"
-    '{{$p}} {{.name}} {{.restartCount}}{{"\\n"}}{{end}}{{end}}'
-)
-PHASE = "{{.status.phase}}"
 
 
 def _load(name: str, default: Any) -> Any:
@@ -102,10 +91,20 @@ def _config_map(now: int) -> dict[str, str] | None:
     return data
 
 
-def _line(data: dict[str, str], sep: str) -> str:
-    return sep.join(
-        f"{k}={v}" for k, v in sorted(data.items()) if k != "TWISTER2_JOB_OBJECT"
-    )
+def _object(data: dict[str, str]) -> dict[str, Any]:
+    """The ConfigMap as the API server returns it (``kubectl get -o json``)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": JOB, "namespace": SCENARIO.get("namespace", "default")},
+        "data": data,
+    }
+
+
+def _print(obj: Any) -> None:
+    """One object as kubectl's JSON printer writes it: indented, then a newline."""
+    sys.stdout.write(json.dumps(obj, indent=4) + "\n")
+    sys.stdout.flush()
 
 
 def _not_found(kind: str, name: str) -> int:
@@ -147,7 +146,7 @@ def _get_config_map(args: list[str], name: str) -> int:
     now = _clock()
     template = _template(args)
     if "--watch" in args:
-        if template != EVENT or "--output-watch-events" not in args:
+        if template != "json" or "--output-watch-events" not in args:
             return _fail(f"unexpected watch output {template!r}")
         return _watch(name)
     data = _config_map(now)
@@ -155,10 +154,8 @@ def _get_config_map(args: list[str], name: str) -> int:
         return _not_found("configmaps", name)
     if template == "name":
         print(f"configmap/{name}")
-    elif template == DATA:
-        sys.stdout.write(
-            "".join(f"{line}\n" for line in _line(data, "\n").splitlines())
-        )
+    elif template == "json":
+        _print(_object(data))
     else:
         return _fail(f"unexpected output {template!r}")
     return 0
@@ -176,17 +173,14 @@ def _watch(name: str) -> int:
     data = _config_map(now)
     if name != JOB or data is None or _ended(now):
         return _not_found("configmaps", name)
-    print("ADDED" + "".join(f" {w}" for w in _line(data, " ").split()), flush=True)
+    _print({"type": "ADDED", "object": _object(data)})
     shown = data
     while True:
         time.sleep(0.05)
         now = _clock()
         if _ended(now):
             last = _config_map(now) or shown
-            print(
-                "DELETED" + "".join(f" {w}" for w in _line(last, " ").split()),
-                flush=True,
-            )
+            _print({"type": "DELETED", "object": _object(last)})
             while True:  # a real watch stays open after the object is gone
                 time.sleep(3600)
         if SCENARIO.get("watch_polls") is not None and now >= SCENARIO["watch_polls"]:
@@ -194,10 +188,7 @@ def _watch(name: str) -> int:
         data = _config_map(now) or {}
         if data != shown:
             shown = data
-            print(
-                "MODIFIED" + "".join(f" {w}" for w in _line(data, " ").split()),
-                flush=True,
-            )
+            _print({"type": "MODIFIED", "object": _object(data)})
 
 
 def _pods() -> dict[str, Any]:
@@ -207,14 +198,24 @@ def _pods() -> dict[str, Any]:
 
 def _get_pods(args: list[str]) -> int:
     now = _clock()
-    if _option(args, "-l") != f"t2-wp={JOB}" or _template(args) != RESTARTS:
+    if _option(args, "-l") != f"t2-wp={JOB}" or _template(args) != "json":
         return _fail("unexpected pod list")
-    if _ended(now):
-        return 0
-    for name, pod in sorted(_pods().items()):
-        for container, state in sorted(pod.get("containers", {}).items()):
-            count = sum(1 for t in state.get("restarts_at", []) if t <= now)
-            print(f"{name} {container} {count}")
+    items = []
+    for name, pod in [] if _ended(now) else sorted(_pods().items()):
+        statuses = [
+            {
+                "name": container,
+                "restartCount": sum(
+                    1 for t in state.get("restarts_at", []) if t <= now
+                ),
+            }
+            for container, state in sorted(pod.get("containers", {}).items())
+        ]
+        items.append(
+            {"metadata": {"name": name}, "status": {"containerStatuses": statuses}}
+        )
+    items += SCENARIO.get("extra_pod_items", [])  # hostile lists, as served
+    _print({"apiVersion": "v1", "kind": "List", "items": items})
     return 0
 
 
@@ -223,9 +224,11 @@ def _get_pod(args: list[str], name: str) -> int:
     pod = _pods().get(name)
     if pod is None or _ended(now):
         return _not_found("pods", name)
-    if _template(args) != PHASE:
+    if _template(args) != "json":
         return _fail("unexpected pod output")
-    sys.stdout.write(pod.get("phase", "Running"))
+    _print(
+        {"metadata": {"name": name}, "status": {"phase": pod.get("phase", "Running")}}
+    )
     return 0
 
 

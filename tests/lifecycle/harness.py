@@ -68,9 +68,14 @@ class Run:
 
 
 def start_supervising(
-    tmp_path: Path, scenario: dict[str, Any], **env: str
+    tmp_path: Path, scenario: dict[str, Any], shell: tuple[str, ...] = (), **env: str
 ) -> subprocess.Popen[str]:
-    """Start the script against the fake kubectl, in a process group of its own (the container)."""
+    """Start the script against the fake kubectl, in a process group of its own (the container).
+
+    ``shell`` runs it (``("dash",)``, ``("busybox", "sh")``); by default ``sh``.
+    The working directory is ``tmp_path``, where a glob the script expanded by
+    mistake, or a ``touch PWNED`` it ran, would show.
+    """
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     kubectl = bin_dir / "kubectl"
@@ -94,8 +99,9 @@ def start_supervising(
         **env,
     }
     return subprocess.Popen(
-        [shutil.which("sh") or "/bin/sh", str(script)],
+        [*(shell or (shutil.which("sh") or "/bin/sh",)), str(script)],
         env=settings,
+        cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -115,8 +121,12 @@ def finish_supervising(tmp_path: Path, process: subprocess.Popen[str]) -> Run:
     )
 
 
-def supervise(tmp_path: Path, scenario: dict[str, Any], **env: str) -> Run:
-    return finish_supervising(tmp_path, start_supervising(tmp_path, scenario, **env))
+def supervise(
+    tmp_path: Path, scenario: dict[str, Any], shell: tuple[str, ...] = (), **env: str
+) -> Run:
+    return finish_supervising(
+        tmp_path, start_supervising(tmp_path, scenario, shell, **env)
+    )
 
 
 def _requests(argv: list[str]) -> list[tuple[str, str, str, str | None]]:

@@ -1,4 +1,4 @@
-"""Restart limits the supervisor is given, against Twister2's own (issue 40, item 8; strict xfails until then).
+"""Restart limits the supervisor is given, against Twister2's own (issue 40, item 8).
 
 Sources: DSC-SPIDAL/twister2 ``c6844d2``; ``K8S/`` is
 ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/``.
@@ -50,11 +50,6 @@ def test_an_openmpi_job_is_supervised_with_the_mpi_limit() -> None:
     assert env["T2_MAX_RESTARTS"] == "1"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 40, item 8: rule lifecycle-backoff-limit allows backoffLimit "
-    "maxWorkerRestarts - 1, which never acts before Twister2 fails the worker",
-)
 def test_a_backoff_limit_twister2_always_beats_is_refused() -> None:
     with pytest.raises(SchemaError):
         valid_job(

@@ -86,6 +86,8 @@ def _with_value(path: tuple[str | int, ...], marker: str) -> dict[str, Any]:
     data = yaml.safe_load(
         (ROOT / "examples" / "wordcount.yaml").read_text(encoding="utf-8")
     )
+    if path[:2] == ("spec", "lifecycle"):  # every lifecycle field needs the supervisor
+        data["spec"].setdefault("lifecycle", {})["supervise"] = True
     node: Any = data
     for part, following in zip(path, (*path[1:], None), strict=True):
         empty: Any = [] if isinstance(following, int) else {}

@@ -11,11 +11,15 @@ from t2gen.jobfile.rules._base import Rule, as_dict, problem, rule, warning
 from t2gen.kube.imageref import image_reference_error, upper_case_registry
 
 
-@rule("image-reference", fields=("spec.image",))
+@rule("image-reference", fields=("spec.image", "spec.lifecycle.image"))
 def check_image_reference(
     data: dict[str, Any], doc: SourceDoc
 ) -> Iterator[Problem | Warning_]:
-    """``spec.image`` is a reference the kubelet parses: a lower-case repository, a valid tag and digest.
+    """``spec.image`` and ``spec.lifecycle.image`` are references the kubelet parses: a lower-case repository, a valid tag and digest.
+
+    The supervisor's image (``lifecycle.image``) is checked as the job's is
+    (issue 40: ``alpinex$HOME`` and ``--all`` passed, and its pod would never
+    start while the job ran unsupervised).
 
     The API server stores any string as a container's ``image``; the kubelet
     parses it only when it starts the container, with the OCI distribution
@@ -37,15 +41,24 @@ def check_image_reference(
     and ``invisible-characters``, and whitespace to the schema (whose refusal
     keeps the value from every rule).
     """
-    image = as_dict(data.get("spec")).get("image")
-    if not isinstance(image, str) or not image.isascii():
-        return
+    spec = as_dict(data.get("spec"))
+    for path, image in (
+        (("spec", "image"), spec.get("image")),
+        (("spec", "lifecycle", "image"), as_dict(spec.get("lifecycle")).get("image")),
+    ):
+        if isinstance(image, str) and image.isascii():
+            yield from _reference_problems(doc, path, image)
+
+
+def _reference_problems(
+    doc: SourceDoc, path: tuple[str, ...], image: str
+) -> Iterator[Problem | Warning_]:
     reason = image_reference_error(image)
     host = upper_case_registry(image) if reason is None else None
     if host is not None:
         yield warning(
             doc,
-            ("spec", "image"),
+            path,
             f"{host!r} has upper-case letters, so the kubelet takes it for a registry "
             f"host and pulls from https://{host}/, not from Docker Hub; for Docker Hub "
             f"write {host.lower()!r}, for a registry add its domain or port",
@@ -53,7 +66,7 @@ def check_image_reference(
     if reason is not None:
         yield problem(
             doc,
-            ("spec", "image"),
+            path,
             f"{image!r} is not an image reference the kubelet accepts (its pods would "
             f"wait as InvalidImageName): {reason}",
         )

@@ -9,14 +9,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from t2gen.errors import Problem
+from t2gen.errors import Problem, Warning_
 from t2gen.inputs.yaml import SourceDoc
-from t2gen.jobfile.rules._base import Rule, as_dict, groups, problem, rule
+from t2gen.jobfile.rules._base import Rule, as_dict, groups, problem, rule, warning
 
 _NEEDS_SUPERVISE = (
     "activeDeadlineSeconds",
     "backoffLimit",
     "ttlSecondsAfterFinished",
+    "placement",
 )
 """Fields with no default that mean nothing without the supervisor."""
 _FLAGS_NEED_SUPERVISE = ("suspend", "argoCDHooks")
@@ -42,7 +43,7 @@ def _supervised(data: dict[str, Any]) -> bool:
     ),
 )
 def check_needs_supervise(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
-    """A deadline, retry limit, time-to-live, ``suspend`` or ``argoCDHooks`` needs ``supervise: true``.
+    """A deadline, retry limit, time-to-live, placement, ``suspend`` or ``argoCDHooks`` needs ``supervise: true``.
 
     The Twister2 runtime has none of these: a Kubernetes Job's
     ``activeDeadlineSeconds``, ``backoffLimit``, ``ttlSecondsAfterFinished`` and
@@ -79,7 +80,8 @@ def check_job_master(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     """A supervised job runs its job master in the cluster and has t2gen's RBAC.
 
     The supervisor tells the job's end from the job master's work: it deletes
-    the ConfigMap last but one (``K8S/master/JobTerminator.java:67-68``) and
+    the ConfigMap third from last, before the job master's Service and
+    StatefulSet (``K8S/master/JobTerminator.java:38-77``) and
     reacts to ``KILL_JOB`` (``K8S/master/JobKillWatcher.java:62-99``); a job
     master in the client (``jobMaster.enabled: false``) is out of the
     supervisor's sight. The supervisor deletes the job's ServiceAccounts, Roles
@@ -112,18 +114,24 @@ def check_job_master(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
         "spec.lifecycle.backoffLimit",
         "spec.lifecycle.maxWorkerRestarts",
         "spec.workers[].scalable",
+        "spec.mpi.enabled",
     ),
 )
 def check_backoff_limit(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
-    """``backoffLimit`` is below ``maxWorkerRestarts``, and not used with a scalable group.
+    """``backoffLimit`` is at most ``maxWorkerRestarts`` - 2, for no OpenMPI job, and not with a scalable group.
 
     The supervisor counts restarts per worker ID from the ConfigMap's
     ``RESTART_COUNT_FOR_WORKER_<id>`` keys
-    (``K8S/worker/K8sWorkerUtils.java:355-377``). Twister2 itself fails a
-    worker restarted ``twister2.fault.tolerance.max.worker.restarts`` times
-    (``K8S/worker/K8sWorkerStarter.java:173-180``,
+    (``K8S/worker/K8sWorkerUtils.java:355-377``) and kills the job when one
+    passes the limit. Twister2 itself fails a worker that throws at restart
+    count ``twister2.fault.tolerance.max.worker.restarts`` - 1
+    (``K8S/worker/K8sWorkerStarter.java:191``; at the limit itself, line 175;
     ``twister2/api/src/java/edu/iu/dsc/tws/api/faulttolerance/FaultToleranceContext.java:30-31``),
-    so a limit at or above it never acts. The scaler removes the counts of the
+    so a count above the limit must be reachable below that: at most max - 2.
+    An OpenMPI job's ranks are fully failed at their first failure
+    (``twister2.fault.tolerance.max.mpijob.restarts``, default 1:
+    ``K8S/mpi/MPIWorkerStarter.java:203-207``, and any uncaught exception,
+    ``:211-221``), so no limit acts there. The scaler removes the counts of the
     workers it removes (``K8S/driver/K8sScaler.java:125-148`` ->
     ``K8S/KubernetesController.java:1043-1051``), so a worker ID scaled away and
     back starts counting again: with a scalable group the limit would not hold.
@@ -133,12 +141,27 @@ def check_backoff_limit(data: dict[str, Any], doc: SourceDoc) -> Iterator[Proble
     if not isinstance(limit, int) or isinstance(limit, bool):
         return
     most = lifecycle.get("maxWorkerRestarts", 5)
-    if isinstance(most, int) and limit >= most:
+    mpi = as_dict(as_dict(data.get("spec")).get("mpi")).get("enabled") is True
+    if mpi:
         yield problem(
             doc,
             ("spec", "lifecycle", "backoffLimit"),
-            f"backoffLimit {limit} is not below maxWorkerRestarts {most}: Twister2 fails a worker "
-            f"after {most} restarts before this limit is reached; use at most {most - 1}",
+            "Twister2 fails an OpenMPI job at its first worker failure "
+            "(twister2.fault.tolerance.max.mpijob.restarts, default 1), before any backoffLimit "
+            "acts: remove backoffLimit",
+        )
+    elif isinstance(most, int) and limit > most - 2:
+        usable = (
+            f"use at most {most - 2}"
+            if most >= 2
+            else "remove backoffLimit, or raise maxWorkerRestarts"
+        )
+        yield problem(
+            doc,
+            ("spec", "lifecycle", "backoffLimit"),
+            f"backoffLimit {limit} never acts: with maxWorkerRestarts {most}, Twister2 fails a "
+            f"worker that fails at restart {most - 1}, before a count above {limit} is seen; "
+            f"{usable}",
         )
     for index, group in groups(data):
         if group.get("scalable") is True:
@@ -174,10 +197,35 @@ def check_suspend_gang(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem
         )
 
 
+@rule(
+    "lifecycle-argo-cd-ttl",
+    fields=("spec.lifecycle.argoCDHooks", "spec.lifecycle.ttlSecondsAfterFinished"),
+)
+def check_argo_cd_ttl(data: dict[str, Any], doc: SourceDoc) -> Iterator[Warning_]:
+    """``argoCDHooks`` with ``ttlSecondsAfterFinished`` warns: the TTL makes the next sync run the job again.
+
+    Under Argo CD the supervisor Job is the application's record of the run
+    (docs/gitops.md); once its TTL deletes it, the application is OutOfSync
+    (the Job is Missing), and the next sync, automated or on the next commit,
+    creates it and the hooks again: the job runs once more.
+    """
+    lifecycle = _lifecycle(data)
+    if lifecycle.get("argoCDHooks") is True and "ttlSecondsAfterFinished" in lifecycle:
+        yield warning(
+            doc,
+            ("spec", "lifecycle", "ttlSecondsAfterFinished"),
+            "with argoCDHooks, the supervisor Job deleted by this TTL is Missing in Argo CD, "
+            "and the next sync runs the job again (docs/gitops.md): remove "
+            "ttlSecondsAfterFinished, unless a rerun at each sync is what you want",
+            key=True,
+        )
+
+
 RULES: tuple[Rule, ...] = (
     check_needs_supervise,
     check_job_master,
     check_backoff_limit,
     check_suspend_gang,
+    check_argo_cd_ttl,
 )
 """This module's rules, in the order ``docs/rules.md`` lists them."""

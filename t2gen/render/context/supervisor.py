@@ -2,7 +2,7 @@
 
 One Job per t2gen job, ``<job>-supervisor``, runs ``templates/lifecycle/supervise.sh``
 (:mod:`.supervisor_script`, shipped in the ConfigMap ``<job>-supervisor``) with
-the image of ``lifecycle.image`` (a POSIX shell and kubectl), under a Role of
+the image of ``lifecycle.image`` (a POSIX shell, kubectl and jq), under a Role of
 exactly its calls (:mod:`.supervisor_rbac`). docs/lifecycle.md describes what it
 does; ``tests/lifecycle/`` runs the rendered script against a fake kubectl and
 checks that every call it makes is one the Role allows, and no more.
@@ -23,6 +23,8 @@ from typing import Any
 from t2gen.gangs.kueue import NAME as KUEUE
 from t2gen.gangs.kueue import QUEUE_LABEL
 from t2gen.model import Job
+from t2gen.package.runtime import restart_limit
+from t2gen.render.context.placement import node_affinity, node_selector, tolerations
 from t2gen.render.context.supervisor_rbac import (
     cleanup_targets,
     job_objects,
@@ -105,7 +107,7 @@ def _env(job: Job, group_objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "name": "T2_JOB_OBJECTS",
             "value": " ".join(kind.ref(name) for kind, name in job_objects(job)),
         },
-        {"name": "T2_MAX_RESTARTS", "value": str(lifecycle.max_worker_restarts)},
+        {"name": "T2_MAX_RESTARTS", "value": str(restart_limit(job))},
         {"name": "T2_TAIL", "value": str(lifecycle.log_tail_lines)},
         {"name": "T2_KILL_GRACE", "value": str(KILL_GRACE_SECONDS)},
         {"name": "HOME", "value": "/tmp"},
@@ -211,6 +213,28 @@ def job_digest(job: Job) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _placement(job: Job) -> dict[str, Any]:
+    """The supervisor pod's ``nodeSelector``, ``affinity`` and ``tolerations``: its own, or the job master's.
+
+    Without them it stayed Pending on a cluster whose nodes are all tainted (issue
+    40), while the job ran unsupervised and its deadline never started. The job
+    master's node placement is the default: it runs where the job runs, and so
+    can the supervisor (its uniform mapping, a worker-only rule, is not copied).
+    """
+    placement = job.spec.lifecycle.placement or job.spec.job_master.placement
+    fields: dict[str, Any] = {}
+    selector = node_selector(placement)
+    if selector:
+        fields["nodeSelector"] = selector
+    nodes = node_affinity(placement)
+    if nodes:
+        fields["affinity"] = {"nodeAffinity": nodes}
+    tolerated = tolerations(placement.tolerations)
+    if tolerated:
+        fields["tolerations"] = tolerated
+    return fields
+
+
 def _pod_template(
     job: Job, name: str, metadata: dict[str, Any], group_objects: list[dict[str, Any]]
 ) -> dict[str, Any]:
@@ -237,6 +261,7 @@ def _pod_template(
     }
     if job.spec.image_pull_secrets:
         spec["imagePullSecrets"] = [{"name": s} for s in job.spec.image_pull_secrets]
+    spec.update(_placement(job))
     spec["containers"] = [
         {
             "name": "supervisor",

@@ -68,7 +68,7 @@ def test_a_retry_limit_is_below_twister2s_and_not_with_a_scalable_group() -> Non
         "lifecycle: {supervise: true, backoffLimit: 5}\n"
     )
     assert [path for path, _ in found] == ["spec.lifecycle.backoffLimit"] * 2
-    assert found[0][1].startswith("backoffLimit 5 is not below maxWorkerRestarts 5")
+    assert found[0][1].startswith("backoffLimit 5 never acts: with maxWorkerRestarts 5")
     assert "spec.workers[0] is scalable" in found[1][1]
 
 
