@@ -187,10 +187,6 @@ def test_openmpi_worker_fully_failed(
     report_calls(job)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 40, item 8: for an OpenMPI job status counts a container per worker (16 + the job master) where the pods have 5",
-)
 def test_openmpi_status_counts_containers(
     controllers: ControlPlane, kubelet: Kubelet, tmp_path: Path
 ) -> None:

@@ -28,11 +28,6 @@ def _supervisor_env(text: str) -> dict[str, str]:
     return {e["name"]: e["value"] for e in container["env"] if "value" in e}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 40, item 8: an OpenMPI job renders T2_MAX_RESTARTS=5, the worker "
-    "limit, where its ranks fail at max.mpijob.restarts (1)",
-)
 def test_an_openmpi_job_is_supervised_with_the_mpi_limit() -> None:
     env = _supervisor_env(
         job_text(
