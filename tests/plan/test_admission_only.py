@@ -33,7 +33,7 @@ def test_admitted_without_nodes_exits_0_and_says_placement_was_not_judged() -> N
     lines = out.splitlines()
     assert lines[0] == (
         "admitted: ResourceQuota compute (namespace analytics) admits all 5 pods "
-        "(requests.memory 16000Mi/24Gi after them)"
+        "(requests.memory 16000Mi/24576Mi after them)"
     )
     assert lines[-1] == NOT_PLACED
     assert lines[-1].startswith("placement not judged: no --nodes")
