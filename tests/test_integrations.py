@@ -136,7 +136,7 @@ def test_argocd_plugin_discovers_and_generates_every_spelling_of_a_job(
         (
             "apiVersion: t2gen/v1\nkind: Twister2Job\nmetadata:\n<<<<<<< HEAD\n"
             "  name: a\n=======\n  name: b\n>>>>>>> other\nspec: {}\n",
-            "broken.yaml:5:",
+            "broken.yaml:4:1: this file holds an unresolved merge",
         ),
         # JSON with a trailing comma: not YAML either.
         ('{"kind": "Twister2Job", "metadata": {"name": "x"},}\n', "broken.yaml:1:"),
