@@ -91,12 +91,13 @@ def status(
     --live (once) or --watch (until the job has ended) by running `kubectl
     get` itself, with --cluster from a saved `kubectl get -o json`. Phases:
     Pending (with the scheduler's reason per pod), Running, Restarting
-    (restart counts and the last exit), Suspended, Succeeded or Failed
+    (restart counts and the last exit), Suspended, Ending (the job master
+    cleaned up; the supervisor records the outcome), Succeeded or Failed
     (from the supervisor Job of spec.lifecycle.supervise, with its
     reason), Ended (the job master cleaned up, and no supervisor kept
     the outcome), NotFound. After the end, the objects left over and the
     command that deletes them. Exit code by phase: 0 Succeeded, Pending,
-    Running, Restarting or Suspended; 3 Failed; 4 Ended or NotFound; 1
+    Running, Restarting, Suspended or Ending; 3 Failed; 4 Ended or NotFound; 1
     invalid input or a failed kubectl; 2 usage error. `t2gen wait` waits
     for the end.
     """

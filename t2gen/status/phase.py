@@ -215,7 +215,8 @@ def job_status(
 
     Returns:
         :data:`JobStatus`: ``phase`` is ``Suspended``, ``Pending``, ``Running``,
-        ``Restarting``, ``Succeeded``, ``Failed``, ``Ended`` (the job master
+        ``Restarting``, ``Ending`` (the workloads gone, the supervisor still
+        running), ``Succeeded``, ``Failed``, ``Ended`` (the job master
         cleaned up; no supervisor to say how it ended) or ``NotFound``;
         ``leftovers`` the ``TYPE/NAME`` of what remains after the end,
         ``clear`` the command that deletes them but the claim of a
@@ -257,6 +258,14 @@ def job_status(
         )
     elif running:
         phase, reason = _running_phase(states)
+    elif supervisor and any(_is_the_jobs(o, job) for o in objects):
+        # The job master has deleted the workloads (JobTerminator), and the
+        # supervisor, still running, is about to record the outcome: not the end
+        # yet, so `t2gen wait` waits on (it read "Ended" here, issue 42 item 7).
+        phase, reason = (
+            "Ending",
+            "the job master ended the job; the supervisor is recording its outcome",
+        )
     elif any(_is_the_jobs(o, job) for o in objects):
         phase, reason = (
             "Ended",

@@ -58,3 +58,22 @@ def test_an_openmpi_job_counts_its_containers_not_its_ranks() -> None:
     total = len(containers) + 1  # and the job master's
     assert total == 5  # 4 pods of one container, 16 ranks: it counted 17
     assert found["reason"] == f"{total} of {total} containers are not running yet"
+
+
+def test_between_the_job_masters_clean_up_and_the_supervisors_verdict_the_job_is_ending() -> (
+    None
+):
+    """The workloads are gone but the supervisor Job runs on: not an end yet (issue 42, item 7).
+
+    Seen on the real control plane (tests/kubeapi/test_waiting.py): ``t2gen
+    wait`` read this moment as ``Ended`` ("no supervisor kept the outcome")
+    and exited 4 for a job whose supervisor recorded ``Completed`` a moment later.
+    """
+    job, rendered = _load("supervised.yaml")
+    supervisor = _supervisors(job, "Job", "batch/v1")
+    supervisor["status"] = {"active": 1}  # its pod runs: no condition yet
+    left = [supervisor, _left(job, "ServiceAccount", "v1", f"{job.name}-worker")]
+    found = job_status(job, left, fetched_kinds(job, rendered))
+    assert found["phase"] == "Ending", found
+    assert found["reason"].startswith("the job master ended the job")
+    assert found["leftovers"] == []  # not judged before the end
