@@ -24,8 +24,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.kubeapi.controlplane import ControlPlane
 from tests.kubeapi.ending import (
     CRASH,
