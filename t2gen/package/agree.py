@@ -12,7 +12,6 @@ package (:mod:`t2gen.package.sizing`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from t2gen._generated import twister2_job_pb2 as pb
@@ -24,7 +23,7 @@ from t2gen.inputs.yaml.loader import JsonPath
 from t2gen.model import Job
 from t2gen.package.job import compute_resources
 from t2gen.package.pinning import package_digest, pinned_job, source_problems
-from t2gen.package.runtime import restart_limit
+from t2gen.package.runtime import restart_problems
 from t2gen.package.settings import destination_warnings, render_reads
 from t2gen.package.sizing import size_problems, size_warnings, sized_job
 from t2gen.record import replace
@@ -307,7 +306,7 @@ def _config_problems(
             )
         )
     if spec.lifecycle.supervise:
-        problems += _restart_problems(job, doc, value)
+        problems += restart_problems(job, doc, value)
     channel, at = value(k.CHANNEL_CLASS)
     if (channel == k.MPI_CHANNEL) != spec.mpi.enabled:
         problems.append(
@@ -320,43 +319,6 @@ def _config_problems(
             )
         )
     return problems
-
-
-def _restart_problems(
-    job: Job, doc: SourceDoc, value: Callable[[str], tuple[Any, str]]
-) -> list[Problem]:
-    """The package's restart limit is the one the supervisor reads (issue 40).
-
-    With ``maxWorkerRestarts: 2`` and a package saying 7, Twister2 completed a
-    job whose worker failed twice while the supervisor reported ``WorkerFailed``.
-    An OpenMPI job's ranks fail at ``twister2.fault.tolerance.max.mpijob.restarts``
-    (:func:`t2gen.package.runtime.restart_limit`), which t2gen reads as Twister2's
-    default.
-    """
-    if job.spec.mpi.enabled:
-        key, mine, field = (
-            k.MAX_MPIJOB_RESTARTS,
-            restart_limit(job),
-            "an OpenMPI job's limit",
-        )
-    else:
-        key = k.MAX_WORKER_RESTARTS
-        mine, field = (
-            job.spec.lifecycle.max_worker_restarts,
-            "lifecycle.maxWorkerRestarts",
-        )
-    theirs, at = value(key)
-    if isinstance(theirs, int) and not isinstance(theirs, bool) and theirs == mine:
-        return []
-    return [
-        _problem(
-            doc,
-            ("spec", "lifecycle", "maxWorkerRestarts"),
-            f"{field} is {mine} here, but the package sets {key} {theirs!r} ({at}): the pods "
-            "fail a worker at the package's count and the supervisor at this one; package "
-            "this job file again (t2gen package)",
-        )
-    ]
 
 
 def with_package(

@@ -12,12 +12,20 @@ package, and ``--package`` checks a package's against the job file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from t2gen.errors import Problem, format_json_path
+from t2gen.inputs.yaml import SourceDoc
 from t2gen.model import Job
 from t2gen.twister2 import confkeys as k
 
-__all__ = ["MAX_MPIJOB_RESTARTS_DEFAULT", "fault_tolerance_keys", "restart_limit"]
+__all__ = [
+    "MAX_MPIJOB_RESTARTS_DEFAULT",
+    "fault_tolerance_keys",
+    "restart_limit",
+    "restart_problems",
+]
 
 MAX_MPIJOB_RESTARTS_DEFAULT = 1
 """Twister2's ``twister2.fault.tolerance.max.mpijob.restarts`` default, which t2gen never changes
@@ -64,3 +72,50 @@ def fault_tolerance_keys(job: Job) -> list[tuple[str, str, Any]]:
         keys.append(("resource.yaml", k.ZOOKEEPER_SERVERS, zoo_keeper.server_addresses))
         keys.append(("resource.yaml", k.ZOOKEEPER_ROOT_NODE, zoo_keeper.root_node))
     return keys
+
+
+AT = ("spec", "lifecycle", "maxWorkerRestarts")
+"""Where a restart limit that disagrees is reported."""
+
+
+def restart_problems(
+    job: Job, doc: SourceDoc, value: Callable[[str], tuple[Any, str]]
+) -> list[Problem]:
+    """The package's restart limit is the one the supervisor reads (issue 40).
+
+    Args:
+        job: the job file's job (supervised).
+        doc: the job file, for positions.
+        value: ``(value, "file:line")`` of a key of the package's configuration.
+
+    Returns:
+        One problem, at ``spec.lifecycle.maxWorkerRestarts``, when they differ.
+
+    With ``maxWorkerRestarts: 2`` and a package saying 7, Twister2 completed a
+    job whose worker failed twice while the supervisor reported ``WorkerFailed``.
+    An OpenMPI job's ranks fail at ``twister2.fault.tolerance.max.mpijob.restarts``
+    (:func:`t2gen.package.runtime.restart_limit`), which t2gen reads as Twister2's
+    default.
+    """
+    if job.spec.mpi.enabled:
+        key, mine, field = (
+            k.MAX_MPIJOB_RESTARTS,
+            restart_limit(job),
+            "an OpenMPI job's limit",
+        )
+    else:
+        key = k.MAX_WORKER_RESTARTS
+        mine, field = (
+            job.spec.lifecycle.max_worker_restarts,
+            "lifecycle.maxWorkerRestarts",
+        )
+    theirs, at = value(key)
+    if isinstance(theirs, int) and not isinstance(theirs, bool) and theirs == mine:
+        return []
+    line, col = doc.position(AT)
+    message = (
+        f"{field} is {mine} here, but the package sets {key} {theirs!r} ({at}): the pods "
+        "fail a worker at the package's count and the supervisor at this one; package "
+        "this job file again (t2gen package)"
+    )
+    return [Problem(doc.path, line, col, message, format_json_path(AT))]
