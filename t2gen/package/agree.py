@@ -21,6 +21,7 @@ from t2gen.inputs.twister2conf import ConfSetting, package_settings
 from t2gen.inputs.yaml import SourceDoc
 from t2gen.inputs.yaml.loader import JsonPath
 from t2gen.model import Job
+from t2gen.package.described import description_problems
 from t2gen.package.job import compute_resources
 from t2gen.package.pinning import package_digest, pinned_job, source_problems
 from t2gen.package.sizing import size_problems, size_warnings, sized_job
@@ -154,6 +155,7 @@ def disagreements(job: Job, doc: SourceDoc, contents: PackageContents) -> list[P
         )
     problems += size_problems(job, doc, contents)
     problems += _class_problems(job, doc, message, where)
+    problems += description_problems(job, doc, message, where)
     problems += _config_problems(job, doc, package_settings(contents))
     return problems
 
@@ -207,7 +209,7 @@ def _class_problems(
                 "workers read the package's; package this job file again (t2gen package)",
             )
         )
-    for key in sorted(packed):
+    for key in sorted(packed.keys() - k.POD_KEYS.keys()):  # those: description_problems
         problems.append(
             _problem(
                 doc,
