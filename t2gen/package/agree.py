@@ -21,7 +21,7 @@ from t2gen.inputs.twister2conf import ConfSetting, package_settings
 from t2gen.inputs.yaml import SourceDoc
 from t2gen.inputs.yaml.loader import JsonPath
 from t2gen.model import Job
-from t2gen.package.described import description_problems
+from t2gen.package.described import description_problems, package_warnings
 from t2gen.package.job import compute_resources
 from t2gen.package.pinning import package_digest, pinned_job, source_problems
 from t2gen.package.sizing import size_problems, size_warnings, sized_job
@@ -355,7 +355,7 @@ def with_package(
     if problems:
         raise SchemaError(problems=problems)
     if warnings is not None:
-        warnings += size_warnings(job, doc, contents)
+        warnings += size_warnings(job, doc, contents) + package_warnings(doc, contents)
     spec = doc.data.get("spec") if isinstance(doc.data, dict) else None
     storage = spec.get("storage") if isinstance(spec, dict) else None
     explicit = isinstance(storage, dict) and "memoryVolumeSize" in storage

@@ -24,13 +24,15 @@ leaves to this module (DSC-SPIDAL/twister2 at c6844d2; ``RS/`` is
 from __future__ import annotations
 
 from t2gen._generated import twister2_job_pb2 as pb
-from t2gen.errors import Problem, format_json_path
+from t2gen.errors import Problem, Warning_, format_json_path
+from t2gen.inputs.package import PackageContents
 from t2gen.inputs.yaml import SourceDoc
 from t2gen.inputs.yaml.loader import JsonPath
 from t2gen.model import Job
+from t2gen.twister2 import names
 from t2gen.twister2.confkeys import POD_KEYS
 
-__all__ = ["description_problems"]
+__all__ = ["description_problems", "package_warnings"]
 
 
 def _problem(doc: SourceDoc, path: JsonPath, message: str) -> Problem:
@@ -88,3 +90,30 @@ def description_problems(
             )
         )
     return problems
+
+
+def package_warnings(doc: SourceDoc, contents: PackageContents) -> list[Warning_]:
+    """A package without ``twister2-job/common/logger.properties`` (a warning).
+
+    Every Twister2 container starts ``java`` with
+    ``-Djava.util.logging.config.file=$POD_MEMORY_VOLUME/twister2-job/$LOGGER_PROPERTIES_FILE``
+    (DSC-SPIDAL/twister2 ``docker/kubernetes/image/rootfs/twister2/init.sh:23,28``;
+    t2gen sets ``LOGGER_PROPERTIES_FILE`` to ``common/logger.properties``): without
+    the file the JVM reports it missing and logs with the JDK's defaults.
+    ``t2gen package`` always writes one.
+    """
+    member = f"twister2-job/{names.LOGGER_PROPERTIES_FILE}"
+    if member in contents.members:
+        return []
+    line, col = doc.position(("metadata", "name"))
+    return [
+        Warning_(
+            doc.path,
+            line,
+            col,
+            f"{contents.path} has no {member}, which every Twister2 container hands its JVM "
+            "(init.sh: -Djava.util.logging.config.file): the JVM reports it missing and logs "
+            "with the JDK's defaults; package it again with t2gen package, which writes one",
+            format_json_path(("metadata", "name")),
+        )
+    ]

@@ -137,9 +137,12 @@ DEFAULTS: dict[str, object] = {
     CHECKPOINTING_ENABLED: False,
     PERSISTENT_STORAGE_TYPE: "mounted",
     ZOOKEEPER_ROOT_NODE: "/twister2",
+    ZOOKEEPER_SERVERS: None,
 }
 """What the runtime uses for a key no file sets: the defaults in Twister2's code
-(``KC``, ``JMC``, ``SC``; the importer's key table cites each line)."""
+(``KC``, ``JMC``, ``SC``; the importer's key table cites each line). No ZooKeeper server
+is Twister2's default: ``ZKContext.serverAddresses`` reads the key without one, and null
+means no ZooKeeper (``ZKContext.java:37,54-61``)."""
 
 POD_KEYS: dict[str, str] = {
     NAMESPACE: "metadata.namespace",
