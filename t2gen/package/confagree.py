@@ -127,17 +127,19 @@ def agreeing_keys(job: Job) -> list[tuple[str, str, Any]]:
 def defaulted_keys(job: Job) -> list[tuple[str, str, Any]]:
     """The runtime keys :func:`agreeing_keys` leaves out because the job keeps Twister2's default.
 
-    Checkpointing off (and stored ``mounted``) and no ZooKeeper are Twister2's
-    defaults, so :func:`t2gen.package.runtime.fault_tolerance_keys` writes
-    nothing for them; a ``--conf`` file that sets them otherwise would make the
-    runtime checkpoint or use ZooKeeper while the manifests and t2gen's rules
-    follow the job file (and ``render --package`` refuses the package):
-    :func:`conf_with_job` sets them back, each change reported.
+    Checkpointing off and no ZooKeeper are Twister2's defaults, so
+    :func:`t2gen.package.runtime.fault_tolerance_keys` writes nothing for them; a
+    ``--conf`` file that sets them otherwise would make the runtime checkpoint or
+    use ZooKeeper while the manifests and t2gen's rules follow the job file (and
+    ``render --package`` refuses the package): :func:`conf_with_job` sets them
+    back, each change reported. (``twister2.persistent.storage.type`` is kept:
+    the job file states it only for checkpointing, ``render --package`` does not
+    compare it, and the runtime also reads it for the persistent root and
+    logging, ``FileSystemContext.java:36-53``, ``LoggingContext.java:160-178``.)
     """
     written = {key for _, key, _ in agreeing_keys(job)}
     defaults = [
         ("core.yaml", k.CHECKPOINTING_ENABLED, False),
-        ("core.yaml", k.PERSISTENT_STORAGE_TYPE, "mounted"),
         ("resource.yaml", k.ZOOKEEPER_SERVERS, None),
     ]
     return [entry for entry in defaults if entry[1] not in written]
