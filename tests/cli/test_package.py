@@ -370,3 +370,19 @@ def test_render_with_a_package_without_logger_properties_warns(
     assert done.returncode == 0, done.stderr
     assert "warning" in done.stderr
     assert "twister2-job/common/logger.properties" in done.stderr
+
+
+def test_render_refuses_a_cut_copy_in_one_line(tmp_path: Path, jar: Path) -> None:
+    """A copy cut short by its last byte: exit 1, one line naming the file, no traceback."""
+    job = ROOT / "examples/wordcount.yaml"
+    assert t2gen("package", str(job), "--jar", str(jar), cwd=tmp_path).returncode == 0
+    whole = (tmp_path / "wordcount.tar.gz").read_bytes()
+    (tmp_path / "cut.tar.gz").write_bytes(whole[:-1])
+    done = t2gen("render", str(job), "--package", "cut.tar.gz", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "cut.tar.gz: not a whole gzip-compressed tar file: it ends before its gzip stream "
+        "does (cut short): rebuild it with t2gen package, or copy it again if the copy was "
+        "cut short"
+    ]
