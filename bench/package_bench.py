@@ -18,6 +18,7 @@ import statistics
 import sys
 import tarfile
 import tempfile
+import zipfile
 from pathlib import Path
 
 from report import appended_to
@@ -30,15 +31,22 @@ BUDGET = 1.5
 
 
 def _jar(path: Path, size: int) -> None:
-    """A jar-like file: compressed classes compress little, so mostly random bytes, some text."""
+    """A jar of about ``size`` bytes: the worker class and a stored entry of mostly random bytes,
+    some text, as compressed classes compress little (``t2gen package`` checks it is a jar
+    holding the class)."""
     chunk = os.urandom(1 << 20)
     text = b"edu/iu/dsc/tws/examples/batch/wordcount/tset/WordCount.class\n" * 16384
-    with path.open("wb") as out:
-        written = 0
-        while written < size:
-            block = (chunk[: (3 << 18)] + text[: (1 << 18)])[: size - written]
-            out.write(block)
-            written += len(block)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as jar:
+        jar.writestr(
+            "edu/iu/dsc/tws/examples/batch/wordcount/tset/WordCount.class",
+            b"\xca\xfe\xba\xbe",
+        )
+        with jar.open(zipfile.ZipInfo("data.bin"), "w", force_zip64=True) as out:
+            written = 0
+            while written < size:
+                block = (chunk[: (3 << 18)] + text[: (1 << 18)])[: size - written]
+                out.write(block)
+                written += len(block)
 
 
 def _child(argv: list[str], cwd: Path) -> tuple[float, int]:

@@ -245,13 +245,24 @@ def directory_files(root: Path, directory: str) -> list[tuple[str, bytes]]:
     ``TarGzipPacker.addDirectoryToArchive`` takes one level only
     (``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/utils/TarGzipPacker.java:210-227``).
 
+    ``root/directory`` may itself be a symbolic link only to a directory inside
+    ``root``: one leading elsewhere would pack another directory's files (any
+    the user can read) as if they were the configuration's.
+
     Raises:
-        ConfigError: more than :data:`MAX_CONF_FILES` entries, a symbolic link,
-            or a file that is unreadable or larger than :data:`MAX_CONF_FILE_BYTES`.
+        ConfigError: ``root/directory`` leads outside ``root``, more than
+            :data:`MAX_CONF_FILES` entries, a symbolic link, or a file that is
+            unreadable or larger than :data:`MAX_CONF_FILE_BYTES`.
     """
     folder = root / directory
     if not folder.is_dir():
         return []
+    if not folder.resolve().is_relative_to(root.resolve()):
+        raise ConfigError(
+            path=str(folder),
+            message=f"a symbolic link to {folder.resolve()}, outside the configuration root "
+            f"{root}: t2gen packs only the root's own files; copy that directory into it",
+        )
     entries = sorted(folder.iterdir())
     if len(entries) > MAX_CONF_FILES:
         raise ConfigError(

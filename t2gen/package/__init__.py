@@ -6,11 +6,14 @@ Modules:
         ``--conf``'s files made to agree (read by :mod:`t2gen.inputs.twister2conf`).
     confwrite: the configuration written: values SnakeYAML reads back, keys set in place.
     runtime: the checkpointing and ZooKeeper keys of the configuration.
+    jar: ``--jar`` is a jar holding the worker and driver classes.
     write: the reproducible archive.
     build: ``t2gen package``: all of the above for one job.
     agree, sizing: ``--package``: a package (t2gen's or ``twister2 submit``'s,
         read by :mod:`t2gen.inputs.package`) checked against a job file, and
         the job sized from it.
+    described: ``--package``: the ``.job``'s worker count and JobConfig runtime
+        keys against the job file, and a package without ``logger.properties``.
     pinning: ``--package``'s SHA-256 and size into the manifests, checked
         against ``jobPackage.source``.
     oci: the package as an OCI artifact: its manifest, digest and layout index.

@@ -21,6 +21,7 @@ from t2gen.inputs.twister2conf import ConfSetting, package_settings
 from t2gen.inputs.yaml import SourceDoc
 from t2gen.inputs.yaml.loader import JsonPath
 from t2gen.model import Job
+from t2gen.package.described import description_problems, package_warnings
 from t2gen.package.job import compute_resources
 from t2gen.package.pinning import package_digest, pinned_job, source_problems
 from t2gen.package.runtime import restart_problems
@@ -157,6 +158,7 @@ def disagreements(job: Job, doc: SourceDoc, contents: PackageContents) -> list[P
         )
     problems += size_problems(job, doc, contents)
     problems += _class_problems(job, doc, message, where)
+    problems += description_problems(job, doc, message, where)
     problems += _config_problems(job, doc, package_settings(contents))
     return problems
 
@@ -210,7 +212,7 @@ def _class_problems(
                 "workers read the package's; package this job file again (t2gen package)",
             )
         )
-    for key in sorted(packed):
+    for key in sorted(packed.keys() - k.POD_KEYS.keys()):  # those: description_problems
         problems.append(
             _problem(
                 doc,
@@ -362,7 +364,7 @@ def with_package(
     if problems:
         raise SchemaError(problems=problems)
     if warnings is not None:
-        warnings += size_warnings(job, doc, contents)
+        warnings += size_warnings(job, doc, contents) + package_warnings(doc, contents)
     spec = doc.data.get("spec") if isinstance(doc.data, dict) else None
     storage = spec.get("storage") if isinstance(spec, dict) else None
     explicit = isinstance(storage, dict) and "memoryVolumeSize" in storage

@@ -14,6 +14,7 @@ from t2gen.errors import ConfigError, Problem, SchemaError
 from t2gen.inputs.yaml import SourceDoc
 from t2gen.model import Job
 from t2gen.package.confagree import Change, conf_with_job, minimal_config
+from t2gen.package.jar import check_jar
 from t2gen.package.job import job_message
 from t2gen.package.oci import file_digest
 from t2gen.package.write import Member, write_package
@@ -68,7 +69,8 @@ def build_package(
         The written package.
 
     Raises:
-        SchemaError: the job file has no ``spec.workerClass``.
+        SchemaError: the job file has no ``spec.workerClass``, or the jar lacks its
+            class (:func:`t2gen.package.jar.check_jar`).
         ConfigError: an input is unreadable or the output cannot be written
             (nothing is left behind).
     """
@@ -87,6 +89,7 @@ def build_package(
             ]
         )
     _require_regular(jar, "jar file")
+    check_jar(jar, job, doc)
     name = jar_name(job)
     if conf is not None:
         files, changes = conf_with_job(conf, job)

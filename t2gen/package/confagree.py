@@ -43,7 +43,13 @@ from t2gen.twister2 import confkeys as k
 from t2gen.twister2 import names
 from t2gen.twister2.confkeys import CONF_DIRS, LOAD_ORDER
 
-__all__ = ["Change", "agreeing_keys", "conf_with_job", "minimal_config"]
+__all__ = [
+    "Change",
+    "agreeing_keys",
+    "conf_with_job",
+    "defaulted_keys",
+    "minimal_config",
+]
 
 
 class Change(Record):
@@ -56,7 +62,8 @@ class Change(Record):
     new: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.key}: {self.old} -> {self.new}"
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.key}: {self.old} -> {self.new}"
 
 
 def _resources(job: Job) -> list[dict[str, Any]]:
@@ -117,6 +124,27 @@ def agreeing_keys(job: Job) -> list[tuple[str, str, Any]]:
     return keys
 
 
+def defaulted_keys(job: Job) -> list[tuple[str, str, Any]]:
+    """The runtime keys :func:`agreeing_keys` leaves out because the job keeps Twister2's default.
+
+    Checkpointing off and no ZooKeeper are Twister2's defaults, so
+    :func:`t2gen.package.runtime.fault_tolerance_keys` writes nothing for them; a
+    ``--conf`` file that sets them otherwise would make the runtime checkpoint or
+    use ZooKeeper while the manifests and t2gen's rules follow the job file (and
+    ``render --package`` refuses the package): :func:`conf_with_job` sets them
+    back, each change reported. (``twister2.persistent.storage.type`` is kept:
+    the job file states it only for checkpointing, ``render --package`` does not
+    compare it, and the runtime also reads it for the persistent root and
+    logging, ``FileSystemContext.java:36-53``, ``LoggingContext.java:160-178``.)
+    """
+    written = {key for _, key, _ in agreeing_keys(job)}
+    defaults = [
+        ("core.yaml", k.CHECKPOINTING_ENABLED, False),
+        ("resource.yaml", k.ZOOKEEPER_SERVERS, None),
+    ]
+    return [entry for entry in defaults if entry[1] not in written]
+
+
 def minimal_config(job: Job) -> list[ConfFile]:
     """The smallest configuration the runtime loads correctly for ``job``.
 
@@ -168,8 +196,11 @@ def conf_with_job(conf: str, job: Job) -> tuple[list[ConfFile], list[Change]]:
 
     Each of :func:`agreeing_keys` is set in the file whose value the runtime
     takes (the last in load order that has it), or added to
-    ``kubernetes/<its file>`` when no file has it; the rest of every file is
-    copied byte for byte.
+    ``kubernetes/<its file>`` when no file has it; so is each of
+    :func:`defaulted_keys` that a file sets otherwise. The rest of every file
+    is copied byte for byte, and a root without ``common/logger.properties``
+    gets t2gen's (:data:`t2gen.package.confwrite.LOGGER_PROPERTIES`), reported
+    as a change: every JVM is started with it (``init.sh:23,28``).
 
     Args:
         conf: the configuration root (holding ``common/`` and/or ``kubernetes/``).
@@ -215,7 +246,7 @@ def conf_with_job(conf: str, job: Job) -> tuple[list[ConfFile], list[Change]]:
     if problems:
         raise InputError(problems=problems)
     changes: list[Change] = []
-    for home, key, value in agreeing_keys(job):
+    for home, key, value in agreeing_keys(job) + defaulted_keys(job):
         owner = None
         for d in CONF_DIRS:
             for name in LOAD_ORDER:
@@ -261,4 +292,19 @@ def conf_with_job(conf: str, job: Job) -> tuple[list[ConfFile], list[Change]]:
             )
     for (d, name), text in texts.items():
         files[d, name] = ConfFile(d, name, text.encode())
+    logger = ("common", names.LOGGER_PROPERTIES_FILE.split("/")[1])
+    if logger not in files:
+        # init.sh hands every JVM this file (DSC-SPIDAL/twister2
+        # docker/kubernetes/image/rootfs/twister2/init.sh:23,28); Twister2's
+        # shipped conf/ has one, a conf/ like examples/twister2-conf may not.
+        files[logger] = ConfFile(*logger, LOGGER_PROPERTIES.encode())
+        changes.append(
+            Change(
+                str(root / names.LOGGER_PROPERTIES_FILE),
+                0,
+                "java.util.logging.config.file",
+                "(no such file)",
+                "t2gen's default (console, level INFO), as without --conf",
+            )
+        )
     return sorted(files.values(), key=lambda f: (f.directory, f.name)), changes

@@ -43,8 +43,11 @@ def yaml_value(value: Any) -> str:
 
     Strings are double-quoted (``"yes"`` stays a string), floats always carry a
     point (``1.0``: Twister2 casts compute-resource ``cpu`` to ``Double``,
-    ``Twister2Job.java:403``), integers are plain (``Integer``).
+    ``Twister2Job.java:403``), integers are plain (``Integer``), None is ``null``
+    (a key that is not set: Twister2's ``Config`` keeps it in a ``HashMap``).
     """
+    if value is None:
+        return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):

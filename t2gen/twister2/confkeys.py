@@ -23,6 +23,7 @@ __all__ = [
     "HDFS_NAMENODE_PORT",
     "JOB_ID",
     "JOB_MASTER_CPU",
+    "JOB_MASTER_IP",
     "JOB_MASTER_PERSISTENT_VOLUME",
     "JOB_MASTER_PORT",
     "JOB_MASTER_RAM",
@@ -108,6 +109,11 @@ JOB_MASTER_RUNS_IN_CLIENT = "twister2.job.master.runs.in.client"
 """The job master runs in the submitting client, not in a pod (``JMC``)."""
 JOB_MASTER_PORT = "twister2.job.master.port"
 """The job master's port; workers connect to it (``JMC``)."""
+JOB_MASTER_IP = "twister2.job.master.ip"
+"""The address a worker connects to the job master at (``JMC:32,70-72``, read at
+``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/core/WorkerRuntime.java:95``);
+``K8sWorkerStarter`` sets it from the job master's Service or ``JOB_MASTER_IP`` only when the
+worker connects to the job master (``K8S/worker/K8sWorkerStarter.java:109-113,224-261``)."""
 JOB_MASTER_CPU = "twister2.job.master.cpu"
 """The job master pod's cores (``JMC``); read by the client."""
 JOB_MASTER_RAM = "twister2.job.master.ram"
@@ -156,9 +162,12 @@ DEFAULTS: dict[str, object] = {
     HDFS_NAMENODE_PORT: 9000,
     MAX_WORKER_RESTARTS: 5,
     MAX_MPIJOB_RESTARTS: 1,
+    ZOOKEEPER_SERVERS: None,
 }
 """What the runtime uses for a key no file sets: the defaults in Twister2's code
-(``KC``, ``JMC``, ``SC``; the importer's key table cites each line)."""
+(``KC``, ``JMC``, ``SC``; the importer's key table cites each line). No ZooKeeper server
+is Twister2's default: ``ZKContext.serverAddresses`` reads the key without one, and null
+means no ZooKeeper (``ZKContext.java:37,54-61``)."""
 
 POD_KEYS: dict[str, str] = {
     NAMESPACE: "metadata.namespace",
@@ -176,9 +185,16 @@ POD_KEYS: dict[str, str] = {
     PERSISTENT_STORAGE_TYPE: "spec.checkpointing.storageType",
     ZOOKEEPER_SERVERS: "spec.zooKeeper.serverAddresses",
     ZOOKEEPER_ROOT_NODE: "spec.zooKeeper.rootNode",
+    JOB_MASTER_PERSISTENT_VOLUME: "spec.jobMaster.persistentDisk",
+    JOB_MASTER_IP: "spec.jobMaster.address",
 }
-"""Keys ``t2gen package`` sets from the job file that the pods read (key -> the job-file
-field it comes from). A ``JobConfig`` key of the same name would replace the package's value
+"""Keys the pods read that the job file decides (key -> the job-file field it comes from):
+those ``t2gen package`` sets from the job file, the job master's share of the claim (the job
+master logs under ``/persistent`` when it is above 0: ``K8S/master/JobMasterStarter.java:91-92``,
+``JMC:87-92``) and the job master's address (:data:`JOB_MASTER_IP`); every one that Twister2's
+shipped ``conf/`` and t2gen's key table (``t2gen/importer/keys/``, ``Use.FIELD``) name and a
+pod reads after ``JobUtils.overrideConfigs`` (``tests/twister2/test_confkeys.py`` keeps the two
+tables agreeing). A ``JobConfig`` key of the same name would replace the package's value
 in every pod (``JobUtils.overrideConfigs``, ``RS/utils/JobUtils.java:122-138``, called at
 ``K8S/worker/K8sWorkerStarter.java:99`` and ``K8S/master/JobMasterStarter.java:84``), and
 the pods would read a value the manifests do not have. Left out: the keys

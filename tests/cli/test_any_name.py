@@ -10,6 +10,7 @@ from pathlib import Path
 
 from t2gen.errors import inert, one_line
 from tests.conftest import ROOT
+from tests.package.cases import jar_bytes
 
 T2GEN = Path(sys.executable).parent / "t2gen"
 
@@ -52,7 +53,7 @@ def test_a_terminal_escape_in_a_name_is_shown_not_acted_on(tmp_path: Path) -> No
 
 def test_package_prints_its_output_path_inert(tmp_path: Path) -> None:
     jar = tmp_path / "user.jar"
-    jar.write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip
+    jar.write_bytes(jar_bytes())
     shutil.copy(ROOT / "examples/wordcount.yaml", tmp_path / "job.yaml")
     result = _run(
         [

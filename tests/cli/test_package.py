@@ -14,6 +14,7 @@ from t2gen.importer import import_config
 from t2gen.jobfile.schema import apply_defaults
 from t2gen.kube.quantity import parse_quantity
 from tests.conftest import ROOT
+from tests.package.cases import jar_bytes
 
 T2GEN = Path(sys.executable).parent / "t2gen"
 ELASTIC = ROOT / "tests/fixtures/package/scalable"
@@ -33,7 +34,7 @@ def t2gen(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def jar(tmp_path: Path) -> Path:
     path = tmp_path / "user.jar"
-    path.write_bytes(bytes(range(256)) * 4096)  # 1 MiB
+    path.write_bytes(jar_bytes(960 * 1024))  # about 1 MiB, incompressible as a jar
     return path
 
 
@@ -289,3 +290,99 @@ def test_the_package_carries_checkpointing_and_zookeeper(
         "but the package sets twister2.resource.zookeeper.server.addresses 'zk:2181'"
         in (done.stderr)
     )
+
+
+def _shipped_conf(tmp_path: Path, extra: dict[str, str]) -> Path:
+    """A copy of examples/twister2-conf (Twister2's shipped files: no logger.properties), with lines added."""
+    import shutil
+
+    conf = tmp_path / "conf"
+    shutil.copytree(ROOT / "examples/twister2-conf", conf)
+    for name, lines in extra.items():
+        with (conf / name).open("a", encoding="utf-8") as file:
+            file.write(lines)
+    return conf
+
+
+def test_conf_keeps_no_zookeeper_or_checkpointing_the_job_file_does_not_name(
+    tmp_path: Path, jar: Path
+) -> None:
+    """They are set from the job file, each change reported, and render --package then agrees."""
+    conf = _shipped_conf(
+        tmp_path,
+        {
+            "kubernetes/resource.yaml": (
+                'twister2.resource.zookeeper.server.addresses: "zk:2181"\n'
+            ),
+            "kubernetes/core.yaml": "twister2.checkpointing.enable: true\n",
+        },
+    )
+    job = ROOT / "examples/wordcount.yaml"
+    done = t2gen(
+        "package", str(job), "--jar", str(jar), "--conf", str(conf), cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert (
+        'twister2.resource.zookeeper.server.addresses: "zk:2181" -> null' in done.stderr
+    )
+    assert "twister2.checkpointing.enable: true -> false" in done.stderr
+    render = t2gen("render", str(job), "--package", "wordcount.tar.gz", cwd=tmp_path)
+    assert render.returncode == 0, render.stderr
+
+
+def test_conf_without_logger_properties_gets_the_default_and_says_so(
+    tmp_path: Path, jar: Path
+) -> None:
+    """init.sh hands every JVM common/logger.properties (its line 23, 28)."""
+    conf = _shipped_conf(tmp_path, {})
+    assert not (conf / "common/logger.properties").exists()
+    job = ROOT / "examples/wordcount.yaml"
+    done = t2gen(
+        "package", str(job), "--jar", str(jar), "--conf", str(conf), cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert (
+        "common/logger.properties: java.util.logging.config.file: (no such file) -> "
+        "t2gen's default" in done.stderr
+    )
+    with tarfile.open(tmp_path / "wordcount.tar.gz") as tar:
+        assert "twister2-job/common/logger.properties" in tar.getnames()
+
+
+def test_render_with_a_package_without_logger_properties_warns(
+    tmp_path: Path, jar: Path
+) -> None:
+    job = ROOT / "examples/wordcount.yaml"
+    assert t2gen("package", str(job), "--jar", str(jar), cwd=tmp_path).returncode == 0
+    members = []
+    with tarfile.open(tmp_path / "wordcount.tar.gz") as tar:
+        for info in tar:
+            stream = tar.extractfile(info)
+            assert stream is not None
+            members.append((info, stream.read()))
+    with tarfile.open(tmp_path / "wordcount.tar.gz", "w:gz") as tar:
+        for info, data in members:
+            if not info.name.endswith("logger.properties"):
+                import io
+
+                tar.addfile(info, io.BytesIO(data))
+    done = t2gen("render", str(job), "--package", "wordcount.tar.gz", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "warning" in done.stderr
+    assert "twister2-job/common/logger.properties" in done.stderr
+
+
+def test_render_refuses_a_cut_copy_in_one_line(tmp_path: Path, jar: Path) -> None:
+    """A copy cut short by its last byte: exit 1, one line naming the file, no traceback."""
+    job = ROOT / "examples/wordcount.yaml"
+    assert t2gen("package", str(job), "--jar", str(jar), cwd=tmp_path).returncode == 0
+    whole = (tmp_path / "wordcount.tar.gz").read_bytes()
+    (tmp_path / "cut.tar.gz").write_bytes(whole[:-1])
+    done = t2gen("render", str(job), "--package", "cut.tar.gz", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "cut.tar.gz: not a whole gzip-compressed tar file: it ends before its gzip stream "
+        "does (cut short): rebuild it with t2gen package, or copy it again if the copy was "
+        "cut short"
+    ]

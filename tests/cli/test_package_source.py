@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
+from tests.package.cases import jar_bytes
 
 T2GEN = Path(sys.executable).parent / "t2gen"
 URL_EXAMPLE = ROOT / "examples" / "package-url.yaml"
@@ -32,7 +33,7 @@ def t2gen(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def jar(tmp_path: Path) -> Path:
     path = tmp_path / "wordcount.jar"
-    path.write_bytes(bytes(range(256)) * 256)
+    path.write_bytes(jar_bytes())
     return path
 
 

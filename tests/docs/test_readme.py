@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import ROOT
+from tests.package.cases import jar_bytes
 
 README = ROOT / "README.md"
 
@@ -100,7 +101,7 @@ def test_the_end_to_end_steps_run_up_to_the_push(tmp_path: Path) -> None:
     package, push = _end_to_end_blocks()[:2]
     assert "--oci" in package
     shutil.copy(ROOT / "examples" / "wordcount.yaml", tmp_path / "job.yaml")
-    (tmp_path / "wordcount.jar").write_bytes(b"PK\x05\x06" + bytes(18))
+    (tmp_path / "wordcount.jar").write_bytes(jar_bytes())
     env = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",

@@ -169,3 +169,96 @@ def test_own_package_reads_back(
     assert contents.packed_bytes == built.size
     assert [name for name, _ in contents.job_files] == ["wordcount.job"]
     assert "kubernetes/resource.yaml" in dict(contents.conf)
+
+
+def _whole(path: Path) -> bytes:
+    """A small, whole package (gzip member of a tar with a jar and a ``.job``)."""
+    return _tar(
+        path,
+        [("twister2-job/a.job", b"\x0a\x01a"), ("twister2-job/a.jar", jar_bytes())],
+    ).read_bytes()
+
+
+@pytest.mark.parametrize("cut", [1, 4, 8, 9, 20, 26, 27, 40])
+def test_a_package_cut_short_by_its_last_bytes_is_refused(
+    cut: int, tmp_path: Path
+) -> None:
+    """The gzip trailer (CRC-32 and length, 8 bytes) and the tar's end-of-archive
+    blocks are read too: a copy cut short anywhere is refused as cut short."""
+    whole = _whole(tmp_path / "whole.tar.gz")
+    path = _write(tmp_path / "cut.tar.gz", whole[:-cut])
+    with pytest.raises(ConfigError, match="cut short"):
+        read_package(str(path))
+
+
+def test_a_package_cut_at_every_length_is_refused_never_read(tmp_path: Path) -> None:
+    """However a copy is cut, it is refused as not whole: never read as a package
+    with fewer members (which --package would report as one missing its .job)."""
+    whole = _whole(tmp_path / "whole.tar.gz")
+    for length in range(0, len(whole), max(1, len(whole) // 97)):
+        path = _write(tmp_path / "cut.tar.gz", whole[:length])
+        with pytest.raises(ConfigError, match="not a whole gzip-compressed tar"):
+            read_package(str(path))
+    read_package(str(_write(tmp_path / "ok.tar.gz", whole)))
+
+
+def test_a_bad_gzip_crc_is_refused(tmp_path: Path) -> None:
+    whole = bytearray(_whole(tmp_path / "whole.tar.gz"))
+    whole[-8] ^= 0xFF  # the CRC-32 of the gzip trailer (RFC 1952, 2.3)
+    path = _write(tmp_path / "crc.tar.gz", bytes(whole))
+    with pytest.raises(ConfigError, match="CRC-32"):
+        read_package(str(path))
+
+
+def _tar_bytes(
+    members: list[tarfile.TarInfo | tuple[str, bytes]], *, end: bool
+) -> bytes:
+    """A plain tar of ``members``; without its end-of-archive blocks unless ``end``."""
+    out = io.BytesIO()
+    for member in members:
+        if isinstance(member, tarfile.TarInfo):
+            out.write(member.tobuf(tarfile.PAX_FORMAT))
+        else:
+            name, data = member
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            out.write(info.tobuf(tarfile.PAX_FORMAT))
+            out.write(data + b"\0" * (-len(data) % 512))
+    if end:
+        out.write(b"\0" * 10240)
+    return out.getvalue()
+
+
+SECOND_MEMBERS = {
+    # tar -xf, through gzip -d, unpacks a second gzip member as more of the same tar
+    "symlink": gzip.compress(
+        _tar_bytes([_link("twister2-job/common", tarfile.SYMTYPE, "/etc")], end=True),
+        mtime=0,
+    ),
+    "big": gzip.compress(
+        _tar_bytes([("twister2-job/big.bin", bytes(2**20))], end=True), mtime=0
+    ),
+    "garbage": b"trailing bytes",
+}
+
+
+@pytest.mark.parametrize("second", sorted(SECOND_MEMBERS))
+def test_anything_after_the_first_gzip_member_is_refused(
+    second: str, tmp_path: Path
+) -> None:
+    first = gzip.compress(
+        _tar_bytes([("twister2-job/a.job", b"\x0a\x01a")], end=False), mtime=0
+    )
+    path = _write(tmp_path / "two.tar.gz", first + SECOND_MEMBERS[second])
+    with pytest.raises(ConfigError, match="after the gzip stream"):
+        read_package(str(path))
+
+
+def test_data_after_the_tars_end_is_refused(tmp_path: Path) -> None:
+    """A member after the end-of-archive blocks, or a damaged header, is no silent end."""
+    tar = _tar_bytes([("twister2-job/a.job", b"\x0a\x01a")], end=False)
+    extra = _tar_bytes([("twister2-job/b.bin", b"x")], end=True)
+    for data in (tar + bytes(1024) + extra, tar + b"\x01" * 512 + bytes(1024)):
+        path = _write(tmp_path / "after.tar.gz", gzip.compress(data, mtime=0))
+        with pytest.raises(ConfigError, match="after its last member"):
+            read_package(str(path))

@@ -22,6 +22,7 @@ from t2gen.importer import import_config
 from t2gen.inputs.package import read_package
 from t2gen.inputs.twister2conf import package_settings, parse_conf, read_conf_file
 from tests.conftest import ROOT
+from tests.package.cases import jar_bytes
 
 T2GEN = Path(sys.executable).parent / "t2gen"
 
@@ -72,7 +73,7 @@ def test_a_list_is_refused_as_a_configuration_file_located(tmp_path: Path) -> No
 def _package_with(tmp_path: Path, checkpoint: bytes) -> Path:
     """t2gen's package of JOB with ``common/checkpoint.yaml`` replaced, as another client might write it."""
     (tmp_path / "nb.yaml").write_text(JOB, encoding="utf-8")
-    (tmp_path / "nb.jar").write_bytes(b"PK\x05\x06" + bytes(18))
+    (tmp_path / "nb.jar").write_bytes(jar_bytes())
     done = subprocess.run(
         [str(T2GEN), "package", "nb.yaml", "--jar", "nb.jar"],
         cwd=tmp_path,
@@ -141,7 +142,7 @@ def test_import_package_conf_and_a_package_read_one_value_alike(tmp_path: Path) 
     imported = import_config([str(conf)], job_name="nb", jar_file="nb.jar")
     assert imported.job["spec"]["checkpointing"]["enabled"] is False
     (tmp_path / "nb.yaml").write_text(JOB, encoding="utf-8")
-    (tmp_path / "nb.jar").write_bytes(b"PK\x05\x06" + bytes(18))
+    (tmp_path / "nb.jar").write_bytes(jar_bytes())
     done = subprocess.run(
         [str(T2GEN), "package", "nb.yaml", "--jar", "nb.jar", "--conf", str(conf)],
         cwd=tmp_path,
@@ -154,3 +155,25 @@ def test_import_package_conf_and_a_package_read_one_value_alike(tmp_path: Path) 
     assert "twister2.checkpointing.enable" not in done.stderr
     settings = package_settings(read_package(str(tmp_path / "nb.tar.gz")))
     assert settings["twister2.checkpointing.enable"].value is False
+
+
+def test_a_configuration_directory_linked_outside_the_root_is_refused(
+    tmp_path: Path,
+) -> None:
+    """``DIR/common`` a symbolic link to another directory: its files are not DIR's."""
+    from t2gen.errors import ConfigError
+    from t2gen.inputs.twister2conf import directory_files
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "secret.yaml").write_text("password: x\n")
+    root = tmp_path / "conf"
+    (root / "kubernetes").mkdir(parents=True)
+    (root / "shared").mkdir()
+    (root / "shared" / "core.yaml").write_text("a: 1\n")
+    (root / "common").symlink_to(elsewhere)
+    with pytest.raises(ConfigError, match="outside"):
+        directory_files(root, "common")
+    (root / "common").unlink()
+    (root / "common").symlink_to("shared")  # inside the root: its files are the root's
+    assert directory_files(root, "common") == [("core.yaml", b"a: 1\n")]

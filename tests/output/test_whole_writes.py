@@ -31,6 +31,7 @@ from t2gen.errors import OutputError
 from t2gen.output import write_text
 from t2gen.output.files import write_file
 from tests.conftest import ROOT
+from tests.package.cases import jar_bytes
 
 JOB = "examples/wordcount.yaml"
 CONF = str(ROOT / "examples/twister2-conf")
@@ -416,7 +417,7 @@ def test_output_dir_follows_the_rule(tmp_path: Path) -> None:
 def test_package_output_follows_the_rule(tmp_path: Path) -> None:
     job = str(ROOT / "examples/wordcount.yaml")
     jar = tmp_path / "user.jar"
-    jar.write_bytes(b"PK\x03\x04 a jar")
+    jar.write_bytes(jar_bytes())
     package = ("package", job, "--jar", str(jar))
     assert _run(*package, cwd=tmp_path).returncode == 0
     written = (tmp_path / "wordcount.tar.gz").read_bytes()

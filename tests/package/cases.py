@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import re
+import zipfile
 from pathlib import Path
 
 from t2gen.inputs.jobfile import read_job
@@ -29,14 +31,45 @@ CASES: dict[str, tuple[str, str | None]] = {
 }
 
 
-def jar_bytes(size: int = 64 * 1024) -> bytes:
-    """A jar stand-in: the same bytes every run, compressible like a real jar is not."""
+CLASSES = (
+    "edu.iu.dsc.tws.examples.batch.wordcount.tset.WordCount",
+    "edu.iu.dsc.tws.examples.basic.HelloWorld",
+    "edu.iu.dsc.tws.examples.internal.rsched.BasicK8sWorker",
+    "edu.iu.dsc.tws.examples.internal.rsched.driver.ScalerDriver",
+    "org.example.Worker",
+    "org.example.Driver",
+    "com.example.Driver",
+)
+"""The worker and driver classes of the examples and test jobs: every test jar holds them."""
+
+
+def _noise(size: int) -> bytes:
     out = bytearray()
     block = b"t2gen"
     while len(out) < size:
         block = hashlib.sha256(block).digest()
         out += block
     return bytes(out[:size])
+
+
+def _zip(classes: tuple[str, ...], padding: int) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as jar:
+        jar.writestr(
+            zipfile.ZipInfo("META-INF/MANIFEST.MF"), b"Manifest-Version: 1.0\r\n"
+        )
+        for name in classes:
+            entry = name.replace(".", "/") + ".class"
+            jar.writestr(zipfile.ZipInfo(entry), b"\xca\xfe\xba\xbe" + _noise(60))
+        jar.writestr(zipfile.ZipInfo("data.bin"), _noise(padding))
+    return out.getvalue()
+
+
+def jar_bytes(size: int = 64 * 1024, classes: tuple[str, ...] = CLASSES) -> bytes:
+    """A jar stand-in of exactly ``size`` bytes: a zip holding ``classes`` (as class files
+    ``t2gen package`` looks for) and incompressible filler, the same bytes every run."""
+    overhead = len(_zip(classes, 0))
+    return _zip(classes, max(0, size - overhead))
 
 
 def build_case(case: str, tmp: Path, *, output: str | None = None) -> tuple[Job, Built]:
@@ -67,4 +100,12 @@ def stderr_lines(job: Job, built: Built, tmp: Path) -> list[str]:
     ]
 
 
-__all__ = ["CASES", "PACKAGES", "ROOT", "build_case", "jar_bytes", "stderr_lines"]
+__all__ = [
+    "CASES",
+    "CLASSES",
+    "PACKAGES",
+    "ROOT",
+    "build_case",
+    "jar_bytes",
+    "stderr_lines",
+]

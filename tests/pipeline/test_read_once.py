@@ -23,6 +23,7 @@ from t2gen.inputs.jobfile import MAX_JOB_FILE_BYTES
 from t2gen.pipeline.plan import plan_job
 from t2gen.pipeline.status import status_report
 from tests.conftest import ROOT
+from tests.package.cases import jar_bytes
 
 T2GEN = Path(sys.executable).parent / "t2gen"
 JOB = str(ROOT / "examples" / "supervised.yaml")
@@ -67,7 +68,7 @@ def test_a_package_is_read_once_by_plan(
     job = tmp_path / "wordcount.yaml"
     job.write_text((ROOT / "examples/wordcount.yaml").read_text(encoding="utf-8"))
     jar = tmp_path / "wordcount.jar"
-    jar.write_bytes(b"PK\x05\x06" + bytes(18))
+    jar.write_bytes(jar_bytes())
     done = subprocess.run(
         [str(T2GEN), "package", str(job), "--jar", str(jar)],
         cwd=tmp_path,

@@ -101,7 +101,7 @@ def check_class_names(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]
 
 @rule("job-config-runtime-key", fields=("spec.jobConfig",))
 def check_job_config_keys(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
-    """No ``jobConfig`` key is a configuration key that t2gen sets from another field.
+    """No ``jobConfig`` key is a configuration key the pods take from another field.
 
     Every worker and the job master put each ``JobConfig`` entry over the
     package's configuration (``JobUtils.overrideConfigs``, DSC-SPIDAL/twister2
@@ -110,7 +110,9 @@ def check_job_config_keys(data: dict[str, Any], doc: SourceDoc) -> Iterator[Prob
     ``.../k8s/master/JobMasterStarter.java:84``). For the keys ``t2gen package``
     derives from the job file so that they agree with the manifests
     (``kubernetes.namespace``, the ports, the channel, the job master, ZooKeeper,
-    checkpointing: :data:`t2gen.twister2.confkeys.POD_KEYS`), such an entry would
+    checkpointing: :data:`t2gen.twister2.confkeys.POD_KEYS`), and for the job
+    master's share of the claim and its address, which the pods read too
+    (``JobMasterStarter.java:91-92``, ``WorkerRuntime.java:95``), such an entry would
     make the pods read a value the manifests do not have, while ``validate``,
     ``package`` and ``render --package`` all agree; the field is the one source.
     """
@@ -121,7 +123,7 @@ def check_job_config_keys(data: dict[str, Any], doc: SourceDoc) -> Iterator[Prob
             yield problem(
                 doc,
                 ("spec", "jobConfig", key),
-                f"jobConfig {key} is also the Twister2 configuration key that t2gen sets from "
+                f"jobConfig {key} is also the Twister2 configuration key the pods take from "
                 f"{field}; as a JobConfig entry it would replace that value in every pod "
                 "(JobUtils.overrideConfigs), which the manifests would not have: set "
                 f"{field} instead and remove this key",

@@ -52,7 +52,7 @@ def check_file_size(
     the size must be the package's: ``t2gen package`` prints it, and
     ``render --package FILE`` takes it from the file (``t2gen package`` itself
     needs none: it writes the package). A ``fileSize`` or ``source.size`` below
-    :data:`SMALLEST_PACKAGE` bytes is no package's size.
+    64 bytes (``SMALLEST_PACKAGE``) is no package's size.
 
     Sources (DSC-SPIDAL/twister2): ``JOB_PACKAGE_FILE_SIZE`` is set by
     ``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/schedulers/k8s/RequestObjectBuilder.java``
