@@ -8,8 +8,11 @@ measures the full-size inputs against the budget.
 
 from __future__ import annotations
 
+import json
 import tarfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,3 +73,38 @@ def test_a_package_with_more_job_config_than_a_job_file_holds_is_one_problem(
     assert len(about) == 1, [str(p) for p in about[:3]]
     assert f"sets {MAX_ENTRIES + 1:,} jobConfig entries" in about[0].message
     assert (about[0].line, about[0].json_path) == (17, "spec.jobConfig")
+
+
+def test_locating_a_problem_reads_no_further_than_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """10,000 nodes of one name: every problem was located by reading the whole list."""
+    import t2gen.inputs.locate as locate
+
+    read = 0
+    events = locate._events
+
+    def counting(text: str, budget: int) -> Iterator[Any]:
+        nonlocal read
+        for event in events(text, budget):
+            read += 1
+            yield event
+
+    monkeypatch.setattr(locate, "_events", counting)
+    items = [{"metadata": {"name": "node"}, "spec": {}} for _ in range(10_000)]
+    text = json.dumps({"kind": "List", "items": items})
+    found = locate.locate_all(text, ["items[1].metadata.name"])
+    line, col = found["items[1].metadata.name"]
+    assert line == 1
+    assert text.index('"node"', text.index('"node"') + 1) == col - 1
+    assert read < 50
+
+
+def test_locating_stops_within_its_event_budget() -> None:
+    """2,000,000 events were 33 plain renders on the error path alone; the bound is now 250,000."""
+    from t2gen.inputs.locate import MAX_EVENTS, locate
+
+    items = [{"a": 1}] * (MAX_EVENTS // 4)
+    text = json.dumps({"items": items})
+    assert locate(text, f"items[{MAX_EVENTS // 4 - 1}].a") is None
+    assert locate(text, f"items[{MAX_EVENTS // 8}].a") is not None
