@@ -153,3 +153,31 @@ def test_tainted_nodes_are_grouped_without_hashing_their_taints_per_template(
     result = plan(objects, nodes)
     assert not result.feasible
     assert used == 0
+
+
+def test_limit_ranges_hold_at_most_max_limits_in_all() -> None:
+    """100,000 limits (in one LimitRange or spread over several) cost 30 plain renders."""
+    from t2gen.plan.quotaread import MAX_LIMITS, parse_quota_objects
+
+    def limit_range(name: str, count: int) -> dict[str, Any]:
+        limits = [{"type": "Container", "max": {"cpu": "4"}}] * count
+        return {
+            "kind": "LimitRange",
+            "metadata": {"name": name, "namespace": "twister2"},
+            "spec": {"limits": limits},
+        }
+
+    half = MAX_LIMITS // 2
+    read = parse_quota_objects(
+        {"kind": "List", "items": [limit_range("a", MAX_LIMITS)]}
+    )
+    assert len(read.limit_ranges[0].items) == MAX_LIMITS
+    document = {
+        "kind": "List",
+        "items": [limit_range("a", half), limit_range("b", half + 1)],
+    }
+    with pytest.raises(InputError) as err:
+        parse_quota_objects(document)
+    (problem,) = err.value.problems
+    assert problem.json_path == "items[1].spec.limits"
+    assert f"t2gen reads at most {MAX_LIMITS:,}" in problem.message
