@@ -224,3 +224,88 @@ def test_a_refused_state_is_located_without_its_parsed_objects_kept(
         read_cluster(str(state))
     assert err.value.problems[0].json_path == "items[3]"
     assert "parse_objects" not in _frames(err.value, set())
+
+
+def _data(entries: int) -> str:
+    """A ConfigMap of ``entries`` one-character data entries: ``2 * entries + 7`` values."""
+    data = "".join(f"  k{i}: v\n" for i in range(entries))
+    return f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n{data}"
+
+
+def _refusal(paths: list[str]) -> str:
+    """What ``t2gen check`` says when it refuses ``paths``: every line of its error."""
+    from t2gen.checks.manifests import check_manifests
+    from t2gen.errors import T2genError
+
+    with pytest.raises(T2genError) as err:
+        check_manifests(paths)
+    return "\n".join(err.value.lines())
+
+
+def test_a_manifest_stream_holds_at_most_300_000_values(tmp_path: Path) -> None:
+    """1,000,000 values (500,000 small strings) cost 22 plain renders: the bound was 2,000,000."""
+    from t2gen.kube.yamlbounds import MANIFEST_BOUNDS
+
+    assert MANIFEST_BOUNDS.nodes == 300_000
+    stream = tmp_path / "data.yaml"
+    stream.write_text(_data(150_000))
+    assert "more than 300,000 values" in _refusal([str(stream)])
+
+
+def test_a_stream_with_merge_keys_holds_at_most_60_000_values(tmp_path: Path) -> None:
+    """20,000 objects each merging its labels (400,000 values, PyYAML's composer) cost 25 renders."""
+    from t2gen.checks.manifests import check_manifests
+
+    one = "---\n{{apiVersion: v1, kind: ConfigMap, metadata: {{name: c{0}, labels: &a {{k: v}}, annotations: {{<<: *a}}}}}}\n"
+    stream = tmp_path / "merge.yaml"
+    stream.write_text("".join(one.format(i) for i in range(3_000)))
+    assert check_manifests([str(stream)])[0] == 3_000
+    stream.write_text("".join(one.format(i) for i in range(4_000)))
+    refused = _refusal([str(stream)])
+    assert "more than 60,000 values" in refused
+    assert "anchors, aliases or merge keys" in refused
+
+
+def test_a_stream_holds_at_most_25_000_objects(tmp_path: Path) -> None:
+    """50,000 one-line objects cost 15 plain renders."""
+
+    stream = tmp_path / "many.yaml"
+    stream.write_text(
+        "---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n" * 25_001
+    )
+    assert "more than 25,000 objects" in _refusal([str(stream)])
+
+
+def test_jsonschema_work_is_bounded_for_check_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """25,000 one-line Pods, a kind checked by jsonschema alone, cost 50 plain renders."""
+    import t2gen.checks.schemawork as schemawork
+    from t2gen.checks.manifests import check_manifests, validate_manifests
+    from t2gen.errors import T2genError
+
+    pod = "---\n{{apiVersion: v1, kind: Pod, metadata: {{name: p{0}}}, spec: {{containers: [{{name: c, image: i}}]}}}}\n"
+    stream = tmp_path / "pods.yaml"
+    stream.write_text("".join(pod.format(i) for i in range(40)))
+    monkeypatch.setattr(schemawork, "MAX_SCHEMA_WORK", 1_000)
+    with pytest.raises(
+        T2genError, match=r"Pod/p2\d: more than 1,000 values in objects whose kind"
+    ):
+        check_manifests([str(stream)])
+    import yaml
+
+    objects = list(yaml.safe_load_all(stream.read_text()))
+    assert (
+        validate_manifests(objects, None) == []
+    )  # render --kube-validate: t2gen's own, unbounded
+
+
+def test_a_resource_list_holds_at_most_300_000_values() -> None:
+    """100,000 small items (900,000 values in 5.7 MB) cost 22 plain renders; the bound was 2,000,000."""
+    from t2gen.inputs.resourcelist import parse_resource_list
+
+    items = "- {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n" * 33_400
+    text = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig: {{}}\nitems:\n{items}"
+    with pytest.raises(InputError) as err:
+        parse_resource_list(text)
+    assert "more than 300,000 values" in err.value.problems[0].message
