@@ -26,6 +26,7 @@ __all__ = [
     "ValidationError",
     "Warning_",
     "format_json_path",
+    "in_order",
     "inert",
     "inert_json",
     "one_line",
@@ -185,6 +186,21 @@ def bounded(lines: list[str]) -> list[str]:
     ]
 
 
+def _order(problem: Problem) -> tuple[str, int, int, str, str]:
+    return (problem.path, problem.line, problem.col, problem.message, problem.json_path)
+
+
+def in_order(problems: Iterable[Problem]) -> list[Problem]:
+    """``problems`` sorted as :class:`Problem` orders them (file, line, column, message, JSON path).
+
+    By a key of plain tuples, made once per problem: the records' own comparison
+    builds two tuples per comparison, and 100,000 problems (a package's
+    100,000 JobConfig entries, issue 41) took 80 s of comparisons under a
+    profiler. A :class:`Warning_` sorts by the same fields.
+    """
+    return sorted(problems, key=_order)
+
+
 class T2genError(Exception):
     """Base class of every error caused by input, templates or the file system."""
 
@@ -197,7 +213,7 @@ class T2genError(Exception):
                 sorted and each once (a finding reached by two paths, such as
                 one file named twice, is still one line).
         """
-        self.problems: list[Problem] = sorted(set(problems))
+        self.problems: list[Problem] = in_order(set(problems))
         super().__init__(message)
 
     def lines(self) -> list[str]:
@@ -218,7 +234,7 @@ class InputError(T2genError):
 
     def __init__(self, *, problems: Iterable[Problem]) -> None:
         """Create the error from located problems (at least one)."""
-        items = sorted(problems)
+        items = in_order(problems)
         source = items[0].path if items else "input"
         super().__init__(f"{len(items)} problem(s) in {source}", problems=items)
 
@@ -238,7 +254,7 @@ class SchemaError(T2genError):
 
     def __init__(self, *, problems: Iterable[Problem]) -> None:
         """Create the error from located problems (at least one)."""
-        items = sorted(set(problems))
+        items = in_order(set(problems))
         super().__init__(f"{len(items)} problem(s) in the job file", problems=items)
 
 

@@ -1,6 +1,7 @@
 """Semantic checks of rendered manifests: what the API server or scheduler would reject or ignore.
 
-Kubernetes' OpenAPI schemas (:mod:`t2gen.checks.openapi`) check types and field
+Kubernetes' OpenAPI schemas (:mod:`t2gen.checks.openapi`; jsonschema's work on
+kinds without compiled code bounded by :mod:`~t2gen.checks.schemawork`) check types and field
 names only. These checks cover what they miss, for t2gen's own output (every
 render runs them; a finding there is a t2gen bug) and for any manifest stream
 given to ``t2gen check``.

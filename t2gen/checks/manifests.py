@@ -51,6 +51,7 @@ def _validate(
     origins: Sequence[str] | None,
     *,
     strict: bool,
+    bounded: bool = False,
 ) -> tuple[list[str], list[str]]:
     """:func:`validate_manifests`, returning ``(unchecked, notes)``.
 
@@ -58,11 +59,16 @@ def _validate(
     t2gen``) are held to t2gen's standard; the stricter findings on others'
     objects are notes (:func:`t2gen.checks.object_findings`), each ending
     ``(a note: an error under --strict)``. The ValidationError's warnings are
-    both lists.
+    both lists. ``bounded`` (``t2gen check``: anyone's manifests) bounds
+    jsonschema's work (:data:`t2gen.checks.schemawork.MAX_SCHEMA_WORK`); t2gen's
+    own objects are not bounded by it.
     """
     from t2gen.checks.openapi import KubeSchemas
+    from t2gen.checks.schemawork import MAX_SCHEMA_WORK
 
     schemas = KubeSchemas(kube_version or DEFAULT_KUBE_VERSION)
+    if bounded:
+        schemas.work.limit = MAX_SCHEMA_WORK
     findings, unchecked = schemas.check(objects, origins)
     errors, found_notes = object_findings(objects, origins, strict=strict)
     findings += [str(problem) for problem in errors]
@@ -107,5 +113,6 @@ def check_manifests(
         kube_version,
         [manifest.origin for manifest in manifests],
         strict=strict,
+        bounded=True,
     )
     return len(manifests), unchecked, notes

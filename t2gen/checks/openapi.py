@@ -26,10 +26,10 @@ from typing import Any
 
 from t2gen import fastpaths
 from t2gen._generated import kubeschema
+from t2gen.checks.schemawork import SchemaWork, describe
 from t2gen.errors import T2genError
 from t2gen.kube.intformats import INTEGER_FORMATS, has_wide_numbers, integer_format
 from t2gen.kube.validators import is_api_version, is_kind
-from t2gen.record import Record
 
 __all__ = [
     "KubeSchemas",
@@ -148,11 +148,6 @@ def _passes(module_name: str, formats: dict[str, Any]) -> Callable[[Any], bool]:
     return passes
 
 
-class _Finding(Record):
-    path: str
-    message: str
-
-
 class KubeSchemas:
     """The strict OpenAPI schemas of one Kubernetes version, loaded once.
 
@@ -178,6 +173,7 @@ class KubeSchemas:
         self._validators: dict[tuple[str, str], Any] = {}
         self._fast: dict[tuple[str, str], Any] = {}
         self._own: set[tuple[str, str]] = set()
+        self.work = SchemaWork()
 
     @functools.cached_property
     def _definitions(self) -> dict[str, Any]:
@@ -298,7 +294,10 @@ class KubeSchemas:
             return [], True
         validator = self._validator(kind, api_version)
         assert validator is not None  # the kind has a schema
-        findings = [_describe(error) for error in validator.iter_errors(obj)]
+        self.work.charge(
+            obj
+        )  # bounded: jsonschema is the slow path (t2gen.checks.schemawork)
+        findings = [describe(error) for error in validator.iter_errors(obj)]
         return [
             f"{f.path}: {f.message}"
             for f in sorted(findings, key=lambda f: (f.path, f.message))
@@ -360,40 +359,3 @@ class KubeSchemas:
         """Whether a Kubernetes-group object was checked with t2gen's schema: this version does not serve it."""
         key = (str(obj.get("kind")), str(obj.get("apiVersion")))
         return key in self._own and _is_kubernetes_group(key[1].rpartition("/")[0])
-
-
-def _describe(error: Any) -> _Finding:
-    """A readable finding from a jsonschema error, without dumping huge instances."""
-    path = ".".join(
-        str(part) if not isinstance(part, int) else f"[{part}]"
-        for part in error.absolute_path
-    )
-    path = path.replace(".[", "[") or "."
-    if error.validator == "additionalProperties":
-        known = set(error.schema.get("properties", {}))
-        extra = (
-            sorted(set(error.instance) - known)
-            if isinstance(error.instance, dict)
-            else []
-        )
-        return _Finding(
-            path,
-            f"unknown field{'s' if len(extra) != 1 else ''} {', '.join(map(repr, extra))}",
-        )
-    if error.validator == "type":
-        shown = repr(error.instance)
-        shown = shown if len(shown) <= 60 else shown[:57] + "..."
-        return _Finding(path, f"{shown} is not of type {error.validator_value!r}")
-    if error.validator == "format" and error.validator_value in INTEGER_FORMATS:
-        bound = INTEGER_FORMATS[error.validator_value]
-        shown = repr(error.instance)
-        shown = shown if len(shown) <= 30 else shown[:27] + "..."
-        return _Finding(
-            path,
-            f"{shown} is out of range for {error.validator_value} ({-bound} to {bound - 1}); "
-            "the API server refuses it",
-        )
-    if error.validator == "format":
-        return _Finding(path, f"not valid {error.validator_value} (base64 expected)")
-    message = error.message
-    return _Finding(path, message if len(message) <= 200 else message[:197] + "...")

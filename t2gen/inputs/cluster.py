@@ -16,7 +16,6 @@ from typing import Any
 
 from t2gen.errors import InputError, Problem
 from t2gen.inputs.kubelist import (
-    MAX_LIST_BYTES,
     list_items,
     load_document,
     read_list,
@@ -32,8 +31,12 @@ __all__ = [
     "read_cluster",
 ]
 
-MAX_CLUSTER_BYTES = MAX_LIST_BYTES
-"""Largest cluster file read: a node or pod list's bound (512 MiB)."""
+MAX_CLUSTER_BYTES = 16 * 1024 * 1024
+"""Largest cluster file read (16 MiB): a job's objects as ``kubectl get -o json`` prints them,
+some 26,000 pods of a few hundred bytes, or 3,000 of 5 KiB. Read whole as JSON, a state takes
+about seven times its size in memory: 62 MB of 100,000 pods took 433 MB and 12 plain renders'
+CPU, so the node list's bound (512 MiB), which this was until issue 41, was beyond the
+budget of 200 MB and ten renders."""
 
 COLLECT_HINT = "kubectl get ... -o json (t2gen status JOB prints it)"
 """What the file should be, for messages."""
@@ -94,7 +97,11 @@ def parse_cluster(raw: bytes, source: str) -> list[dict[str, Any]]:
     try:
         return parse_objects(load_document(text, source), source)
     except InputError as err:
-        raise with_positions(err, source) from None
+        # Without its traceback, whose frames hold the parsed document (seven times
+        # the file's size), while the file is read again to locate the problems.
+        failed = err.with_traceback(None)
+    del text
+    raise with_positions(failed, source) from None
 
 
 def read_cluster(path: str) -> list[dict[str, Any]]:

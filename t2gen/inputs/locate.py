@@ -7,7 +7,7 @@ every such path in one pass over the text with libyaml's event parser (JSON is
 YAML): constant memory, subtrees no path enters skipped, and at most
 :data:`MAX_EVENTS` events however many problems there are (a thousand forged
 node names cost one pass, not a thousand), so a problem far into a huge list
-keeps its JSON path alone.
+keeps its JSON path alone. The pass ends where the last wanted path is found.
 """
 
 from __future__ import annotations
@@ -22,8 +22,10 @@ from t2gen.errors import format_json_path
 
 __all__ = ["MAX_EVENTS", "locate", "locate_all", "parent_path"]
 
-MAX_EVENTS = 2_000_000
-"""Events read at most in one pass: about 8 MB of ``kubectl -o json`` (a second or two)."""
+MAX_EVENTS = 250_000
+"""Events read at most in one pass: about 1 MB of ``kubectl -o json``, some 0.7 s, four plain
+renders (issue 41: 2,000,000 events, the bound until then, cost 33 renders on the error path
+alone, over the budget of ten); a problem further in keeps its JSON path alone."""
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _LAST_STEP = re.compile(r'(?:\.[^.\[]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\])$')
@@ -33,6 +35,10 @@ _CLOSE = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
 
 class _Budget(Exception):
     """The event budget ran out."""
+
+
+class _Done(Exception):
+    """Every wanted path is found: the rest of the text is not read."""
 
 
 def parent_path(path: str) -> str:
@@ -98,6 +104,8 @@ def _walk(
         mark = child.start_mark
         for path in hits:
             found.setdefault(path, (mark.line + 1, mark.column + 1))
+        if len(found) == len(wanted):
+            raise _Done
         if isinstance(child, _OPEN):
             _walk(events, child, step, wanted, found)
 
@@ -129,7 +137,7 @@ def locate_all(
         root = next(e for e in events if isinstance(e, (*_OPEN, yaml.ScalarEvent)))
         if isinstance(root, _OPEN):
             _walk(events, root, ("", ""), wanted, found)
-    except (StopIteration, _Budget, yaml.YAMLError, RecursionError):
+    except (StopIteration, _Budget, _Done, yaml.YAMLError, RecursionError):
         pass
     return found
 

@@ -11,6 +11,7 @@ from t2gen.errors import ConfigError, Problem, SchemaError
 from t2gen.inputs.aliased import load_with_aliases
 from t2gen.inputs.textfile import decode_source, line_col, read_source
 from t2gen.kube.validators import is_api_version, is_kind
+from t2gen.kube.yamlbounds import ReadBounds
 from t2gen.kube.yamlread import (
     MANIFEST_BOUNDS,
     BoundedReader,
@@ -39,13 +40,25 @@ one stream within the 200 MB memory budget of ``bench/floods.py``. The API
 server takes at most 3 MiB per object (``MaxRequestBodyBytes``,
 kubernetes/kubernetes ``staging/src/k8s.io/apiserver/pkg/server/config.go``)."""
 
-MAX_MANIFEST_OBJECTS = 50_000
+MAX_MANIFEST_OBJECTS = 25_000
 """Most objects ``t2gen check`` reads from one stream (documents, and the items of a ``List``).
 
 20 MiB of t2gen's own output holds about 13,000 objects (1,150 jobs of 11); of
 one-line objects it holds over 300,000, which took 19.6 s and 420 MB to check.
 The count is taken on the parsed YAML before its objects are built, so such a
-stream stops at the limit: about 3 s and 70 MB of work."""
+stream stops at the limit. 50,000 one-line objects, the limit until issue 41,
+took 15 plain renders' CPU where the budget is ten; 25,000 take about seven."""
+
+ALIASED_BOUNDS = ReadBounds(
+    what="a manifest stream with anchors, aliases or merge keys",
+    advice="split it into several files",
+    depth=MANIFEST_BOUNDS.depth,
+    nodes=60_000,
+)
+"""Bounds of a stream that uses anchors, aliases or ``<<`` merge keys: read by PyYAML's
+composer (:mod:`t2gen.inputs.aliased`), about four times the work per value of the bounded
+reader, so a fifth of its values (issue 41: 20,000 objects each merging its own labels,
+400,000 values, took 25 plain renders' CPU)."""
 
 
 class Manifest(Record):
@@ -99,7 +112,7 @@ def load_all_yaml_located(
             raise
     # Anchors, aliases or merge keys: kubectl reads them, so t2gen does, within
     # the same bounds and go-yaml's bound on their expansion (t2gen.inputs.aliased).
-    return load_with_aliases(text, MANIFEST_BOUNDS, max_objects)
+    return load_with_aliases(text, ALIASED_BOUNDS, max_objects)
 
 
 def read_manifests(

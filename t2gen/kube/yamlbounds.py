@@ -46,14 +46,16 @@ MANIFEST_BOUNDS = ReadBounds(
     what="a manifest stream",
     advice="split it into several files",
     depth=100,
-    nodes=2_000_000,
+    nodes=300_000,
 )
-"""Bounds of a Kubernetes manifest stream (``t2gen check``, an overlay's output).
+"""Bounds of a Kubernetes manifest stream (``t2gen check``).
 
 Depth 100: t2gen's deepest object (a pod's affinity term) is 14 levels deep, and
-a CustomResourceDefinition's schema of 40 nested properties about 90. Two
-million values: 20 MiB of t2gen's own output (13,000 objects) holds about 1.6
-million; built, they take about 150 MB."""
+a CustomResourceDefinition's schema of 40 nested properties about 90. 300,000
+values: some 2,000 objects of t2gen's own output (a Twister2 job's 11 objects
+hold about 1,400), read and checked in about six plain renders' CPU. Two
+million, the bound until issue 41, took 22 renders (500,000 one-character
+strings: 1,000,000 values) where the budget is ten."""
 
 
 class YamlLimitError(yaml.MarkedYAMLError):

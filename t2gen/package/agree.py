@@ -20,6 +20,7 @@ from t2gen.inputs.package import PackageContents
 from t2gen.inputs.twister2conf import ConfSetting, package_settings
 from t2gen.inputs.yaml import SourceDoc
 from t2gen.inputs.yaml.loader import JsonPath
+from t2gen.inputs.yaml.source import MAX_ENTRIES
 from t2gen.model import Job
 from t2gen.package.described import description_problems, package_warnings
 from t2gen.package.job import compute_resources
@@ -191,6 +192,20 @@ def _class_problems(
     spec = doc.data.get("spec") if isinstance(doc.data, dict) else None
     if not (isinstance(spec, dict) and "jobConfig" in spec):
         return problems
+    if len(message.config.config_byte_map) > MAX_ENTRIES:
+        # A job file's jobConfig holds at most MAX_ENTRIES entries, so such a
+        # package never agrees: one problem at once, not one per key (100,000
+        # entries were refused after 49x a plain render's CPU, issue 41).
+        return [
+            *problems,
+            _problem(
+                doc,
+                ("spec", "jobConfig"),
+                f"{where} sets {len(message.config.config_byte_map):,} jobConfig entries, more "
+                f"than the {MAX_ENTRIES:,} a job file can state: it was made from another job "
+                "file; package this job file again (t2gen package)",
+            ),
+        ]
     packed = dict(message.config.config_byte_map)
     for key, value in job.spec.job_config:
         plain: kryo.Value = list(value) if isinstance(value, tuple) else value

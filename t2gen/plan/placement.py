@@ -155,10 +155,12 @@ def plan_templates(
     # Filters per template, once per node. The node-level filters read only a node's
     # labels, taints, cordon and Ready condition (and its name, for nodeName and
     # matchFields): nodes alike in those get one verdict per template.
+    # The key is of plain tuples: a Taint record hashes and compares by building
+    # its fields' tuple on every call (20,000 tainted nodes: 320,000 calls, issue 41).
     kinds = [
         (
             node.unschedulable,
-            node.taints,
+            tuple((t.key, t.value, t.effect) for t in node.taints),
             node.ready,
             tuple(sorted(node.labels.items())),
         )

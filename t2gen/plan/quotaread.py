@@ -46,10 +46,16 @@ from t2gen.plan.quotarecords import (
     base_resource,
 )
 
-__all__ = ["MAX_QUOTA_BYTES", "parse_quota_objects", "read_quota"]
+__all__ = ["MAX_LIMITS", "MAX_QUOTA_BYTES", "parse_quota_objects", "read_quota"]
 
 MAX_QUOTA_BYTES = 16 * 1024 * 1024
 """The largest ``--quota`` file read: a namespace's quotas and a cluster's queues are kilobytes."""
+
+MAX_LIMITS = 10_000
+"""The most ``spec.limits`` read in all the file's LimitRanges: a namespace's LimitRange has a handful (one
+per type: Container, Pod, PersistentVolumeClaim). Each limit is applied to every container of
+every StatefulSet, so 100,000 limits (a 16 MiB file holds them) cost 30 plain renders, over the
+budget of ten (issue 41); 10,000 cost about three. More is refused before any is read."""
 
 _COMMAND = "kubectl get resourcequota,limitrange -o json"
 
@@ -60,6 +66,7 @@ class _Reader:
     def __init__(self, source: str) -> None:
         self.source = source
         self.problems: list[Problem] = []
+        self.limits = 0  # spec.limits read so far, in every LimitRange
 
     def fail(self, path: str, message: str) -> None:
         self.problems.append(Problem(self.source, 0, 0, message, path))
@@ -113,6 +120,14 @@ def _limit_range(r: _Reader, item: Mapping[str, Any], path: str) -> LimitRange:
     entries = r.map(item.get("spec"), json_path(path, "spec")).get("limits") or []
     if not isinstance(entries, list):
         r.fail(json_path(path, "spec.limits"), "must be a list of limits")
+        entries = []
+    r.limits += len(entries)
+    if r.limits > MAX_LIMITS:
+        r.fail(
+            json_path(path, "spec.limits"),
+            f"{r.limits:,} limits in the LimitRanges so far; t2gen reads at most {MAX_LIMITS:,} "
+            "(a namespace's LimitRange has one per type: Container, Pod, PersistentVolumeClaim)",
+        )
         entries = []
     items = []
     for k, raw in enumerate(entries):

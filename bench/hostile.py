@@ -1,0 +1,269 @@
+"""Generators of the worst inputs per input kind (issue 41): written into a temporary directory, never committed.
+
+Each input kind t2gen reads has a documented limit (docs/untrusted-input.md);
+these functions write, for each, the worst input it accepts (at its limit)
+and the worst it refuses (just past it, or refused only at its end), so
+``bench/kinds.py`` can judge both against the budget of a plain render.
+Every generator returns the command line after ``t2gen`` (or the console
+script, for ``t2gen-kustomize``) and, where the input is standard input,
+the file to feed it.
+"""
+
+from __future__ import annotations
+
+import json
+import tarfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "wordcount.yaml"
+
+Made = tuple[list[str], Path | None]
+"""A command line (its first word ``t2gen`` or ``t2gen-kustomize``) and the file on its standard input."""
+
+
+def _labels(component: str) -> dict[str, str]:
+    return {
+        "app": "twister2",
+        "t2-job": "wordcount",
+        "app.kubernetes.io/name": "twister2",
+        "app.kubernetes.io/instance": "wordcount",
+        "app.kubernetes.io/component": component,
+        "app.kubernetes.io/managed-by": "t2gen",
+    }
+
+
+def _pod(name: str) -> dict[str, Any]:
+    """A running worker pod of ``examples/wordcount.yaml`` as ``kubectl get -o json`` prints it (about 600 bytes)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": "twister2",
+            "labels": _labels("worker"),
+        },
+        "spec": {"nodeName": "node-1"},
+        "status": {
+            "phase": "Running",
+            "containerStatuses": [
+                {
+                    "name": "twister2-worker-0",
+                    "ready": True,
+                    "restartCount": 0,
+                    "image": "twister2/twister2-k8s:0.8.0",
+                    "state": {"running": {"startedAt": "2026-11-28T08:00:10Z"}},
+                }
+            ],
+        },
+    }
+
+
+def _write_list(path: Path, items: list[Any]) -> Path:
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    return path
+
+
+def status_pods(tmp: Path, size: int, *, broken_last: bool = False) -> Made:
+    """``status --cluster`` of as many worker pods as fit ``size`` bytes; ``broken_last``: the last is no object."""
+    count = (size - 100) // (len(json.dumps(_pod("wordcount-0-100000"))) + 2)
+    items: list[Any] = [_pod(f"wordcount-0-{i}") for i in range(count)]
+    if broken_last:
+        items[-1] = {"kind": "Pod"}
+    state = _write_list(tmp / f"state-{size}-{broken_last}.json", items)
+    return ["t2gen", "status", str(EXAMPLE), "--cluster", str(state)], None
+
+
+def status_long_name(tmp: Path, size: int) -> Made:
+    """``status --cluster -o json`` of an ended job, one Service of a name of ``size`` bytes left over."""
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "wordcount-" + "x" * size, "labels": _labels("worker")},
+    }
+    state = _write_list(tmp / f"long-name-{size}.json", [service])
+    return [
+        "t2gen",
+        "status",
+        str(EXAMPLE),
+        "--cluster",
+        str(state),
+        "-o",
+        "json",
+    ], None
+
+
+def krm_items(tmp: Path, count: int, *, broken_last: bool = False) -> Made:
+    """A ResourceList for ``t2gen-kustomize`` of ``count`` small items (100,000: 5.7 MB) and the example as its functionConfig."""
+    job = EXAMPLE.read_text().split("apiVersion:", 1)[1]
+    config = "\n".join("  " + line for line in ("apiVersion:" + job).splitlines())
+    item = "- {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n"
+    items = item * count + ("- [" if broken_last else "")
+    text = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
+        f"functionConfig:\n{config}\nitems:\n{items}"
+    )
+    path = tmp / f"resourcelist-{count}-{broken_last}.yaml"
+    path.write_text(text)
+    return ["t2gen-kustomize"], path
+
+
+def package_config(tmp: Path, entries: int) -> Made:
+    """``render --package`` of a package whose ``.job`` carries ``entries`` JobConfig entries the job file lacks."""
+    from t2gen._generated import twister2_job_pb2 as pb
+
+    message = pb.Job(job_name="wordcount", job_id="wordcount")
+    message.job_format.job_file = "wordcount.jar"
+    for i in range(entries):
+        message.config.config_byte_map[f"k{i}"] = b"\x03\x01\x02"
+    root = tmp / f"package-{entries}"
+    (root / "twister2-job").mkdir(parents=True)
+    (root / "twister2-job" / "wordcount.job").write_bytes(message.SerializeToString())
+    (root / "twister2-job" / "wordcount.jar").write_bytes(b"PK\x05\x06" + b"\0" * 18)
+    package = tmp / f"package-{entries}.tar.gz"
+    with tarfile.open(package, "w:gz") as tar:
+        tar.add(root / "twister2-job", arcname="twister2-job")
+    return ["t2gen", "render", str(EXAMPLE), "--package", str(package)], None
+
+
+def quota_limits(
+    tmp: Path, count: int, *, ranges: int = 1, broken_last: bool = False
+) -> Made:
+    """``plan --nodes --quota`` of ``ranges`` LimitRanges of ``count`` Container limits each (100,000: about 6 MB)."""
+    limit = {"type": "Container", "max": {"cpu": "4", "memory": "8Gi"}}
+    limits: list[Any] = [limit] * count
+    if broken_last:
+        limits[-1] = {"type": "Container", "max": {"cpu": "x"}}
+    items = [
+        {
+            "apiVersion": "v1",
+            "kind": "LimitRange",
+            "metadata": {"name": f"limits-{r}", "namespace": "twister2"},
+            "spec": {"limits": limits},
+        }
+        for r in range(ranges)
+    ]
+    quota = _write_list(tmp / f"quota-{count}-{ranges}-{broken_last}.json", items)
+    nodes = _nodes(tmp, 10, tainted=False)
+    return [
+        "t2gen",
+        "plan",
+        str(EXAMPLE),
+        "--nodes",
+        str(nodes),
+        "--quota",
+        str(quota),
+    ], None
+
+
+def _node(name: str, *, tainted: bool) -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    if tainted:
+        spec["taints"] = [
+            {"key": f"dedicated-{k}", "value": "batch", "effect": "NoSchedule"}
+            for k in range(4)
+        ]
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+        "spec": spec,
+        "status": {
+            "allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+            "conditions": [{"type": "Ready", "status": "True"}],
+        },
+    }
+
+
+def _nodes(tmp: Path, count: int, *, tainted: bool, same_name: bool = False) -> Path:
+    items = [
+        _node("node" if same_name else f"node-{i}", tainted=tainted)
+        for i in range(count)
+    ]
+    return _write_list(tmp / f"nodes-{count}-{tainted}-{same_name}.json", items)
+
+
+def plan_nodes(
+    tmp: Path, count: int, *, tainted: bool, same_name: bool = False
+) -> Made:
+    """``plan --nodes`` of ``count`` nodes, each with four NoSchedule taints, or all of one name."""
+    nodes = _nodes(tmp, count, tainted=tainted, same_name=same_name)
+    return ["t2gen", "plan", str(EXAMPLE), "--nodes", str(nodes)], None
+
+
+def _check(tmp: Path, name: str, text: str) -> Made:
+    path = tmp / f"check-{name}.yaml"
+    path.write_text(text)
+    return ["t2gen", "check", str(path)], None
+
+
+def check_objects(tmp: Path, count: int) -> Made:
+    """``check`` of ``count`` one-line ConfigMaps (its limit: 50,000; one more is refused)."""
+    text = "".join(
+        f"---\n{{apiVersion: v1, kind: ConfigMap, metadata: {{name: c{i}}}}}\n"
+        for i in range(count)
+    )
+    return _check(tmp, f"objects-{count}", text)
+
+
+def check_not_in(tmp: Path, count: int) -> Made:
+    """``check`` of ``count`` Deployments whose selectors are ``NotIn`` expressions (each selects the others)."""
+    deployment = (
+        "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d{0}}}\n"
+        "spec: {{selector: {{matchExpressions: [{{key: app, operator: NotIn, values: [z{0}]}}]}}, "
+        "template: {{metadata: {{labels: {{app: a{0}}}}}, spec: {{containers: [{{name: c, image: i}}]}}}}}}\n"
+    )
+    return _check(
+        tmp, f"notin-{count}", "".join(deployment.format(i) for i in range(count))
+    )
+
+
+def check_services(tmp: Path, count: int) -> Made:
+    """``check`` of ``count`` Services selecting one label, with as many pods' StatefulSets."""
+    service = (
+        "---\napiVersion: v1\nkind: Service\nmetadata: {{name: s{0}}}\n"
+        "spec: {{selector: {{app: a}}, ports: [{{port: 80}}]}}\n"
+    )
+    return _check(
+        tmp, f"services-{count}", "".join(service.format(i) for i in range(count))
+    )
+
+
+def check_strings(tmp: Path, count: int) -> Made:
+    """``check`` of one ConfigMap with ``count`` one-character data entries (the value bound: 2,000,000)."""
+    data = "".join(f"  k{i}: v\n" for i in range(count))
+    text = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n{data}"
+    return _check(tmp, f"strings-{count}", text)
+
+
+def check_merge_keys(tmp: Path, count: int) -> Made:
+    """``check`` of ``count`` ConfigMaps each merging its own anchored labels into its annotations (``<<: *a``)."""
+    text = "".join(
+        f"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}, labels: &a {{k: v}}, "
+        "annotations: {<<: *a, l: w}}\n"
+        for i in range(count)
+    )
+    return _check(tmp, f"merge-{count}", text)
+
+
+def check_late_alias(tmp: Path, count: int) -> Made:
+    """``check`` of ``count`` data entries, then an alias: the bounded reader reads them all, then the composer starts over."""
+    data = "".join(f"  k{i}: v\n" for i in range(count))
+    text = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: &n c\ndata:\n{data}  z: *n\n"
+    return _check(tmp, f"late-alias-{count}", text)
+
+
+def check_pods(tmp: Path, count: int, containers: int = 1) -> Made:
+    """``check`` of ``count`` Pods of ``containers`` containers: a kind checked by jsonschema alone."""
+    one = "{{name: c{0}, image: i, args: [a, b], env: [{{name: A, value: b}}], ports: [{{containerPort: 80}}]}}"
+    listed = ", ".join(one.format(k) for k in range(containers))
+    text = "".join(
+        f"---\n{{apiVersion: v1, kind: Pod, metadata: {{name: p{i}}}, spec: {{containers: [{listed}]}}}}\n"
+        for i in range(count)
+    )
+    return _check(tmp, f"pods-{count}-{containers}", text)
+
+
+Generator = Callable[[Path], Made]

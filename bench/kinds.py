@@ -1,0 +1,197 @@
+"""Per input kind: the worst accepted and the worst refused input, CPU as a ratio to a plain render in the same run, peak RSS.
+
+Issue 41: every input within its documented limit (docs/untrusted-input.md)
+must be judged within 10x the CPU (user + system, ``os.wait4``) of a plain
+``t2gen render examples/wordcount.yaml`` measured in the same run, and
+200 MB. For each input kind this script writes (``bench/hostile.py``, into a
+temporary directory) the worst input at its limit that t2gen accepts and the
+worst it refuses, runs each as a fresh process, and prints one row each:
+exit code, CPU seconds and ratio, peak MB, the verdict against the budget
+(``bench/budget.py``) and the first line of stderr. Figures are reported,
+never asserted.
+
+Run it with ``make bench`` or alone: ``python bench/kinds.py [--runs N] [--only TEXT]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import hostile as h
+from budget import CPU_BUDGET_X, MEMORY_BUDGET_MB
+from report import appended_to
+
+BIN = Path(sys.executable).parent
+
+P = functools.partial
+
+KINDS: list[tuple[str, list[tuple[str, Callable[[Path], h.Made]]]]] = [
+    ("status --cluster (16 MiB)", [
+        ("accepted: 16 MiB of pods (26,000)", P(h.status_pods, size=16 * 2**20)),
+        ("refused: the same, the last no object", P(h.status_pods, size=16 * 2**20, broken_last=True)),
+        ("refused: 62 MB of pods (100,000)", P(h.status_pods, size=62_000_000)),
+    ]),
+    ("status -o json, a long pod name", [
+        ("accepted: a 16 MB name", P(h.status_long_name, size=16_000_000)),
+        ("refused: a 20 MB name (over 16 MiB)", P(h.status_long_name, size=20_000_000)),
+    ]),
+    ("t2gen-kustomize ResourceList (20 MiB, 300,000 values)", [
+        ("accepted: 33,000 small items (300,000 values)", P(h.krm_items, count=33_000)),
+        ("refused: the same, then a broken item", P(h.krm_items, count=33_000, broken_last=True)),
+        ("refused: 100,000 small items (5.7 MB)", P(h.krm_items, count=100_000)),
+    ]),
+    ("render --package: .job JobConfig", [
+        ("refused: 100,000 entries", P(h.package_config, entries=100_000)),
+    ]),
+    ("plan --quota: a LimitRange (10,000 limits)", [
+        ("accepted: 10,000 limits (MAX_LIMITS)", P(h.quota_limits, count=10_000)),
+        ("refused: the same, the last not a quantity", P(h.quota_limits, count=10_000, broken_last=True)),
+        ("refused: 100,000 limits (16 MiB holds them)", P(h.quota_limits, count=100_000)),
+        ("refused: 10 LimitRanges of 10,000", P(h.quota_limits, count=10_000, ranges=10)),
+    ]),
+    ("plan --nodes", [
+        ("accepted: 20,000 nodes, 4 taints each", P(h.plan_nodes, count=20_000, tainted=True)),
+        ("refused: 10,000 nodes of one name", P(h.plan_nodes, count=10_000, tainted=False, same_name=True)),
+    ]),
+    ("check (20 MiB, 25,000 objects, 300,000 values; 60,000 with aliases; 60,000 by jsonschema)", [
+        ("accepted: 25,000 objects", P(h.check_objects, count=25_000)),
+        ("refused: 25,001 objects", P(h.check_objects, count=25_001)),
+        ("refused: 50,000 objects", P(h.check_objects, count=50_000)),
+        ("accepted: 850 Deployments, NotIn selectors", P(h.check_not_in, count=850)),
+        ("refused: 3,000 Deployments, NotIn selectors", P(h.check_not_in, count=3_000)),
+        ("accepted: 5,000 Services, one selector", P(h.check_services, count=5_000)),
+        ("accepted: 1,000 one-line Pods (jsonschema)", P(h.check_pods, count=1_000)),
+        ("refused: 25,000 one-line Pods", P(h.check_pods, count=25_000)),
+        ("accepted: 130 Pods of 20 containers", P(h.check_pods, count=130, containers=20)),
+        ("refused: 2,000 Pods of 20 containers", P(h.check_pods, count=2_000, containers=20)),
+        ("accepted: 149,990 small strings (300,000 values)", P(h.check_strings, count=149_990)),
+        ("refused: 500,000 small strings", P(h.check_strings, count=500_000)),
+        ("accepted: 3,000 merge keys (60,000 values)", P(h.check_merge_keys, count=3_000)),
+        ("refused: 20,000 merge keys", P(h.check_merge_keys, count=20_000)),
+        ("refused: 299,990 values, then an alias", P(h.check_late_alias, count=149_990)),
+    ]),
+]  # fmt: skip
+"""Input kind (with its documented limit) and its worst inputs, each a label and its generator."""
+
+
+_RUNNER = """
+import json, os, subprocess, sys
+command, stdin = json.loads(sys.argv[1])
+with open(stdin or os.devnull, "rb") as feed:
+    child = subprocess.Popen(command, stdin=feed, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    head = child.stderr.read(400).decode("utf-8", "replace").partition("\\n")[0]
+    child.stderr.read()
+    _, status, usage = os.wait4(child.pid, 0)
+print(json.dumps([usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
+                  os.waitstatus_to_exitcode(status), head]))
+"""
+"""Runs the command from a small process of its own: a child's peak RSS counts its parent's at fork
+(Linux keeps the larger), so measuring from this script, which built the inputs, would report its size."""
+
+
+def run(
+    command: list[str], stdin: Path | None, previous: Path | None = None
+) -> tuple[float, float, int, str]:
+    """Run ``command`` once (with ``previous``: that checkout's t2gen); CPU seconds, peak MB, exit code, first stderr line."""
+    program = [shutil.which(command[0], path=str(BIN)) or command[0]]
+    if previous is not None:
+        # -S: no .pth file runs, so the editable install's finder cannot bring
+        # this checkout's t2gen in ahead of the previous one.
+        entry = "kustomize" if command[0] == "t2gen-kustomize" else "launch"
+        paths = [str(previous), sysconfig.get_paths()["purelib"]]
+        code = (
+            f"import sys; sys.path[0:0] = {paths!r}; sys.argv[0] = {command[0]!r}; "
+            f"from t2gen.cli.{entry} import main; main()"
+        )
+        program = [sys.executable, "-S", "-c", code]
+    argument = json.dumps([[*program, *command[1:]], str(stdin) if stdin else None])
+    out = subprocess.run(
+        [sys.executable, "-c", _RUNNER, argument],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    cpu, peak, code, head = json.loads(out)
+    return float(cpu), float(peak), int(code), str(head)
+
+
+def _measure(runs: int, only: str, previous: Path | None) -> None:
+    with tempfile.TemporaryDirectory(prefix="t2gen-kinds-") as tmp:
+        render = ["t2gen", "render", str(h.EXAMPLE)]
+        base = statistics.median(  # at least three: every ratio divides by it
+            run(render, None)[0] for _ in range(max(3, runs))
+        )
+        old = (
+            statistics.median(
+                run(render, None, previous)[0] for _ in range(max(3, runs))
+            )
+            if previous
+            else 0.0
+        )
+        print(
+            f"plain render: {base:.3f} s CPU; budget {CPU_BUDGET_X:.0f}x, {MEMORY_BUDGET_MB:.0f} MB"
+        )
+        extra = f" {'before':>6} {'MB':>5} exit" if previous else ""
+        print(
+            f"{'input':48} {'exit':>4} {'CPU s':>6} {'x base':>6} {'peak MB':>7}{extra} budget  first line of stderr"
+        )
+        misses = 0
+        for kind, inputs in KINDS:
+            rows = [
+                (label, make) for label, make in inputs if only in f"{kind} {label}"
+            ]
+            if not rows:
+                continue
+            print(f"{kind}")
+            for label, make in rows:
+                command, stdin = make(Path(tmp))
+                measured = [run(command, stdin) for _ in range(runs)]
+                cpu = statistics.median(m[0] for m in measured)
+                peak = max(m[1] for m in measured)
+                code, head = measured[0][2], measured[0][3]
+                within = cpu / base <= CPU_BUDGET_X and peak <= MEMORY_BUDGET_MB
+                misses += not within
+                before = ""
+                if previous:
+                    then = run(command, stdin, previous)
+                    before = f" {then[0] / old:6.1f} {then[1]:5.0f} {then[2]:4d}"
+                print(
+                    f"  {label:46} {code:4d} {cpu:6.2f} {cpu / base:6.1f} {peak:7.1f}{before} "
+                    f"{'PASS' if within else 'MISS':6}  {head[:90]}"
+                )
+        print(f"{misses} row(s) over the budget: {'PASS' if not misses else 'MISS'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure every input kind and print the table; returns 0 (budgets are reported, not asserted)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--runs", type=int, default=1, help="runs per input (median CPU)"
+    )
+    parser.add_argument("--append", metavar="FILE", help="also append the table here")
+    parser.add_argument(
+        "--only", default="", help="only the inputs whose kind or label holds this"
+    )
+    parser.add_argument(
+        "--previous",
+        type=Path,
+        help="a checkout of the previous version: its ratio, MB and exit beside each row",
+    )
+    args = parser.parse_args(argv)
+    with appended_to(args.append, "Worst inputs per kind (bench/kinds.py, issue 41)"):
+        _measure(args.runs, args.only, args.previous)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
