@@ -26,6 +26,7 @@ __all__ = [
     "JOB_MASTER_RUNS_IN_CLIENT",
     "JOB_NAME",
     "LOAD_ORDER",
+    "LOGGING_STORAGE_TYPE",
     "MPI_CHANNEL",
     "NAMESPACE",
     "NODE_PORT",
@@ -116,7 +117,13 @@ ZOOKEEPER_SERVERS = "twister2.resource.zookeeper.server.addresses"
 ZOOKEEPER_ROOT_NODE = "twister2.resource.zookeeper.root.node.path"
 """The znode every job's znodes are under (``ZKContext.java:32-33``)."""
 
+LOGGING_STORAGE_TYPE = "twister2.logging.storage.type"
+"""Where file logging writes: ``volatile`` (the default) ``/twister2-volatile/logs``, ``persistent``
+``/persistent/logs`` (``twister2/common/src/java/edu/iu/dsc/tws/common/logging/LoggingContext.java:64,156-181``);
+``spec.logs`` mounts its claim at the first (:mod:`t2gen.twister2.logfiles`)."""
+
 DEFAULTS: dict[str, object] = {
+    LOGGING_STORAGE_TYPE: "volatile",
     NAMESPACE: "default",
     BASE_PORT: 9000,
     TRANSPORT_PROTOCOL: "TCP",
