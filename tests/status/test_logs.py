@@ -25,6 +25,7 @@ from t2gen.status.fetch import Kubectl
 from t2gen.status.logs import reader_name, select_files
 from t2gen.twister2.logfiles import log_file_name
 from tests.conftest import ROOT
+from tests.helpers import run_console
 
 JOB = str(ROOT / "examples/kept-logs.yaml")
 
@@ -179,3 +180,12 @@ def test_files_in_reading_order() -> None:
     ]
     assert select_files(listing, 2, False) == ["worker-2.log.1", "worker-2.log.0"]
     assert select_files(listing, None, True) == ["jobMaster.log.0"]
+
+
+def test_the_command_line_refuses_before_running_kubectl() -> None:
+    both = run_console(["logs", JOB, "--worker", "1", "--job-master"])
+    assert both.exit_code == 2 and "give one" in both.stderr
+    none = run_console(["logs", str(ROOT / "examples/wordcount.yaml")])
+    assert none.exit_code == 1
+    assert "keeps no logs (spec.logs is not set)" in none.stderr
+    assert none.stdout == ""
