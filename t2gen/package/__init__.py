@@ -11,6 +11,8 @@ Modules:
     agree, sizing: ``--package``: a package (t2gen's or ``twister2 submit``'s,
         read by :mod:`t2gen.inputs.package`) checked against a job file, and
         the job sized from it.
+    keptlogs: ``--package``'s warnings when its ``logger.properties`` would not
+        keep ``spec.logs``' files whole.
     pinning: ``--package``'s SHA-256 and size into the manifests, checked
         against ``jobPackage.source``.
     oci: the package as an OCI artifact: its manifest, digest and layout index.

@@ -22,6 +22,7 @@ from t2gen.inputs.yaml import SourceDoc
 from t2gen.inputs.yaml.loader import JsonPath
 from t2gen.model import Job
 from t2gen.package.job import compute_resources
+from t2gen.package.keptlogs import kept_logs_warnings
 from t2gen.package.pinning import package_digest, pinned_job, source_problems
 from t2gen.package.sizing import size_problems, size_warnings, sized_job
 from t2gen.twister2 import confkeys as k
@@ -354,6 +355,7 @@ def with_package(
         raise SchemaError(problems=problems)
     if warnings is not None:
         warnings += size_warnings(job, doc, contents)
+        warnings += kept_logs_warnings(job, doc, contents)
     spec = doc.data.get("spec") if isinstance(doc.data, dict) else None
     storage = spec.get("storage") if isinstance(spec, dict) else None
     explicit = isinstance(storage, dict) and "memoryVolumeSize" in storage
