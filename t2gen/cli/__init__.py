@@ -6,7 +6,7 @@
 * :mod:`t2gen.cli.app`, the Typer app, which collects the commands (one module
   each: ``validate``, ``render``, ``check``, ``plan``, ``import_``, ``schema``,
   ``init``, ``explain``, ``templates``, ``secret``, ``package``, ``status``,
-  ``wait``, ``find``) with
+  ``wait``, ``logs``, ``find``) with
   their shared options (``_options``).
 * :mod:`t2gen.cli.commands` runs ``validate``, ``render`` and ``check`` once
   their arguments are parsed, for both, and maps errors to exit codes

@@ -24,6 +24,7 @@ from t2gen.cli import (
     find,
     import_,
     init,
+    logs,
     package,
     plan,
     render,
@@ -55,6 +56,7 @@ app.command(epilog=find.EPILOG)(find.find)
 app.command(epilog=plan.EPILOG)(plan.plan)
 app.command(epilog=status.EPILOG)(status.status)
 app.command(epilog=wait.EPILOG)(wait.wait)
+app.command(epilog=logs.EPILOG)(logs.logs)
 app.command(epilog=package.EPILOG)(package.package)
 app.command(name="import", epilog=import_.EPILOG)(import_.import_)
 app.command(epilog=schema.EPILOG)(schema.schema)

@@ -20,6 +20,7 @@ from t2gen.model.runtime import (
     Checkpointing,
     EnvVar,
     JobPackage,
+    KeptLogs,
     Mpi,
     Network,
     PackageSource,
@@ -352,6 +353,7 @@ def build_job(
                 root_node=spec["zooKeeper"]["rootNode"],
             ),
             lifecycle=_lifecycle(spec["lifecycle"]),
+            logs=_kept_logs(spec["logs"]),
             worker_class=spec.get("workerClass"),
             driver_class=spec.get("driverClass"),
             job_config=tuple(
@@ -359,4 +361,16 @@ def build_job(
                 for key, value in sorted(spec.get("jobConfig", {}).items())
             ),
         ),
+    )
+
+
+def _kept_logs(raw: dict[str, Any]) -> KeptLogs | None:
+    """``spec.logs``: None when omitted or ``size`` is 0 (logs go with the pods)."""
+    size = parse_quantity(raw["size"])
+    if size.is_zero():
+        return None
+    return KeptLogs(
+        size=size,
+        storage_class_name=raw.get("storageClassName"),
+        access_mode=raw["accessMode"],
     )

@@ -11,6 +11,7 @@ from t2gen.model.runtime import (
     Checkpointing,
     EnvVar,
     JobPackage,
+    KeptLogs,
     Mpi,
     Network,
     PersistentStorage,
@@ -62,6 +63,8 @@ class JobSpec(Record):
     """``spec.checkpointing``: checkpointing, and restoring a failed run."""
     zoo_keeper: ZooKeeper = ZooKeeper()
     """``spec.zooKeeper``: the ZooKeeper servers the runtime uses, if any."""
+    logs: KeptLogs | None = None
+    """``spec.logs``: the claim that keeps every log file after the job; None: logs go with the pods."""
     """``spec.jobConfig`` as sorted ``(key, value)`` pairs; a list value is a tuple."""
 
     @property

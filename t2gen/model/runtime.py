@@ -11,6 +11,7 @@ __all__ = [
     "Checkpointing",
     "EnvVar",
     "JobPackage",
+    "KeptLogs",
     "Mpi",
     "Network",
     "PackageSource",
@@ -43,6 +44,23 @@ class PersistentStorage(Record):
     storage_class_name: str | None
     access_mode: str
     memory_volume_size: Quantity
+
+
+class KeptLogs(Record):
+    """``spec.logs``: the claim ``<job>-logs`` that keeps every Twister2 log file after the job.
+
+    Mounted at Twister2's log directory in every worker and job master pod
+    (:mod:`t2gen.twister2.logfiles`); the job master never deletes it.
+
+    Attributes:
+        size: the claim's ``storage`` request, in bytes (above zero).
+        storage_class_name: its StorageClass; None: the cluster's default.
+        access_mode: ``ReadWriteMany`` (pods on many nodes) or ``ReadWriteOnce``.
+    """
+
+    size: Quantity
+    storage_class_name: str | None
+    access_mode: str
 
 
 class Mpi(Record):

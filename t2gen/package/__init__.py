@@ -14,6 +14,8 @@ Modules:
         the job sized from it.
     described: ``--package``: the ``.job``'s worker count and JobConfig runtime
         keys against the job file, and a package without ``logger.properties``.
+    keptlogs: ``--package``'s warnings when its ``logger.properties`` would not
+        keep ``spec.logs``' files whole.
     pinning: ``--package``'s SHA-256 and size into the manifests, checked
         against ``jobPackage.source``.
     oci: the package as an OCI artifact: its manifest, digest and layout index.

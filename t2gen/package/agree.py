@@ -24,6 +24,7 @@ from t2gen.inputs.yaml.source import MAX_ENTRIES
 from t2gen.model import Job
 from t2gen.package.described import description_problems, package_warnings
 from t2gen.package.job import compute_resources
+from t2gen.package.keptlogs import kept_logs_warnings
 from t2gen.package.pinning import package_digest, pinned_job, source_problems
 from t2gen.package.runtime import restart_problems
 from t2gen.package.settings import destination_warnings, render_reads
@@ -380,6 +381,7 @@ def with_package(
         raise SchemaError(problems=problems)
     if warnings is not None:
         warnings += size_warnings(job, doc, contents) + package_warnings(doc, contents)
+        warnings += kept_logs_warnings(job, doc, contents)
     spec = doc.data.get("spec") if isinstance(doc.data, dict) else None
     storage = spec.get("storage") if isinstance(spec, dict) else None
     explicit = isinstance(storage, dict) and "memoryVolumeSize" in storage

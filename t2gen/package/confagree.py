@@ -42,6 +42,7 @@ from t2gen.record import Record
 from t2gen.twister2 import confkeys as k
 from t2gen.twister2 import names
 from t2gen.twister2.confkeys import CONF_DIRS, LOAD_ORDER
+from t2gen.twister2.logfiles import KEPT_LOGGER_PROPERTIES
 
 __all__ = [
     "Change",
@@ -109,6 +110,11 @@ def agreeing_keys(job: Job) -> list[tuple[str, str, Any]]:
         ("network.yaml", k.NODE_PORT_SERVICE, spec.network.service_type == "NodePort"),
         ("core.yaml", k.JOB_MASTER_RUNS_IN_CLIENT, not spec.job_master.enabled),
         ("core.yaml", k.JOB_MASTER_PORT, spec.job_master.port),
+        *(
+            [("core.yaml", k.LOGGING_STORAGE_TYPE, "volatile")]
+            if spec.logs is not None
+            else []
+        ),
         *fault_tolerance_keys(job),
     ]
     if spec.network.node_port is not None:
@@ -160,13 +166,20 @@ def minimal_config(job: Job) -> list[ConfFile]:
         if key in (k.ADDITIONAL_PORTS, k.PERSISTENT_VOLUME_PER_WORKER) and not value:
             continue
         by_file.setdefault(file, []).append((key, value))
-    files = [ConfFile("common", "logger.properties", LOGGER_PROPERTIES.encode())]
+    files = [ConfFile("common", "logger.properties", _logger_properties(job))]
     files += [
         ConfFile("kubernetes", name, conf_file_text(name, by_file[name]))
         for name in LOAD_ORDER
         if name in by_file
     ]
     return files
+
+
+def _logger_properties(job: Job) -> bytes:
+    """``common/logger.properties``: to the console only, or also to the kept files of ``spec.logs``."""
+    if job.spec.logs is not None:
+        return KEPT_LOGGER_PROPERTIES.encode()
+    return LOGGER_PROPERTIES.encode()
 
 
 def _same(old: Any, new: Any) -> bool:
@@ -292,12 +305,27 @@ def conf_with_job(conf: str, job: Job) -> tuple[list[ConfFile], list[Change]]:
             )
     for (d, name), text in texts.items():
         files[d, name] = ConfFile(d, name, text.encode())
-    logger = ("common", names.LOGGER_PROPERTIES_FILE.split("/")[1])
-    if logger not in files:
+    if job.spec.logs is not None:
+        logger = files.get(("common", "logger.properties"))
+        if logger is None or logger.data != _logger_properties(job):
+            files["common", "logger.properties"] = ConfFile(
+                "common", "logger.properties", _logger_properties(job)
+            )
+            changes.append(
+                Change(
+                    str(root / "common" / "logger.properties"),
+                    1,
+                    "handlers",
+                    "(the configuration's)" if logger is not None else "(not set)",
+                    "Twister2FileLogHandler, limit 0, append true (spec.logs)",
+                )
+            )
+    default_logger = ("common", names.LOGGER_PROPERTIES_FILE.split("/")[1])
+    if default_logger not in files:
         # init.sh hands every JVM this file (DSC-SPIDAL/twister2
         # docker/kubernetes/image/rootfs/twister2/init.sh:23,28); Twister2's
         # shipped conf/ has one, a conf/ like examples/twister2-conf may not.
-        files[logger] = ConfFile(*logger, LOGGER_PROPERTIES.encode())
+        files[default_logger] = ConfFile(*default_logger, LOGGER_PROPERTIES.encode())
         changes.append(
             Change(
                 str(root / names.LOGGER_PROPERTIES_FILE),

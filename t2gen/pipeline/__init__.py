@@ -5,7 +5,8 @@
 * :mod:`t2gen.pipeline.job`: jobs rendered in this process (render, check,
   sort); what ``t2gen render JOB`` runs.
 * :mod:`t2gen.pipeline.plan` and :mod:`t2gen.pipeline.status`: ``t2gen plan``
-  and ``t2gen status``, each the job read once, then the front end.
+  and ``t2gen status``, each the job read once, then the front end;
+  :mod:`t2gen.pipeline.logs`: ``t2gen logs``, likewise.
 * :mod:`t2gen.pipeline.secret`: the SSH Secret of ``t2gen secret ssh``.
 * :mod:`t2gen.pipeline.jobfiles`: which files are job files (``t2gen find``,
   ``render -f DIR``); :mod:`t2gen.pipeline.regenerate`: t2gen's objects among

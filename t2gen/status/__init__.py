@@ -16,4 +16,6 @@ Modules, in the order data flows:
     phase: the phase, each container's state, the supervisor's outcome and
         the leftovers, as data.
     text: that data for people.
+    logs: ``t2gen logs``: the log files ``spec.logs`` kept, read through a
+        short-lived reader pod (:mod:`t2gen.twister2.logfiles`).
 """

@@ -29,6 +29,7 @@ from t2gen.kube.kinds import KINDS, KindInfo, kind_info
 from t2gen.model import Job
 from t2gen.render.context.supervisor import SUPERVISOR_LABEL, supervisor_name
 from t2gen.twister2 import names
+from t2gen.twister2.logfiles import logs_claim_name
 from t2gen.twister2.terminator import claim
 from t2gen.twister2.topology import build_topology
 
@@ -46,7 +47,7 @@ nothing of it is found. 1 and 2 stay the exit codes of invalid input and
 usage errors (docs/lifecycle.md, "Waiting for a job")."""
 
 JobStatus = dict[str, Any]
-"""``{job, namespace, phase, reason, supervised, supervisor, killJob, workers, jobMaster, leftovers, clear, keptForRestore}`` (see :func:`job_status`)."""
+"""``{job, namespace, phase, reason, supervised, supervisor, killJob, workers, jobMaster, leftovers, clear, keptForRestore}``, plus ``keptLogs`` for a job with ``spec.logs`` (see :func:`job_status`)."""
 
 
 def exit_code(phase: str) -> int:
@@ -194,6 +195,8 @@ def _leftover(obj: Mapping[str, Any], job: Job, *, supervisors: bool) -> str | N
     mine = _is_the_jobs(obj, job) or (supervisors and _is_the_supervisors(obj, job))
     if not mine or obj.get("kind") == "Pod":
         return None
+    if job.spec.logs is not None and _is_kept_logs(obj, job):
+        return None  # kept on purpose: reported as keptLogs
     try:
         kind = kind_info(str(obj.get("apiVersion", "")), str(obj.get("kind")))
     except KeyError:
@@ -222,7 +225,9 @@ def job_status(
         ``clear`` the command that deletes them but the claim of a
         checkpointing job, which ``keptForRestore`` names when it is left,
         every name shell-quoted (:func:`shlex.quote`); ``supervised``
-        whether the job file asks for a supervisor.
+        whether the job file asks for a supervisor; ``keptLogs`` (only for a
+        job with ``spec.logs``) the claim holding the log files when it is
+        there, never a leftover.
     """
     objects = _own(objects, job, kinds)
     by_name = {(o.get("kind"), _get(o, "metadata", "name")): o for o in objects}
@@ -304,7 +309,7 @@ def job_status(
         if deleted
         else None
     )
-    return {
+    status: JobStatus = {
         "job": job.name,
         "namespace": job.namespace,
         "phase": phase,
@@ -318,6 +323,23 @@ def job_status(
         "clear": clear,
         "keptForRestore": kept if kept in leftovers else None,
     }
+    if job.spec.logs is not None:
+        status["keptLogs"] = next(
+            (
+                claim(logs_claim_name(job.name))[0].ref(logs_claim_name(job.name))
+                for o in objects
+                if _is_kept_logs(o, job)
+            ),
+            None,
+        )
+    return status
+
+
+def _is_kept_logs(obj: Mapping[str, Any], job: Job) -> bool:
+    """The claim of ``spec.logs`` (:func:`t2gen.twister2.logfiles.logs_claim_name`)."""
+    return obj.get("kind") == "PersistentVolumeClaim" and _get(
+        obj, "metadata", "name"
+    ) == logs_claim_name(job.name)
 
 
 def _is_the_jobs(obj: Mapping[str, Any], job: Job) -> bool:

@@ -62,4 +62,9 @@ def status_text(status: JobStatus) -> str:
             f"kept: {status['keptForRestore']} holds the checkpoints of a failed run: restore "
             "with checkpointing.restore: true, or delete it to start afresh"
         )
+    if status.get("keptLogs"):
+        lines.append(
+            f"kept: {status['keptLogs']} holds every worker's and the job master's log file "
+            f"(spec.logs): `t2gen logs` prints them; delete it when you no longer need them"
+        )
     return "\n".join(lines) + "\n"

@@ -30,6 +30,7 @@ __all__ = [
     "JOB_MASTER_RUNS_IN_CLIENT",
     "JOB_NAME",
     "LOAD_ORDER",
+    "LOGGING_STORAGE_TYPE",
     "MAX_MPIJOB_RESTARTS",
     "MAX_WORKER_RESTARTS",
     "MPI_CHANNEL",
@@ -143,7 +144,13 @@ edu/iu/dsc/tws/data/utils/HdfsDataContext.java:33-35,44-46``, ``FileSystemUtils.
 HDFS_NAMENODE_PORT = "twister2.data.hdfs.namenode.port"
 """The HDFS name node's port (``HdfsDataContext.java:37-38,48-51``)."""
 
+LOGGING_STORAGE_TYPE = "twister2.logging.storage.type"
+"""Where file logging writes: ``volatile`` (the default) ``/twister2-volatile/logs``, ``persistent``
+``/persistent/logs`` (``twister2/common/src/java/edu/iu/dsc/tws/common/logging/LoggingContext.java:64,156-181``);
+``spec.logs`` mounts its claim at the first (:mod:`t2gen.twister2.logfiles`)."""
+
 DEFAULTS: dict[str, object] = {
+    LOGGING_STORAGE_TYPE: "volatile",
     NAMESPACE: "default",
     BASE_PORT: 9000,
     TRANSPORT_PROTOCOL: "TCP",

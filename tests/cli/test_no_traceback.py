@@ -79,9 +79,10 @@ def test_install_completion_into_a_broken_home_is_one_line(
     result = _run(
         "--install-completion", "bash", cwd=tmp_path, HOME=str(home), SHELL="/bin/bash"
     )
-    assert (result.returncode, result.stderr) == (1, f"t2gen: {home / where}: {reason}\n"), (
-        result.stdout
-    )
+    assert (result.returncode, result.stderr) == (
+        1,
+        f"t2gen: {home / where}: {reason}\n",
+    ), result.stdout
 
 
 def test_an_equals_sign_after_a_short_option_says_how_to_write_it(

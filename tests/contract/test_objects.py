@@ -150,10 +150,21 @@ def test_claim(name: str) -> None:
     The job master deletes the claim ``<job>`` (``K8S/master/JobTerminator.java:54-65``);
     the client finds it by label and fails on several
     (``K8S/KubernetesController.java:469-491``, ``:497-502``).
+    The claim of ``spec.logs`` (``<job>-logs``) carries neither label, so that
+    neither lookup sees it (``tests/contract/test_kept_logs.py``).
     """
     c = case(name)
-    claims = c.of_kind("PersistentVolumeClaim")
+    kept = f"{c.job}-logs"
+    claims = [
+        pvc
+        for pvc in c.of_kind("PersistentVolumeClaim")
+        if pvc["metadata"]["name"] != kept
+    ]
     assert [pvc["metadata"]["name"] for pvc in claims] in ([], [c.job])
+    for pvc in c.of_kind("PersistentVolumeClaim"):
+        if pvc["metadata"]["name"] == kept:
+            labels = pvc["metadata"].get("labels") or {}
+            assert not {"app", "t2-job"} & set(labels)
     for pvc in claims:
         labels = pvc["metadata"].get("labels") or {}
         assert selects(

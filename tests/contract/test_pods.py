@@ -93,7 +93,11 @@ def test_volumes_and_mount_paths(name: str) -> None:
     (``K8S/RequestObjectBuilder.java:207-212,349-355``, ``IMG/../start_sshd.sh:28``).
     """
     c = case(name)
-    claims = [pvc["metadata"]["name"] for pvc in c.of_kind("PersistentVolumeClaim")]
+    claims = [
+        pvc["metadata"]["name"]
+        for pvc in c.of_kind("PersistentVolumeClaim")
+        if pvc["metadata"]["name"] == c.job  # not spec.logs' <job>-logs
+    ]
     problems = []
     for statefulset, pod, spec in c.pods():
         volumes = volumes_of(spec)

@@ -12,6 +12,7 @@ TEMPLATES = {
     'k8s/_pod.yaml.j2': ('79e69d6386ce254ebd4143a14cb17de0fc7bd84e6ad4e8bc2fa32d49a3c2bccf', 'k8s___pod_yaml_j2'),
     'k8s/configmap.yaml.j2': ('50d8bfc342a52450c30fbc81375f8d298742f724838163062f05513b4e0747f1', 'k8s__configmap_yaml_j2'),
     'k8s/network-policy.yaml.j2': ('c8d7ba186fd7b38a6db0bbd90a9d4fbc252aec5d403359bf51a5941b15787c96', 'k8s__network_policy_yaml_j2'),
+    'k8s/persistentvolumeclaim-logs.yaml.j2': ('c02c18c0e9bfe336929b2ebfe0af6f5825d96d14d92a205bc4c0a049ad630afe', 'k8s__persistentvolumeclaim_logs_yaml_j2'),
     'k8s/persistentvolumeclaim.yaml.j2': ('576f7ea938623c055d1e4132c991cc2a4174c0ba655593d47404374a7be5c2bd', 'k8s__persistentvolumeclaim_yaml_j2'),
     'k8s/role.yaml.j2': ('09648e27bea05fc2ca2c0eb5c9cb69a0f29ac693f017b360f28100666c57a7b5', 'k8s__role_yaml_j2'),
     'k8s/rolebinding.yaml.j2': ('ad449c95a66c233971c3333b89b1698bc10b9b176f5e61f1dd0f5c4926143659', 'k8s__rolebinding_yaml_j2'),

@@ -44,6 +44,7 @@ _QUANTITY_FIELDS: tuple[tuple[str, ...], ...] = (
     ("storage", "persistent", "perWorker"),
     ("storage", "memoryVolumeSize"),
     ("jobPackage", "maxSize"),
+    ("logs", "size"),
 )
 _LIMIT_WORDS = frozenset({"request", "none"})
 """What ``cpuLimit`` and ``memoryLimit`` may say instead of a quantity."""
@@ -132,6 +133,7 @@ def _quantity_fields(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str, Any]
         "spec.storage.persistent.perWorker",
         "spec.storage.memoryVolumeSize",
         "spec.jobPackage.maxSize",
+        "spec.logs.size",
         "spec.jvmMemoryFraction",
         "spec.env[].valueFrom.resourceFieldRef.divisor",
         "spec.workers[].env[].valueFrom.resourceFieldRef.divisor",

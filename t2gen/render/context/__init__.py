@@ -40,7 +40,11 @@ from t2gen.render.context.rbac import rbac_roles
 from t2gen.render.context.resources import pod_requests
 from t2gen.render.context.scheduling import group_objects
 from t2gen.render.context.services import node_port_service, worker_service
-from t2gen.render.context.storage import config_map_data, persistent_volume_claim
+from t2gen.render.context.storage import (
+    config_map_data,
+    kept_logs_claim,
+    persistent_volume_claim,
+)
 from t2gen.render.context.supervisor import supervisor
 from t2gen.render.context.workers import worker_group
 from t2gen.twister2 import names
@@ -64,6 +68,8 @@ CONTEXT_DOC: dict[str, str] = {
     "role, roleBinding}}`.",
     "configMap": "`{data}`: the ConfigMap's data (`JOB_ID`, and `TWISTER2_JOB_OBJECT` with `--job-object` or a scalable worker group).",
     "persistentVolumeClaim": "null, or `{storageClassName, accessModes, storage}` of the job's claim.",
+    "keptLogsClaim": "null, or `{metadata, storageClassName, accessModes, storage}` of `spec.logs`'s claim "
+    "`<job>-logs`, which every worker and job master pod mounts at Twister2's log directory.",
     "workerService": "`{selector}`: the headless Service governing every worker StatefulSet.",
     "nodePortService": "null, or `{selector, ports}` when the workers' Service `<job>` is a NodePort Service "
     "(`network.service.type: NodePort`) instead of a headless one.",
@@ -160,6 +166,7 @@ def build_context(
         "rbac": {"create": spec.rbac.create, "roles": rbac_roles(job)},
         "configMap": {"data": config_map_data(job, job_object)},
         "persistentVolumeClaim": persistent_volume_claim(job),
+        "keptLogsClaim": kept_logs_claim(job),
         "workerService": worker_service(job),
         "nodePortService": node_port_service(job),
         "jobMaster": master,

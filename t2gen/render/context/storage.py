@@ -6,9 +6,12 @@ import base64
 from typing import Any
 
 from t2gen.model import Job, JobSpec
+from t2gen.render.context.meta import object_metadata
+from t2gen.twister2 import names
+from t2gen.twister2.logfiles import logs_claim_name
 from t2gen.twister2.names import JOB_OBJECT_KEY
 
-__all__ = ["config_map_data", "has_claim", "persistent_volume_claim"]
+__all__ = ["config_map_data", "has_claim", "kept_logs_claim", "persistent_volume_claim"]
 
 
 def has_claim(spec: JobSpec) -> bool:
@@ -46,6 +49,43 @@ def persistent_volume_claim(job: Job) -> dict[str, Any] | None:
         "storageClassName": spec.storage.storage_class_name,
         "accessModes": [spec.storage.access_mode],
         "storage": str(size.rounded_up()),
+    }
+
+
+def kept_logs_claim(job: Job) -> dict[str, Any] | None:
+    """The claim of ``spec.logs`` that keeps the log files after the job (:mod:`t2gen.twister2.logfiles`).
+
+    Named ``<job>-logs``, which the job master's ``JobTerminator`` never
+    deletes (it deletes the claim ``<job>`` only:
+    ``K8S/master/JobTerminator.java:54-65``) and its Role may not
+    (:func:`t2gen.render.context.rbac.rbac_roles`); no ``ownerReferences``,
+    so Kubernetes' garbage collector leaves it too. Without Twister2's labels
+    ``app`` and ``t2-job``: ``twister2 clear`` deletes every ``app=twister2``
+    claim of an ended job (``twister2/resource-scheduler/src/java/edu/iu/dsc/tws/rsched/job/Twister2Submitter.java:247-253``),
+    and ``twister2 kill`` fails on two claims labelled ``t2-job=<job>``
+    (``K8S/ClientJobKillHandler.java:47``, ``K8S/KubernetesController.java:472-491``).
+    Never an Argo CD hook
+    (``lifecycle.argoCDHooks``, :data:`.meta.ARGO_CD_HOOK`): a hook is deleted before the next sync
+    creates it again (``BeforeHookCreation``), the logs with it.
+
+    Returns:
+        ``{metadata, storageClassName, accessModes, storage}`` (storage a
+        canonical quantity rounded up), or None without ``spec.logs``.
+    """
+    logs = job.spec.logs
+    if logs is None:
+        return None
+    metadata = object_metadata(job, logs_claim_name(job.name), "logs")
+    for label in (names.APP_LABEL, names.JOB_LABEL):
+        del metadata["labels"][label]
+    metadata.pop("annotations", None)  # the job's own, without ARGO_CD_HOOK
+    if job.annotations:
+        metadata["annotations"] = dict(job.annotations)
+    return {
+        "metadata": metadata,
+        "storageClassName": logs.storage_class_name,
+        "accessModes": [logs.access_mode],
+        "storage": str(logs.size.rounded_up()),
     }
 
 

@@ -13,7 +13,7 @@ from t2gen.kube.quantity import Quantity
 from t2gen.model import Job
 from t2gen.model.surface import PodSurface
 from t2gen.render.context.surface import extra_volumes
-from t2gen.twister2 import names
+from t2gen.twister2 import logfiles, names
 
 __all__ = ["pod_volumes"]
 
@@ -77,7 +77,8 @@ def pod_volumes(
         ``(volumes, volumeMounts)``: always the memory volume (its ``sizeLimit``
         is ``spec.storage.memoryVolumeSize``, which the pod's first container
         also requests: :mod:`t2gen.render.context.memory`), then the others
-        asked for, with the names and paths of ``KubernetesConstants``; with
+        asked for (with ``spec.logs``, the claim ``<job>-logs`` at Twister2's
+        log directory: :mod:`t2gen.twister2.logfiles`), with the names and paths of ``KubernetesConstants``; with
         ``spec.security.readOnlyRootFilesystem`` also an emptyDir at
         ``/twister2-volatile`` (without a ``sizeLimit`` when there is no
         ``volatile`` disk) and one at ``/tmp``, the paths the runtime writes
@@ -120,6 +121,18 @@ def pod_volumes(
         )
         mounts.append(
             {"name": names.PERSISTENT_VOLUME, "mountPath": names.PERSISTENT_VOLUME_PATH}
+        )
+    if job.spec.logs is not None:
+        volumes.append(
+            {
+                "name": logfiles.LOGS_VOLUME,
+                "persistentVolumeClaim": {
+                    "claimName": logfiles.logs_claim_name(job.name)
+                },
+            }
+        )
+        mounts.append(
+            {"name": logfiles.LOGS_VOLUME, "mountPath": logfiles.LOGS_MOUNT_PATH}
         )
     if ssh_key:
         volumes.append(
