@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from t2gen.render.engine import RenderedDocument
 
-__all__ = ["duplicate_findings"]
+__all__ = ["duplicate_findings", "repeated_objects"]
 
 
 def duplicate_findings(
@@ -66,3 +66,65 @@ def duplicate_findings(
             reported.add(key)
         first.setdefault(key, document.template)
     return findings
+
+
+def repeated_objects(
+    objects: Sequence[dict[str, Any]],
+    origins: Sequence[str] | None,
+    streams: Sequence[str] | None = None,
+) -> list[tuple[int, str]]:
+    """Objects of a manifest stream that another one before it already is: same group, kind, namespace and name.
+
+    ``kubectl apply -f`` of the stream applies both, the second replacing the
+    first, so what the first says is silently lost (the API server identifies an
+    object by its resource, namespace and name: kubernetes/kubernetes
+    ``staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go``,
+    ``NamespaceKeyFunc``: one key per namespace and name under the resource's
+    prefix). An object without a namespace counts as in the namespace kubectl
+    applies to, the same for both.
+
+    Args:
+        objects: every object of the stream, in order.
+        origins: one per object, where it was read (``a.yaml:12``), or None.
+        streams: one per object, the file it was read from, or None (one
+            stream): files given together are often applied apart (a corpus),
+            so only copies within one file are compared.
+
+    Returns:
+        ``(index, finding)`` of each later copy, the finding naming where the
+        first one is, in stream order.
+    """
+    first: dict[tuple[str, str, str, str | None, str], int] = {}
+    repeated = []
+    for index, obj in enumerate(objects):
+        metadata = obj.get("metadata")
+        name = metadata.get("name") if isinstance(metadata, dict) else None
+        kind, api_version = obj.get("kind"), obj.get("apiVersion")
+        if not (
+            isinstance(name, str)
+            and isinstance(kind, str)
+            and isinstance(api_version, str)
+        ):
+            continue  # the schemas say what is missing
+        namespace = metadata.get("namespace") if isinstance(metadata, dict) else None
+        key = (
+            streams[index] if streams is not None else "",
+            api_version.rpartition("/")[0],
+            kind,
+            str(namespace) if namespace else None,
+            name,
+        )
+        if key not in first:
+            first[key] = index
+            continue
+        where = (
+            origins[first[key]] if origins is not None else f"object {first[key] + 1}"
+        )
+        repeated.append(
+            (
+                index,
+                f"{kind}/{name}: the same object as at {where} (kind, namespace and name): "
+                "kubectl apply would keep only the later one; give each object a name of its own",
+            )
+        )
+    return repeated
