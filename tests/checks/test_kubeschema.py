@@ -30,6 +30,9 @@ from tests.conftest import EXAMPLES, GOLDEN, ROOT
 from tests.gangs.test_custom_resource_schemas import VALID
 
 WORDCOUNT = "examples/wordcount.yaml"
+_LOADER = getattr(
+    yaml, "CSafeLoader", yaml.SafeLoader
+)  # libyaml: 10x faster, same objects
 
 
 def _rendered_objects() -> list[dict[str, Any]]:
@@ -39,7 +42,7 @@ def _rendered_objects() -> list[dict[str, Any]]:
         if not text.startswith("---"):
             continue  # JSON, plan tables, summaries
         try:
-            documents = list(yaml.safe_load_all(text))
+            documents = list(yaml.load_all(text, Loader=_LOADER))
         except yaml.YAMLError:
             continue  # Helm-escaped output
         objects += [d for d in documents if isinstance(d, dict) and "kind" in d]

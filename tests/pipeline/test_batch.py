@@ -307,12 +307,16 @@ def test_standard_input_is_read_in_one_process(tmp_path: Path) -> None:
 def _golden_objects() -> list[list[dict[str, Any]]]:
     import yaml
 
+    _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: same objects
+
     renders = []
     for expected in sorted(GOLDEN.glob("*/expected.stdout")):
         if expected.parent.name.startswith("invalid-"):
             continue
         try:
-            loaded = list(yaml.safe_load_all(expected.read_text(encoding="utf-8")))
+            loaded = list(
+                yaml.load_all(expected.read_text(encoding="utf-8"), Loader=_LOADER)
+            )
         except yaml.YAMLError:  # not a manifest stream (plan's tables)
             continue
         objects = [obj for obj in loaded if isinstance(obj, dict)]

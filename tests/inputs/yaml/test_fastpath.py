@@ -20,15 +20,14 @@ import pytest
 import yaml
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
-from hypothesis_jsonschema import from_schema
 
 from t2gen.errors import ConfigError
 from t2gen.inputs.yaml.fastload import fast_load, fast_load_doc
 from t2gen.inputs.yaml.loader import parse_config
 from t2gen.inputs.yaml.source import YAML11_LINE_BREAKS as _YAML11_BREAKS
-from t2gen.jobfile.schema import is_valid_fast, load_schema, schema_problems
+from t2gen.jobfile.schema import is_valid_fast, schema_problems
 from t2gen.kube.yamlio import dump_yaml
-from tests.conftest import EXAMPLES, WHOLE_JOBS
+from tests.conftest import EXAMPLES, SCHEMA_JOBS, WHOLE_JOBS
 
 
 def _rich(text: str) -> Any:
@@ -94,7 +93,7 @@ def test_fast_reader_agrees_on_tricky_scalars(text: str) -> None:
 
 
 @WHOLE_JOBS
-@given(job=from_schema(load_schema()), style=st.sampled_from(["block", "json", "flow"]))
+@given(job=SCHEMA_JOBS, style=st.sampled_from(["block", "json", "flow"]))
 @example(job=yaml.safe_load(EXAMPLES[-1].read_text(encoding="utf-8")), style="flow")
 def test_fast_reader_agrees_on_generated_job_files(
     job: dict[str, Any], style: str
@@ -140,7 +139,7 @@ JSON_VALUES = st.recursive(
 
 
 @WHOLE_JOBS
-@given(job=from_schema(load_schema()), data=st.data())
+@given(job=SCHEMA_JOBS, data=st.data())
 def test_generated_validator_agrees_with_jsonschema(
     job: dict[str, Any], data: st.DataObject
 ) -> None:
