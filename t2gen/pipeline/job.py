@@ -67,12 +67,17 @@ class RenderSettings(TypedDict, total=False):
     package: str | None
 
 
-def make_template_set(overlays: Sequence[str] = ()) -> TemplateSet:
+def make_template_set(
+    overlays: Sequence[str] = (), *, for_render: bool = True
+) -> TemplateSet:
     """The built-in set with user template directories laid over it (first wins).
 
     Args:
         overlays: directories as the user named them; the name is shown in
             ``# Source:`` lines of the objects their templates produce.
+        for_render: the set renders jobs, so overlays of new partials only
+            (which it would never include) are refused; False for ``t2gen
+            templates``, which lists and shows any of them.
 
     Raises:
         T2genError: a directory does not exist or holds no template, or the
@@ -85,7 +90,11 @@ def make_template_set(overlays: Sequence[str] = ()) -> TemplateSet:
         label = directory.rstrip("/") or ("/" if directory else ".")
         layers.append((label, directory or "."))
     builtin = builtin_template_set()
-    unused = partials_only_problem([path for _, path in layers], builtin.builtin)
+    unused = (
+        partials_only_problem([path for _, path in layers], builtin.builtin)
+        if for_render
+        else None
+    )
     if unused is not None:
         raise T2genError(f"{overlays[0]}: {unused[1]}")
     return TemplateSet(

@@ -128,3 +128,14 @@ def test_a_partial_replacing_a_built_in_one_is_an_overlay(tmp_path: Path) -> Non
     overlay = _overlay(tmp_path, "pod", {"_pod.yaml.j2": builtin})
     code, _, stderr = _render(overlay)
     assert code == 0, stderr
+
+
+def test_templates_list_and_show_read_an_overlay_of_partials(tmp_path: Path) -> None:
+    overlay = _overlay(tmp_path, "partials", {"_helpers.yaml.j2": "a: 1\n"})
+    listed = runner.invoke(app, ["templates", "list", "--templates", str(overlay)])
+    assert listed.exit_code == 0, listed.stderr
+    assert "_helpers.yaml.j2" in listed.stdout
+    shown = runner.invoke(
+        app, ["templates", "show", "_helpers.yaml.j2", "--templates", str(overlay)]
+    )
+    assert (shown.exit_code, shown.stdout) == (0, "a: 1\n")
