@@ -30,6 +30,7 @@ __all__ = [
     "inert",
     "inert_json",
     "one_line",
+    "shell_word",
 ]
 
 _UNSAFE = (
@@ -104,6 +105,42 @@ def one_line(text: str) -> str:
     if text.isascii() and text.isprintable():
         return text
     return inert(re.sub("[\n\r\t]", lambda match: _NAMED[match[0]], text))
+
+
+def shell_word(text: str) -> str:
+    r"""``text`` as one word of a shell command t2gen prints: right when pasted, inert when printed.
+
+    :func:`shlex.quote` when every character is printable; else bash's ANSI-C
+    quoting (``$'a]0;x.tgz'``; GNU bash manual, "ANSI-C Quoting"),
+    whose escapes are the file's own bytes (a non-UTF-8 name's ``0xff`` is
+    ``ÿ``), so the command names the file itself, where the :func:`inert`
+    name (``'a...'`` in plain quotes) would name another and the raw
+    name would act on the terminal.
+
+    Args:
+        text: a path or value, surrogates included.
+
+    Returns:
+        One shell word, printable ASCII and spaces when ``text`` is not.
+    """
+    import shlex
+
+    if text.isprintable():
+        return shlex.quote(text)
+    escaped = re.sub(r"[\\']", lambda match: "\\" + match[0], text)
+    return "$'" + re.sub(_UNSAFE, lambda match: _shell_escape(match[0]), escaped) + "'"
+
+
+def _shell_escape(char: str) -> str:
+    r"""One unsafe character in ``$'...'``: a byte as ``\xNN``, any other character as ``\uNNNN``.
+
+    In bash ``\xNN`` is that byte, so a C1 control (U+0085) is ``\u0085``, its
+    UTF-8 bytes, and only an undecodable file name byte (a surrogate) is ``\xNN``.
+    """
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
 
 
 def format_json_path(path: tuple[str | int, ...]) -> str:

@@ -221,6 +221,8 @@ def kube_schema_errors(obj: dict[str, Any], version: str) -> list[str]:
 # Hypothesis profiles: `make test` runs a modest, reproducible run (derandomised, no
 # example database, so CI never flakes); `make fuzz` a long random one.
 from hypothesis import HealthCheck, settings  # noqa: E402 - after the fixtures above
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.strategies import SearchStrategy  # noqa: E402
 
 settings.register_profile(
     "default",
@@ -247,15 +249,32 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 # Whole job files drawn from the job schema by hypothesis-jsonschema cost 0.06-2 s
-# each to generate (the schema is large, its patterns are searched as filters, and
-# about two draws in three are given up), so the four tests that draw them take 6
-# examples each in `make test` (a fixed, derandomised corpus) and the profile's full
-# count in `make fuzz`.
+# each to generate (the schema is large, its patterns are searched as filters, its
+# allOf branches merged again on every draw, and about two draws in three are given
+# up): with 6 examples the four tests that draw them were a third of the suite's
+# CPU (issue 41). So they take 2 examples each in `make test` (a fixed, derandomised
+# corpus), beside explicit examples (`@example`: the example job, which renders) that
+# always run, and the profile's full count, 1,500, in `make fuzz`.
 WHOLE_JOBS = settings(
-    max_examples=6
+    max_examples=2
     if os.environ.get("HYPOTHESIS_PROFILE", "default") == "default"
     else settings.default.max_examples
 )
+
+
+def _schema_jobs() -> SearchStrategy[dict[str, Any]]:
+    from hypothesis_jsonschema import from_schema
+
+    from t2gen.jobfile.schema import load_schema
+
+    return from_schema(load_schema())
+
+
+# hypothesis-jsonschema resolves and canonicalises the whole schema when a strategy
+# is made (1-3 s of CPU each): made at import, in every process that collected the
+# tests, that was five times per xdist worker. This one strategy is made when first
+# drawn from, once per process, and shared by every test drawing whole job files.
+SCHEMA_JOBS: SearchStrategy[dict[str, Any]] = st.deferred(_schema_jobs)
 
 # The `slow` tier: tests (or parametrizations) that repeat at length what a faster
 # test already shows, run by `make fuzz` (T2GEN_SLOW=1) and skipped by `make test`,

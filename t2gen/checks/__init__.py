@@ -11,7 +11,8 @@ The checks form a registry, one module per object family:
 :mod:`~t2gen.checks.workloads` (selectors, StatefulSets),
 :mod:`~t2gen.checks.pods` and :mod:`~t2gen.checks.affinity` (pod templates and
 their containers), :mod:`~t2gen.checks.services`, :mod:`~t2gen.checks.rbac`,
-:mod:`~t2gen.checks.storage` and :mod:`~t2gen.checks.scheduling` (gang-scheduling
+:mod:`~t2gen.checks.storage`, :mod:`~t2gen.checks.configdata` (how much a ConfigMap
+or Secret holds) and :mod:`~t2gen.checks.scheduling` (gang-scheduling
 groups of every mechanism in :mod:`t2gen.gangs`: ``PodGroup``, ``Workload``, Kueue pod groups). Each :class:`~t2gen.checks.base.Check` has a
 stable ID and its docstring is its documentation. Every object gets
 :data:`GENERIC_CHECKS`, then the checks :data:`CHECKS_BY_KIND` lists for its
@@ -45,7 +46,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from t2gen.checks import metadata, pods, rbac, scheduling, services, storage, workloads
+from t2gen.checks import (
+    configdata,
+    metadata,
+    pods,
+    rbac,
+    scheduling,
+    services,
+    storage,
+    workloads,
+)
 from t2gen.checks.base import Check, Note, as_dict, is_t2gens
 from t2gen.checks.stream import WORKLOAD_KINDS, Part, Stream, matches
 from t2gen.errors import Problem
@@ -85,6 +95,8 @@ CHECKS_BY_KIND: dict[str, tuple[Check, ...]] = {
     **{kind: scheduling.GROUP_CHECKS for kind in sorted(GROUP_KINDS)},
     "Service": services.SERVICE_CHECKS,
     "PersistentVolumeClaim": storage.PVC_CHECKS,
+    "ConfigMap": configdata.CONFIG_MAP_CHECKS,
+    "Secret": configdata.SECRET_CHECKS,
     "Role": rbac.ROLE_CHECKS,
     "RoleBinding": rbac.ROLE_BINDING_CHECKS,
 }

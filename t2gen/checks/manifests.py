@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from t2gen.checks import object_findings
+from t2gen.checks.base import is_t2gens
+from t2gen.checks.duplicates import repeated_objects
 from t2gen.errors import ValidationError
 from t2gen.kube.versions import DEFAULT_KUBE_VERSION
 
@@ -52,6 +54,7 @@ def _validate(
     *,
     strict: bool,
     bounded: bool = False,
+    streams: Sequence[str] | None = None,
 ) -> tuple[list[str], list[str]]:
     """:func:`validate_manifests`, returning ``(unchecked, notes)``.
 
@@ -61,7 +64,9 @@ def _validate(
     ``(a note: an error under --strict)``. The ValidationError's warnings are
     both lists. ``bounded`` (``t2gen check``: anyone's manifests) bounds
     jsonschema's work (:data:`t2gen.checks.schemawork.MAX_SCHEMA_WORK`); t2gen's
-    own objects are not bounded by it.
+    own objects are not bounded by it. ``streams`` names the file of each
+    object: an object repeated within one is found
+    (:func:`t2gen.checks.duplicates.repeated_objects`).
     """
     from t2gen.checks.openapi import KubeSchemas
     from t2gen.checks.schemawork import MAX_SCHEMA_WORK
@@ -73,6 +78,14 @@ def _validate(
     errors, found_notes = object_findings(objects, origins, strict=strict)
     findings += [str(problem) for problem in errors]
     notes = [f"{problem} (a note: an error under --strict)" for problem in found_notes]
+    for index, repeated in repeated_objects(objects, origins, streams):
+        # One stream may apply one object twice on purpose (rarely): a note for
+        # anyone's objects, an error for t2gen's and under --strict.
+        where = f"{origins[index]}: {repeated}" if origins is not None else repeated
+        if strict or is_t2gens(objects[index]):
+            findings.append(where)
+        else:
+            notes.append(f"{where} (a note: an error under --strict)")
     if findings:
         raise ValidationError(findings=findings, warnings=unchecked + notes)
     return unchecked, notes
@@ -114,5 +127,6 @@ def check_manifests(
         [manifest.origin for manifest in manifests],
         strict=strict,
         bounded=True,
+        streams=[manifest.path for manifest in manifests],
     )
     return len(manifests), unchecked, notes

@@ -23,6 +23,9 @@ __all__ = ["size_problems", "surely_fits"]
 
 _JOB_OBJECT_KEY = "TWISTER2_JOB_OBJECT"
 
+_TEMPLATE = "\0template:"
+"""Marks a template's ``# Source:`` name among the places blamed (no file name holds a NUL)."""
+
 _ADVICE: dict[tuple[str | int, ...], str] = {
     ("metadata", "annotations"): "smaller annotations (every object carries them)",
     (
@@ -105,6 +108,7 @@ def size_problems(
     documents: Sequence[RenderedDocument],
     *,
     job_object: str | None = None,
+    builtin: str | None = None,
 ) -> list[Problem]:
     """Objects too large for ``kubectl apply``, located at what makes them so.
 
@@ -114,13 +118,17 @@ def size_problems(
     ``metadata.labels``, ``spec.env`` (the user's variables, in every
     container), ``spec.placement`` (node affinity), the ``--job-object`` file
     (in the ConfigMap); else ``spec.workers``, whose ``perPod`` makes the
-    containers that repeat the rest.
+    containers that repeat the rest. An object an overlay's template made
+    (its template outside ``builtin``) is blamed on that template, never on
+    the job file.
 
     Args:
         job: the validated job.
         doc: the job file as read, whose positions locate the part blamed.
         documents: the job's rendered objects.
         job_object: the ``--job-object`` file as the user named it, if any.
+        builtin: the built-in templates' ``# Source:`` prefix (``k8s/``) when
+            overlays are laid over them; None: every template is built in.
 
     Returns:
         One problem per part blamed: the largest object it makes too large;
@@ -138,7 +146,9 @@ def size_problems(
         parts["annotations"] = parts.get("annotations", 0) + annotations
         culprit, share = max(parts.items(), key=lambda item: item[1], default=("", 0))
         where: tuple[str | int, ...] | str
-        if culprit == "job_object" and job_object is not None:
+        if builtin is not None and not document.template.startswith(builtin):
+            where = _TEMPLATE + document.template
+        elif culprit == "job_object" and job_object is not None:
             where = job_object
         elif share * 3 >= size and culprit in _PARTS:
             where = _PARTS[culprit]
@@ -154,6 +164,16 @@ def size_problems(
             f"{document.kind} {document.name} would take {size // 1024} KiB, but kubectl apply keeps each "
             f"object in an annotation of at most {APPLY_LIMIT_BYTES // 1024} KiB"
         )
+        if isinstance(where, str) and where.startswith(_TEMPLATE):
+            problems.append(
+                Problem(
+                    where.removeprefix(_TEMPLATE),
+                    0,
+                    0,
+                    f"{too_large}: this template renders it; make it render a smaller object",
+                )
+            )
+            continue
         if isinstance(where, str):
             problems.append(
                 Problem(

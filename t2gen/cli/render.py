@@ -79,7 +79,7 @@ def output_choice(value: str) -> tuple[OutputFormat, Path | None]:
     if value.startswith("="):  # `-o=yaml`: a short option takes what follows it whole
         raise typer.BadParameter(
             f"{value!r} is not an output format: `-o{value}` gives -o the value "
-            f"{value!r}; write -o {value[1:] or 'yaml'} or --output={value[1:] or 'yaml'}",
+            f"{value!r}; {_meant(value[1:])}",
             param_hint="'--output' / '-o'",
         )
     if value.lower().endswith((".yaml", ".yml", ".json")) or Path(value).is_file():
@@ -95,6 +95,17 @@ def output_choice(value: str) -> tuple[OutputFormat, Path | None]:
         f"--output-dir {value})",
         param_hint="'--output' / '-o'",
     )
+
+
+def _meant(value: str) -> str:
+    """What ``-o=VALUE`` should have been written as: the format, a directory or a job file."""
+    if not value or value.lower() in {item.value for item in OutputFormat}:
+        return f"write -o {value or 'yaml'} or --output={value or 'yaml'}"
+    if value.lower().endswith((".yaml", ".yml", ".json")) or Path(value).is_file():
+        return f"-o is the format, as in kubectl; a job file is an argument or -f {value} (never -o)"
+    if "/" in value or value.startswith((".", "~")) or Path(value).is_dir():
+        return f"-o is the format, as in kubectl; a directory is --output-dir {value} (never -o)"
+    return "the formats are yaml, json and helm"
 
 
 def render(

@@ -27,7 +27,9 @@ def templates_list(templates: TemplateDirs = None) -> None:
     with reporting():
         from t2gen.pipeline.job import make_template_set
 
-        for name, label in make_template_set(template_dirs(templates)).all_templates():
+        for name, label in make_template_set(
+            template_dirs(templates), for_render=False
+        ).all_templates():
             echo(f"{name}\t{label}")
 
 
@@ -42,7 +44,12 @@ def complete_template_names(ctx: typer.Context, incomplete: str) -> list[str]:
 
     directories = template_dirs(ctx.params.get("templates"))
     try:
-        names = [name for name, _ in make_template_set(directories).all_templates()]
+        names = [
+            name
+            for name, _ in make_template_set(
+                directories, for_render=False
+            ).all_templates()
+        ]
     except (T2genError, OSError):
         return []
     return [name for name in names if name.startswith(incomplete)]
@@ -66,4 +73,6 @@ def templates_show(
     with reporting():
         from t2gen.pipeline.job import make_template_set
 
-        write_stdout(make_template_set(template_dirs(templates)).source(name))
+        write_stdout(
+            make_template_set(template_dirs(templates), for_render=False).source(name)
+        )

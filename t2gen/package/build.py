@@ -7,10 +7,9 @@ step printed for the job's ``uploadMethod``.
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
-from t2gen.errors import ConfigError, Problem, SchemaError
+from t2gen.errors import ConfigError, Problem, SchemaError, shell_word
 from t2gen.inputs.yaml import SourceDoc
 from t2gen.model import Job
 from t2gen.package.confagree import Change, conf_with_job, minimal_config
@@ -130,7 +129,7 @@ def delivery(job: Job, built: Built) -> list[str]:
         from t2gen.package.delivery import source_delivery
 
         return source_delivery(job, built)
-    file = shlex.quote(built.path)
+    file = shell_word(built.path)
     target_name = f"{job.name}.tar.gz"
     ns = f" -n {job.namespace}" if job.namespace else ""
     if package.upload_method == "webserver":

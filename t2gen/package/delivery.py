@@ -11,9 +11,8 @@ refuse the package.
 from __future__ import annotations
 
 import re
-import shlex
 
-from t2gen.errors import Warning_, format_json_path
+from t2gen.errors import Warning_, format_json_path, shell_word
 from t2gen.inputs.yaml import JsonPath, SourceDoc
 from t2gen.model import Job
 from t2gen.package.build import Built
@@ -45,7 +44,7 @@ def oci_delivery(job: Job, built: Built, directory: str, digest: str) -> list[st
     """
     source = job.spec.job_package.source
     repo = repository(source.oci) if source and source.oci else _PLACEHOLDER
-    layout = shlex.quote(directory)
+    layout = shell_word(directory)
     tag = job.name
     lines = [
         f"wrote {directory}: OCI image layout, artifact {digest} (tag {tag}) holding "

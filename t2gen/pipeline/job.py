@@ -29,7 +29,13 @@ from t2gen.kube.versions import KubeVersionError, require_kube_version
 from t2gen.model import Job
 from t2gen.pipeline.load import LoadedJob, builtin_template_set, load_jobs
 from t2gen.render.context import build_context
-from t2gen.render.engine import RenderedDocument, TemplateSet, overlay_problem, render
+from t2gen.render.engine import (
+    RenderedDocument,
+    TemplateSet,
+    overlay_problem,
+    partials_only_problem,
+    render,
+)
 
 if TYPE_CHECKING:  # typing.Unpack is 3.11+; mypy reads typing_extensions' stub
     from typing_extensions import Unpack
@@ -61,15 +67,21 @@ class RenderSettings(TypedDict, total=False):
     package: str | None
 
 
-def make_template_set(overlays: Sequence[str] = ()) -> TemplateSet:
+def make_template_set(
+    overlays: Sequence[str] = (), *, for_render: bool = True
+) -> TemplateSet:
     """The built-in set with user template directories laid over it (first wins).
 
     Args:
         overlays: directories as the user named them; the name is shown in
             ``# Source:`` lines of the objects their templates produce.
+        for_render: the set renders jobs, so overlays of new partials only
+            (which it would never include) are refused; False for ``t2gen
+            templates``, which lists and shows any of them.
 
     Raises:
-        T2genError: a directory does not exist or holds no template.
+        T2genError: a directory does not exist or holds no template, or the
+            directories hold only new partials, which nothing would include.
     """
     layers = []
     for directory in overlays:
@@ -78,6 +90,13 @@ def make_template_set(overlays: Sequence[str] = ()) -> TemplateSet:
         label = directory.rstrip("/") or ("/" if directory else ".")
         layers.append((label, directory or "."))
     builtin = builtin_template_set()
+    unused = (
+        partials_only_problem([path for _, path in layers], builtin.builtin)
+        if for_render
+        else None
+    )
+    if unused is not None:
+        raise T2genError(f"{overlays[0]}: {unused[1]}")
     return TemplateSet(
         name=builtin.name, builtin=builtin.builtin, overlays=tuple(layers)
     )
@@ -188,7 +207,13 @@ def render_loaded(
             build_context(job, job_object=job_object_bytes, kube_version=version),
             templates,
         )
-        problems += size_problems(job, doc, rendered, job_object=job_object)
+        problems += size_problems(
+            job,
+            doc,
+            rendered,
+            job_object=job_object,
+            builtin=f"{templates.name}/" if templates.overlays else None,
+        )
         documents.extend(rendered)
     if problems:
         raise SchemaError(problems=problems)
@@ -243,11 +268,11 @@ def check_and_sort(documents: list[RenderedDocument]) -> list[RenderedDocument]:
         ValidationError: the objects fail a semantic check, or two jobs render
             the same object.
     """
-    duplicates = duplicate_findings(documents)
-    if duplicates:  # checking the rest would only repeat it
-        raise ValidationError(findings=duplicates)
     # An object an overlay's template rendered is named with the template.
     builtin = f"{builtin_template_set().name}/"
+    duplicates = duplicate_findings(documents, builtin)
+    if duplicates:  # checking the rest would only repeat it
+        raise ValidationError(findings=duplicates)
     origins = [
         None if document.template.startswith(builtin) else document.template
         for document in documents

@@ -133,6 +133,42 @@ def overlay_problem(directory: str) -> str | None:
     return None
 
 
+def partials_only_problem(
+    overlays: Sequence[str | os.PathLike[str]], builtin: str | os.PathLike[str]
+) -> tuple[str, str] | None:
+    """The first overlay directory and why, when the overlays hold nothing a render uses.
+
+    A partial (``_*.j2``) is rendered only where a template includes it: the
+    built-in templates include only built-in partials, so overlays whose every
+    file is a partial of a new name change nothing, and the render would exit
+    0 with none of the objects they were written for. Such overlays are
+    refused; one template among them (which may include the others'
+    partials), or one partial replacing a built-in one, is enough.
+
+    Args:
+        overlays: the ``--templates`` directories, each already an overlay
+            (:func:`overlay_problem`).
+        builtin: the built-in set's directory.
+
+    Returns:
+        ``(directory, problem)`` of the first overlay, or None when the overlays
+        change what is rendered.
+    """
+    builtin_partials = set(_template_files(builtin))
+    listed = [(directory, _template_files(directory)) for directory in overlays]
+    for _, names in listed:
+        if any(not name.startswith("_") or name in builtin_partials for name in names):
+            return None
+    if not listed:
+        return None
+    directory, names = listed[0]
+    return os.fspath(directory), (
+        f"holds only partials ({', '.join(names)}), which only a template includes, and "
+        "none replaces a built-in one: add a template (a *.j2 file not starting with _) "
+        "that includes them"
+    )
+
+
 def _template_files(directory: str | os.PathLike[str]) -> list[str]:
     """The names in ``directory`` ending in ``.j2`` (as ``Path.glob("*.j2")``), sorted; none if unreadable."""
     try:

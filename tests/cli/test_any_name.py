@@ -8,7 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from t2gen.errors import inert, one_line
+import pytest
+
+from t2gen.errors import inert, one_line, shell_word
 from tests.conftest import ROOT
 from tests.package.cases import jar_bytes
 
@@ -69,3 +71,39 @@ def test_package_prints_its_output_path_inert(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert b"\x1b" not in result.stderr and b"\x07" not in result.stderr
     assert b"wrote a\\x1b]0;pwn\\x07.tgz: " in result.stderr
+    # The command it prints copies that very file: bash's $'...' holds its bytes,
+    # where the inert name in plain quotes ('a\x1b...') would name another file.
+    command = next(line for line in result.stderr.splitlines() if b"kubectl cp" in line)
+    assert b" kubectl cp $'a\\x1b]0;pwn\\x07.tgz' default/" in command
+    word = command.split(b"kubectl cp ", 1)[1].split(b" default/", 1)[0]
+    printed = subprocess.run(
+        ["bash", "-c", b"printf %s " + word],
+        capture_output=True,
+        check=True,
+        env={"PATH": os.environ["PATH"], "LC_ALL": "C.UTF-8"},
+    ).stdout
+    assert printed == b"a\x1b]0;pwn\x07.tgz"
+    assert (tmp_path / os.fsdecode(printed)).is_file()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "plain.tgz",
+        "a b.tgz",
+        "a\x1b]0;x\x07.tgz",
+        "c1\x85.tgz",
+        "\u202ecod.exe",
+        "\udcff'\\.tgz",
+    ],
+)
+def test_a_shell_word_is_inert_and_names_the_same_file(name: str) -> None:
+    word = shell_word(name)
+    assert inert(word) == word
+    printed = subprocess.run(
+        ["bash", "-c", "printf %s " + word],
+        capture_output=True,
+        check=True,
+        env={"PATH": os.environ["PATH"], "LC_ALL": "C.UTF-8"},
+    ).stdout
+    assert printed == os.fsencode(name)

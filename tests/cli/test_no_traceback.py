@@ -92,3 +92,24 @@ def test_an_equals_sign_after_a_short_option_says_how_to_write_it(
     assert (result.returncode, result.stdout) == (2, "")
     assert "write -o json or --output=json" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("value", "advice"),
+    [
+        (".", "a directory is --output-dir . (never -o)"),
+        ("out/", "a directory is --output-dir out/ (never -o)"),
+        ("job.yaml", "a job file is an argument or -f job.yaml (never -o)"),
+        ("toml", "the formats are yaml, json and helm"),
+    ],
+)
+def test_an_equals_sign_before_what_is_no_format_says_what_it_is(
+    tmp_path: Path, value: str, advice: str
+) -> None:
+    # `-o=.` once wrote into a directory named "=." (or, for `-o=/`, tried to
+    # replace one, "Device or resource busy"); then it advised `-o .`, no format either.
+    result = _run("render", JOB, f"-o={value}", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert f"`-o={value}` gives -o the value '={value}'; " in result.stderr
+    assert advice in result.stderr, result.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -226,17 +226,31 @@ def test_a_finding_across_jobs_reports_exactly_as_one_process(tmp_path: Path) ->
     assert alone[0] == 0  # the finding needs the other jobs' objects
 
 
+_EVERY_OPTION = [
+    *("--format", "json", "--namespace", "analytics", "--kube-version", "1.35"),
+    *("--validate", "--templates", "overlay"),
+]
+
+
+# Each run renders the batch twice (one process, then the pool): `make test` runs
+# every option at once (but helm, which takes no namespace) and helm, `make fuzz`
+# each alone as well (six runs were 70 s of CPU).
 @pytest.mark.parametrize(
     "options",
     [
-        ["--format", "json"],
-        ["--format", "helm"],
-        ["--namespace", "analytics"],
-        ["--kube-version", "1.35"],
-        ["--validate"],
-        ["--templates", "overlay"],
+        pytest.param(_EVERY_OPTION, id="all-at-once"),
+        pytest.param(["--format", "helm"], id="format-helm"),
+        *(
+            pytest.param(options, id=options[0].strip("-"), marks=pytest.mark.slow)
+            for options in (
+                ["--format", "json"],
+                ["--namespace", "analytics"],
+                ["--kube-version", "1.35"],
+                ["--validate"],
+                ["--templates", "overlay"],
+            )
+        ),
     ],
-    ids=lambda options: options[0].strip("-"),
 )
 def test_options_work_through_the_pool(tmp_path: Path, options: list[str]) -> None:
     files = _batch(tmp_path)
@@ -293,12 +307,16 @@ def test_standard_input_is_read_in_one_process(tmp_path: Path) -> None:
 def _golden_objects() -> list[list[dict[str, Any]]]:
     import yaml
 
+    _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: same objects
+
     renders = []
     for expected in sorted(GOLDEN.glob("*/expected.stdout")):
         if expected.parent.name.startswith("invalid-"):
             continue
         try:
-            loaded = list(yaml.safe_load_all(expected.read_text(encoding="utf-8")))
+            loaded = list(
+                yaml.load_all(expected.read_text(encoding="utf-8"), Loader=_LOADER)
+            )
         except yaml.YAMLError:  # not a manifest stream (plan's tables)
             continue
         objects = [obj for obj in loaded if isinstance(obj, dict)]
