@@ -70,7 +70,7 @@ def _described(pid: int) -> tuple[bool, str]:
 
 
 def children() -> list[int]:
-    """This process's children, from ``/proc`` (the fourth field of ``stat`` is the parent)."""
+    """This process's children, from ``/proc`` (the fourth field of ``stat`` is the parent), but :data:`KEPT`."""
     me = os.getpid()
     found = []
     for entry in Path("/proc").iterdir():
@@ -81,7 +81,8 @@ def children() -> list[int]:
         except OSError:
             continue
         if int(stat[stat.rindex(")") + 2 :].split()[1]) == me:
-            found.append(int(entry.name))
+            if int(entry.name) not in KEPT:
+                found.append(int(entry.name))
     return sorted(found)
 
 
@@ -100,8 +101,6 @@ def leftovers() -> list[str]:
         return []
     running = []
     for pid in children():
-        if pid in KEPT:
-            continue
         alive, described = _described(pid)
         if alive:
             running.append(described)

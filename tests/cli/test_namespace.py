@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
+from tests.package.cases import jar_bytes
 
 T2GEN = Path(sys.executable).parent / "t2gen"
 WORDCOUNT = ROOT / "examples" / "wordcount.yaml"
@@ -104,7 +105,7 @@ def test_the_package_given_with_package_names_the_namespace(
     kubectl: Any, tmp_path: Path
 ) -> None:
     """A job file without a namespace, packaged for ``analytics``: the package's namespace is recorded."""
-    (tmp_path / "wordcount.jar").write_bytes(b"PK\x05\x06" + bytes(18))
+    (tmp_path / "wordcount.jar").write_bytes(jar_bytes())
     packaged = _t2gen(
         "package",
         str(WORDCOUNT),

@@ -13,6 +13,7 @@ from t2gen.pipeline.load import validate
 from t2gen.twister2.logfiles import KEPT_LOGGER_PROPERTIES
 from tests.conftest import ROOT
 from tests.helpers import run_console
+from tests.package.cases import jar_bytes
 
 EXAMPLE = ROOT / "examples/kept-logs.yaml"
 
@@ -23,7 +24,7 @@ def packages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     text = EXAMPLE.read_text()
     (tmp_path / "plain.yaml").write_text(text[: text.index("  logs:")])
-    (tmp_path / "wordcount.jar").write_bytes(b"PK\x05\x06" + bytes(18))
+    (tmp_path / "wordcount.jar").write_bytes(jar_bytes())
     for job, name in ((str(EXAMPLE), "kept"), ("plain.yaml", "plain")):
         made = run_console(
             [

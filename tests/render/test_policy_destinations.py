@@ -25,6 +25,7 @@ from t2gen.inputs.jobfile import parse_job
 from t2gen.pipeline.job import generate
 from t2gen.pipeline.load import validate
 from tests.helpers import job_text
+from tests.package.cases import jar_bytes
 from tests.render.test_network_policy import allowed
 
 T2GEN = Path(sys.executable).parent / "t2gen"
@@ -197,7 +198,7 @@ def test_the_packages_dashboard_and_name_node_are_checked_with_package(
     )
     job = tmp_path / "job.yaml"
     job.write_text(job_text("workerClass: a.B\n" + POLICY + HDFS), encoding="utf-8")
-    (tmp_path / "job.jar").write_bytes(b"PK\x05\x06" + bytes(18))
+    (tmp_path / "job.jar").write_bytes(jar_bytes(classes=("a.B",)))
     packaged = _t2gen(
         "package", "job.yaml", "--jar", "job.jar", "--conf", "conf", cwd=tmp_path
     )
