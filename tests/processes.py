@@ -80,9 +80,9 @@ def children() -> list[int]:
             stat = (entry / "stat").read_text("utf-8", "replace")
         except OSError:
             continue
-        if int(stat[stat.rindex(")") + 2 :].split()[1]) == me:
-            if int(entry.name) not in KEPT:
-                found.append(int(entry.name))
+        parent = int(stat[stat.rindex(")") + 2 :].split()[1])
+        if parent == me and int(entry.name) not in KEPT:
+            found.append(int(entry.name))
     return sorted(found)
 
 
