@@ -119,3 +119,34 @@ def report_calls(job: Scenario) -> None:
     """The API calls of each ServiceAccount of the run (the audit log); fails on any refused."""
     print(f"API calls of {job.namespace}: {dict(job.calls())}")
     assert not (refused := job.refused()), refused
+
+
+def supervised_run(
+    cluster: ControlPlane, kubelet: Kubelet, tmp_path: Path, **lifecycle: Any
+) -> Scenario:
+    """:func:`scenario`, applied, its runtime started and its supervisor following it."""
+    job = scenario(cluster, kubelet, tmp_path, **lifecycle)
+    job.apply()
+    job.start_runtime()
+    job.supervising()
+    return job
+
+
+def kill(job: Scenario) -> None:
+    """``twister2 kill`` as the user: ``KILL_JOB`` into the job's ConfigMap (``K8S/KubernetesLauncher.java:641``)."""
+    job.admin.request(
+        "PATCH",
+        f"/api/v1/namespaces/{job.namespace}/configmaps/{job.job}",
+        '[{"op":"add","path":"/data/KILL_JOB","value":"true"}]',
+        content_type="application/json-patch+json",
+    )
+
+
+def completes(job: Scenario, kubelet: Kubelet) -> None:
+    """The job master ends the job as COMPLETED: Completed, cleaned up, Succeeded, no call refused."""
+    assert job.job_master is not None
+    job.job_master.terminate("COMPLETED")
+    end(job, kubelet, 0, "Completed: the job completed")
+    cleaned_up(job)
+    phase(job, "Succeeded")
+    report_calls(job)

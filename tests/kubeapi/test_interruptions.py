@@ -17,11 +17,13 @@ from tests.kubeapi.ending import (
     RBAC,
     SUPERVISED,
     cleaned_up,
+    completes,
     end,
     phase,
     rbac,
     report_calls,
     scenario,
+    supervised_run,
 )
 from tests.kubeapi.kubelet import Kubelet, until
 from tests.kubeapi.scenario import Scenario, job_file
@@ -90,22 +92,14 @@ def test_suspended_before_the_start(
     job.apply()
     job.start_runtime()
     job.supervising()
-    assert job.job_master is not None
-    job.job_master.terminate("COMPLETED")
-    end(job, kubelet, 0, "Completed: the job completed")
-    cleaned_up(job)
-    phase(job, "Succeeded")
-    report_calls(job)
+    completes(job, kubelet)
 
 
 def test_worker_pod_deleted(
     controllers: ControlPlane, kubelet: Kubelet, tmp_path: Path
 ) -> None:
     """A running job's worker pod is deleted: the StatefulSet makes it again, its workers start as restarted ones."""
-    job = scenario(controllers, kubelet, tmp_path)
-    job.apply()
-    job.start_runtime()
-    job.supervising()
+    job = supervised_run(controllers, kubelet, tmp_path)
     pod = f"{SUPERVISED}-0-1"
     old = kubelet.pod(pod)["metadata"]["uid"]
     controllers.kubectl("delete", "pod", pod, "-n", job.namespace)
@@ -118,12 +112,7 @@ def test_worker_pod_deleted(
         job.worker(new).start(worker_id) for _, worker_id in job.worker_ids(new)
     ] == [1, 1]
     assert job.status()["phase"] == "Running"
-    assert job.job_master is not None
-    job.job_master.terminate("COMPLETED")
-    end(job, kubelet, 0, "Completed: the job completed")
-    cleaned_up(job)
-    phase(job, "Succeeded")
-    report_calls(job)
+    completes(job, kubelet)
 
 
 def test_stopped_supervisor_deletes_nothing(
@@ -135,10 +124,7 @@ def test_stopped_supervisor_deletes_nothing(
     deleted the ServiceAccounts, every call of the job would fail 401 from then
     on. The job master still ends the job; ``t2gen status`` then lists what is left.
     """
-    job = scenario(controllers, kubelet, tmp_path)
-    job.apply()
-    job.start_runtime()
-    job.supervising()
+    job = supervised_run(controllers, kubelet, tmp_path)
     controllers.kubectl(
         "delete", "job", f"{job.job}-supervisor", "-n", job.namespace, "--wait=false"
     )

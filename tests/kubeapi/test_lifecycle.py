@@ -33,10 +33,12 @@ from tests.kubeapi.ending import (
     crash,
     end,
     kept_previous_log,
+    kill,
     openmpi,
     phase,
     report_calls,
     scenario,
+    supervised_run,
 )
 from tests.kubeapi.kubelet import Kubelet, until
 
@@ -73,10 +75,7 @@ def test_backoff_limit_exceeded(
     controllers: ControlPlane, kubelet: Kubelet, tmp_path: Path
 ) -> None:
     """A worker restarts a third time past backoffLimit 2: the supervisor kills the job (KILL_JOB)."""
-    job = scenario(controllers, kubelet, tmp_path)
-    job.apply()
-    job.start_runtime()
-    job.supervising()
+    job = supervised_run(controllers, kubelet, tmp_path)
     pod, container = f"{SUPERVISED}-0-0", "twister2-container-0"
     assert crash(job, kubelet, pod, container, 0) == 1
     kept_previous_log(kubelet, job, pod, container)
@@ -99,10 +98,7 @@ def test_worker_fully_failed(
     controllers: ControlPlane, kubelet: Kubelet, tmp_path: Path
 ) -> None:
     """No backoffLimit: Twister2's own limit fails the worker, and the job master the job; WorkerFailed."""
-    job = scenario(controllers, kubelet, tmp_path, backoffLimit=None)
-    job.apply()
-    job.start_runtime()
-    job.supervising()
+    job = supervised_run(controllers, kubelet, tmp_path, backoffLimit=None)
     pod, container = f"{SUPERVISED}-0-0", "twister2-container-1"
     assert [crash(job, kubelet, pod, container, 1) for _ in range(4)] == [1, 2, 3, 4]
     kept_previous_log(kubelet, job, pod, container)
@@ -149,16 +145,8 @@ def test_killed_by_the_user(
     controllers: ControlPlane, kubelet: Kubelet, tmp_path: Path
 ) -> None:
     """``twister2 kill`` (KILL_JOB, K8S/KubernetesLauncher.java:641) as the user: Killed."""
-    job = scenario(controllers, kubelet, tmp_path)
-    job.apply()
-    job.start_runtime()
-    job.supervising()
-    job.admin.request(
-        "PATCH",
-        f"/api/v1/namespaces/{job.namespace}/configmaps/{job.job}",
-        '[{"op":"add","path":"/data/KILL_JOB","value":"true"}]',
-        content_type="application/json-patch+json",
-    )
+    job = supervised_run(controllers, kubelet, tmp_path)
+    kill(job)
     end(job, kubelet, 1, "Killed: the job was killed (KILL_JOB was set")
     cleaned_up(job)
     phase(job, "Failed")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tests.conftest import _kubectl_path
 from tests.kubeapi.controlplane import ControlPlane
-from tests.kubeapi.ending import cleaned_up, end, scenario
+from tests.kubeapi.ending import cleaned_up, end, kill, supervised_run
 from tests.kubeapi.kubelet import Kubelet
 from tests.kubeapi.scenario import Scenario
 
@@ -87,10 +87,7 @@ def _phases(watched: str) -> list[str]:
 def test_wait_and_watch_follow_a_job_to_its_success(
     controllers: ControlPlane, kubelet: Kubelet, tmp_path: Path
 ) -> None:
-    job = scenario(controllers, kubelet, tmp_path)
-    job.apply()
-    job.start_runtime()
-    job.supervising()
+    job = supervised_run(controllers, kubelet, tmp_path)
     live = _t2gen(controllers, job, "status", "--live", "-o", "json")
     code, out, err = _finish(live)
     assert (code, json.loads(out)["phase"]) == (0, "Running"), err
@@ -115,17 +112,9 @@ def test_wait_and_watch_follow_a_job_to_its_success(
 def test_wait_says_why_a_job_failed(
     controllers: ControlPlane, kubelet: Kubelet, tmp_path: Path
 ) -> None:
-    job = scenario(controllers, kubelet, tmp_path)
-    job.apply()
-    job.start_runtime()
-    job.supervising()
+    job = supervised_run(controllers, kubelet, tmp_path)
     waiting = _t2gen(controllers, job, "wait", "--timeout", "10m", "--interval", "0.2s")
-    job.admin.request(
-        "PATCH",
-        f"/api/v1/namespaces/{job.namespace}/configmaps/{job.job}",
-        '[{"op":"add","path":"/data/KILL_JOB","value":"true"}]',
-        content_type="application/json-patch+json",
-    )
+    kill(job)
     end(job, kubelet, 1, "Killed: the job was killed (KILL_JOB was set")
     code, out, err = _finish(waiting)
     assert (code, out) == (3, ""), (out, err)  # the reason on stderr, as an error's
