@@ -28,7 +28,7 @@ from t2gen.errors import ConfigError, InputError, Problem
 from t2gen.inputs.textfile import decode_source
 from t2gen.inputs.twister2conf import directory_files, parse_conf
 from t2gen.inputs.yaml import SourceDoc
-from t2gen.model import Job
+from t2gen.model import Job, JobPackage
 from t2gen.package.confwrite import (
     LOGGER_PROPERTIES,
     ConfFile,
@@ -99,7 +99,7 @@ def agreeing_keys(job: Job) -> list[tuple[str, str, Any]]:
             k.PERSISTENT_VOLUME_PER_WORKER,
             float(spec.storage.per_worker.value / 2**30),
         ),
-        ("resource.yaml", k.UPLOADING_METHOD, spec.job_package.upload_method),
+        ("resource.yaml", k.UPLOADING_METHOD, _delivery(job)[0]),
         (
             "network.yaml",
             k.CHANNEL_CLASS,
@@ -121,13 +121,36 @@ def agreeing_keys(job: Job) -> list[tuple[str, str, Any]]:
         keys.append(("network.yaml", k.NODE_PORT, spec.network.node_port))
     if spec.mpi.enabled:
         keys.append(("network.yaml", k.SSH_SECRET_NAME, spec.mpi.ssh_secret_name))
-    uri = spec.job_package.uri
+    method, uri, uploader = _delivery(job)
     suffix = f"/{job.name}.tar.gz"
-    if spec.job_package.upload_method == "webserver":
+    if method == "webserver":
         server = uri[: -len(suffix)] if uri and uri.endswith(suffix) else None
-        server = server or names.uploader_server(spec.job_package.uploader)
+        server = server or names.uploader_server(uploader)
         keys.append(("resource.yaml", k.UPLOADER_WEB_SERVER, server))
     return keys
+
+
+def _delivery(job: Job) -> tuple[str, str | None, str]:
+    """The package's delivery keys: the job file's ``uploadMethod``, ``uri`` and ``uploader``.
+
+    Never ``jobPackage.source``: the package is built before its digest can be
+    written into the job file, and building it again afterwards must give the
+    same bytes, or the digest just written would no longer name it. Only
+    Twister2's client reads these keys (``RequestObjectBuilder.uploadMethod``,
+    set by ``uploaders/k8s/K8sUploader.java:75`` and read by
+    ``KubernetesLauncher.java:578`` and ``core/ResourceAllocator.java:457``; the
+    pods' scripts take the method from the manifests' environment), so a
+    package delivered by an init container may say what the job file says
+    without a ``source``: ``source`` replaces ``uploadMethod``, ``uri`` and
+    ``uploader``, which therefore keep their defaults.
+    """
+    package = job.spec.job_package
+    if package.source is not None:
+        default = JobPackage(
+            upload_method="webserver", uri=None, file_size=None, jar_file=None
+        )
+        return default.upload_method, default.uri, default.uploader
+    return package.upload_method, package.uri, package.uploader
 
 
 def defaulted_keys(job: Job) -> list[tuple[str, str, Any]]:

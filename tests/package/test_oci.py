@@ -234,3 +234,37 @@ def test_a_directory_t2gen_did_not_write_is_refused(tmp_path: Path) -> None:
 )
 def test_the_repository_of_a_reference(reference: str, repo: str) -> None:
     assert repository(reference) == repo
+
+
+def test_writing_the_digest_into_the_job_file_does_not_change_the_package(
+    tmp_path: Path,
+) -> None:
+    """README's order: package, push, write ``source`` into the job file; packaging again gives the same bytes.
+
+    The package's delivery keys used to follow ``source`` (``client-to-pods``
+    with it, ``webserver`` before it), so the second build had another digest
+    and ``package`` advised writing one that was never pushed.
+    """
+    text = EXAMPLE.read_text(encoding="utf-8")
+    job = tmp_path / "wordcount-oci.yaml"
+    job.write_text(text[: text.index("    source:")], encoding="utf-8")  # before step 4
+    (tmp_path / "wordcount.jar").write_bytes(jar_bytes())
+
+    def package() -> tuple[bytes, str]:
+        result = subprocess.run(
+            [str(T2GEN) if T2GEN.exists() else "t2gen", "package", str(job)]
+            + ["--jar", "wordcount.jar", "--oci", "layout", "--force"],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=tmp_path,
+        )
+        assert result.returncode == 0, result.stderr
+        return (tmp_path / "wordcount-oci.tar.gz").read_bytes(), result.stderr
+
+    first, printed = package()
+    source = printed[printed.index("    source:") :]  # what package says to write
+    job.write_text(job.read_text(encoding="utf-8") + source, encoding="utf-8")
+    second, printed = package()
+    assert "warning:" not in printed, printed
+    assert second == first
