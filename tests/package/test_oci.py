@@ -252,8 +252,11 @@ def test_writing_the_digest_into_the_job_file_does_not_change_the_package(
 
     def package() -> tuple[bytes, str]:
         result = subprocess.run(
-            [str(T2GEN) if T2GEN.exists() else "t2gen", "package", str(job)]
-            + ["--jar", "wordcount.jar", "--oci", "layout", "--force"],
+            [
+                str(T2GEN) if T2GEN.exists() else "t2gen",
+                *("package", str(job), "--jar", "wordcount.jar"),
+                *("--oci", "layout", "--force"),
+            ],
             capture_output=True,
             text=True,
             check=False,

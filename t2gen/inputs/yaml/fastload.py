@@ -63,6 +63,7 @@ from t2gen.inputs.yaml.yaml12 import (
     ALIAS_MESSAGE,
     ANCHOR_MESSAGE,
     check_directives,
+    key_type_message,
     kind_message,
     second_document_line,
     yaml_error,
@@ -287,7 +288,7 @@ def _build(
                         if conversion is None:
                             conversion = (
                                 here,
-                                f"mapping key {value!r} is not a string; quote it",
+                                key_type_message(value),
                             )
                         value = f"\x00{nodes}"  # a stand-in; the job is refused
                     elif value in stack[-1][0]:

@@ -40,6 +40,7 @@ from t2gen.inputs.yaml.yaml12 import (
     error_at,
     join_surrogates,
     key_tag_message,
+    key_type_message,
     kind_message,
     second_document_line,
     yaml_error,
@@ -307,7 +308,7 @@ def _plain(
                     col=col,
                     message=key_tag_message(tag)
                     if isinstance(key, ruamel.TaggedScalar) and tag
-                    else f"mapping key {key!r} is not a string; quote it",
+                    else key_type_message(key),
                 )
             written: JsonPath = (*where, key)
             if line_data:

@@ -12,6 +12,7 @@ errors. The limits themselves live in :mod:`t2gen.inputs.yaml.source`.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from t2gen.errors import ConfigError
@@ -34,6 +35,7 @@ __all__ = [
     "error_at",
     "join_surrogates",
     "key_tag_message",
+    "key_type_message",
     "kind_message",
     "second_document_line",
     "tag_mismatch_message",
@@ -62,6 +64,28 @@ def directive_message(version: str) -> str:
 def key_tag_message(tag: str) -> str:
     """The message for a tag (``!!str``, ``!custom``, as written in short form) on a mapping key."""
     return f"YAML tag {tag} is not allowed on a mapping key; remove it"
+
+
+def key_type_message(key: object) -> str:
+    """The message for a mapping key that is no string: named by its YAML type, never by a Python repr.
+
+    ``name: {{ x }}``, a template placeholder left in a job file, is YAML's flow
+    mapping ``{{x: null}: null}``: its key is a mapping, which the message names.
+    """
+    if isinstance(key, Mapping):
+        return (
+            "mapping key is itself a mapping ({...}); a {{ placeholder }} of a template "
+            "is one in YAML: fill it in, or quote the value"
+        )
+    if isinstance(key, Sequence) and not isinstance(key, str):
+        return "mapping key is a list ([...]); keys are strings: quote it"
+    if key is None:
+        shown = "null"
+    elif isinstance(key, bool):
+        shown = "true" if key else "false"
+    else:
+        shown = str(key)
+    return f"mapping key {shown} is not a string; quote it"
 
 
 def kind_message(kind: str) -> str:
