@@ -21,11 +21,12 @@ from t2gen.pipeline.job import generate_loaded
 from t2gen.pipeline.load import load_jobs
 from t2gen.record import Record
 from t2gen.status.fetch import Kubectl, collect_command, fetched_kinds
-from t2gen.status.live import fetch_objects
+from t2gen.status.live import KubectlFailed, fetch_objects
 from t2gen.status.phase import FINAL_PHASES, JobStatus, exit_code, job_status
 from t2gen.status.text import status_text
 
 __all__ = [
+    "MAX_FAILED_POLLS",
     "TIMEOUT_EXIT_CODE",
     "StatusOutcome",
     "WaitOutcome",
@@ -153,6 +154,10 @@ class WaitOutcome(Record):
 TIMEOUT_EXIT_CODE = 5
 """``t2gen wait``'s exit code when the timeout passes before the job ends."""
 
+MAX_FAILED_POLLS = 3
+"""Polls in a row ``t2gen wait`` lets kubectl fail (an API server restarting, a network
+blip) before it gives up, once kubectl has read the cluster; a first failure ends it at once."""
+
 
 def wait_for_job(
     path: str,
@@ -168,7 +173,9 @@ def wait_for_job(
     """``t2gen wait``: poll the job's objects until it has ended, or ``timeout`` seconds pass.
 
     A job not found yet (not applied, or its objects not created yet) is
-    waited for, as ``kubectl wait --for=create`` would.
+    waited for, as ``kubectl wait --for=create`` would. Once kubectl has read
+    the cluster, up to :data:`MAX_FAILED_POLLS` failed polls in a row are
+    waited through; a first poll that fails ends the wait at once.
 
     Returns:
         Succeeded: exit code 0; Failed: 3, with the supervisor's reason;
@@ -177,10 +184,19 @@ def wait_for_job(
     """
     job, rendered = _load(path, namespace, warnings)
     deadline = clock() + timeout
+    failed = 0  # kubectl's failures in a row, after it has read the cluster once
+    seen = False
     while True:
-        found = job_status(
-            job, fetch_objects(job, rendered, kubectl), fetched_kinds(job, rendered)
-        )
+        try:
+            objects = fetch_objects(job, rendered, kubectl)
+        except KubectlFailed:
+            failed += 1
+            if not seen or failed > MAX_FAILED_POLLS or deadline - clock() <= 0:
+                raise  # a kubeconfig that never worked, or an outage longer than a blip
+            sleep(min(interval, max(0.0, deadline - clock())))
+            continue
+        failed, seen = 0, True
+        found = job_status(job, objects, fetched_kinds(job, rendered))
         phase = found["phase"]
         if phase in FINAL_PHASES:
             return WaitOutcome(exit_code(phase), _line(job, found))

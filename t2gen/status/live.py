@@ -21,10 +21,15 @@ from t2gen.inputs.cluster import MAX_CLUSTER_BYTES, parse_cluster
 from t2gen.model import Job
 from t2gen.status.fetch import Kubectl, get_command
 
-__all__ = ["KUBECTL_SOURCE", "fetch_objects"]
+__all__ = ["KUBECTL_SOURCE", "KubectlFailed", "fetch_objects"]
 
 KUBECTL_SOURCE = "kubectl get"
 """How messages name kubectl's output."""
+
+
+class KubectlFailed(T2genError):
+    """kubectl ran and exited non-zero (the API server unreachable, credentials refused...)."""
+
 
 _STDERR_BYTES = 64 * 1024
 """How much of kubectl's standard error is read on a failure; its last line (kubectl's summary) is quoted."""
@@ -36,8 +41,8 @@ def fetch_objects(
     """Run ``kubectl get`` and read the job's objects from its output.
 
     Raises:
-        T2genError: kubectl is not found, fails (its message quoted), or
-            prints more than :data:`~t2gen.inputs.cluster.MAX_CLUSTER_BYTES`.
+        KubectlFailed: kubectl fails (its message quoted).
+        T2genError: kubectl is not found, or prints more than :data:`~t2gen.inputs.cluster.MAX_CLUSTER_BYTES`.
         InputError: its output is not a list of objects.
     """
     argv = get_command(job, rendered, kubectl)
@@ -64,5 +69,5 @@ def fetch_objects(
             errors.seek(0)
             lines = errors.read(_STDERR_BYTES).decode("utf-8", "replace").splitlines()
             said = next((line for line in reversed(lines) if line.strip()), "")
-            raise T2genError(f"kubectl get failed (exit code {code}): {said[:500]}")
+            raise KubectlFailed(f"kubectl get failed (exit code {code}): {said[:500]}")
     return parse_cluster(raw, KUBECTL_SOURCE)

@@ -180,3 +180,55 @@ def test_usage_errors(tmp_path: Path) -> None:
             [str(T2GEN), *argv], capture_output=True, text=True, check=False
         )
         assert done.returncode == 2, (argv, done.stderr)
+
+
+def _flaky_kubectl(tmp_path: Path, answers: list[str | int]) -> Kubectl:
+    """A kubectl whose nth call prints the saved state ``answers[n]``, or fails with that exit code."""
+    script = tmp_path / "kubectl"
+    script.write_text(
+        textwrap.dedent(
+            f"""\
+            #!{sys.executable}
+            import sys
+            from pathlib import Path
+            log = Path({str(tmp_path / "calls")!r})
+            n = len(log.read_text()) if log.exists() else 0
+            log.write_text("x" * (n + 1))
+            answer = {answers!r}[min(n, {len(answers) - 1})]
+            if isinstance(answer, int):
+                sys.stderr.write("Unable to connect to the server: connection refused\\n")
+                sys.exit(answer)
+            sys.stdout.write(Path({str(STATES)!r}, answer + ".json").read_text())
+            """
+        ),
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    return Kubectl(binary=str(script))
+
+
+def test_wait_waits_through_a_short_outage_of_the_api_server(tmp_path: Path) -> None:
+    """Three failed polls in a row after a good one (an API server restarting): the wait goes on."""
+    outcome = wait_for_job(
+        JOB,
+        kubectl=_flaky_kubectl(tmp_path, ["running", 1, 1, 1, "failed"]),
+        timeout=3600,
+        interval=1,
+        sleep=lambda _: None,
+    )
+    assert (outcome.exit_code, outcome.message.split(": ")[1]) == (3, "Failed")
+
+
+def test_wait_gives_up_on_a_longer_outage_and_on_a_kubectl_that_never_worked(
+    tmp_path: Path,
+) -> None:
+    for answers in (["running", 1, 1, 1, 1, "failed"], [1, "running"]):
+        (tmp_path / "calls").unlink(missing_ok=True)
+        with pytest.raises(T2genError, match="connection refused"):
+            wait_for_job(
+                JOB,
+                kubectl=_flaky_kubectl(tmp_path, answers),
+                timeout=3600,
+                interval=1,
+                sleep=lambda _: None,
+            )
