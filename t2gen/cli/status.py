@@ -143,5 +143,19 @@ def status(
             )
             write_stdout(escape(outcome.text))
             code = outcome.exit_code
+            if (
+                not outcome.phase
+            ):  # only the command to save the state: say what comes next
+                import shlex
+
+                from t2gen.cli.commands import echo
+
+                echo(
+                    inert(
+                        f"then: t2gen status {shlex.quote(job)} --cluster state.json "
+                        "(or --live: t2gen runs that kubectl itself)"
+                    ),
+                    err=True,
+                )
     if code:
         raise typer.Exit(code)
