@@ -28,6 +28,7 @@ from tests.contract import runtime as t2
 from tests.contract.cases import case
 from tests.contract.helpers import facts
 from tests.kubeapi.controlplane import ControlPlane
+from tests.kubeapi.kubelet import until
 from tests.lifecycle.calls import supervisor_calls, supervisor_env
 
 CASES = ["example/supervised", "example/openmpi", "job/scalable-last"]
@@ -183,6 +184,62 @@ def _apply_rbac(cluster: ControlPlane, c: Any, namespace: str) -> None:
         cluster.admin.request(
             "POST", f"{plural}/namespaces/{namespace}/{obj['kind'].lower()}s", moved
         )
+    _wait_for_the_authorizer(cluster, namespace)
+
+
+SENTINEL = "rbac-sentinel"
+
+
+def _wait_for_the_authorizer(cluster: ControlPlane, namespace: str) -> None:
+    """Wait until the RBAC authorizer has seen every Role and RoleBinding just created.
+
+    The authorizer answers from informer caches, which see a new object a moment
+    after its create returns (a SubjectAccessReview asked at once under load was
+    refused a call the Role grants). Each cache receives its kind's objects in the
+    order they were written, so a Role and a RoleBinding created after the job's
+    (granting a ServiceAccount of no role one ``get``) are allowed only once the
+    caches hold the job's too: the test waits for that event, then asks.
+    """
+    rbac = f"/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}"
+    cluster.admin.request(
+        "POST",
+        f"{rbac}/roles",
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "Role",
+            "metadata": {"name": SENTINEL},
+            "rules": [
+                {
+                    "apiGroups": [""],
+                    "resources": ["configmaps"],
+                    "resourceNames": [SENTINEL],
+                    "verbs": ["get"],
+                }
+            ],
+        },
+    )
+    cluster.admin.request(
+        "POST",
+        f"{rbac}/rolebindings",
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "RoleBinding",
+            "metadata": {"name": SENTINEL},
+            "roleRef": {
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "Role",
+                "name": SENTINEL,
+            },
+            "subjects": [
+                {"kind": "ServiceAccount", "name": SENTINEL, "namespace": namespace}
+            ],
+        },
+    )
+    ask = Ask("sentinel", "get", "", "configmaps", SENTINEL, True, "the sentinel")
+    until(
+        lambda: _review(cluster, namespace, SENTINEL, ask),
+        "the RBAC authorizer to see the Roles and RoleBindings just created",
+    )
 
 
 @pytest.mark.parametrize("name", CASES)
