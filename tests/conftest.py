@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -209,6 +210,7 @@ def kube_schema_errors(obj: dict[str, Any], version: str) -> list[str]:
             for error in validator.iter_errors(obj)
         ]
 
+    _cache_schema_files()
     try:
         kubernetes_validate.validate(obj, version, strict=True)
     except kubernetes_validate.ValidationError as err:
@@ -216,6 +218,38 @@ def kube_schema_errors(obj: dict[str, Any], version: str) -> list[str]:
             f"{obj.get('kind')}/{obj['metadata'].get('name')}: {'.'.join(map(str, err.path))}: {err.message}"
         ]
     return []
+
+
+@functools.cache
+def _cache_schema_files() -> None:
+    """Read each of kubernetes-validate's schema files once per test process.
+
+    ``kubernetes_validate.validate`` reads (``utils.schema_contents``) and parses
+    the kind's schema and the version's whole ``_definitions.json`` (1.6 MB) for
+    every object it is given: most of the golden suite's time. The parsed files
+    are only read by jsonschema, so one copy serves every call.
+    """
+    from kubernetes_validate import utils  # type: ignore[import-not-found]
+
+    utils.schema_contents = functools.cache(utils.schema_contents)
+
+
+def _build_each_cli_once() -> None:
+    """Let ``typer.testing.CliRunner.invoke`` build each Typer app's click command once per process.
+
+    Typer builds the command again on every ``invoke`` (``typer.testing``
+    calls ``typer.main.get_command(app)``): some 30 ms of reading annotations,
+    most of a small command's time in the suite. The command is the same every
+    time (nothing in the suite changes the app; ``invoke``'s ``env`` is applied
+    after the build), so one is kept per app.
+    """
+    import typer.main
+    import typer.testing
+
+    typer.testing._get_command = functools.cache(typer.main.get_command)  # type: ignore[attr-defined]
+
+
+_build_each_cli_once()
 
 
 # Hypothesis profiles: `make test` runs a modest, reproducible run (derandomised, no
