@@ -27,7 +27,7 @@ from t2gen.inputs.yaml.loader import parse_config
 from t2gen.inputs.yaml.source import YAML11_LINE_BREAKS as _YAML11_BREAKS
 from t2gen.jobfile.schema import is_valid_fast, schema_problems
 from t2gen.kube.yamlio import dump_yaml
-from tests.conftest import EXAMPLES, SCHEMA_JOBS, WHOLE_JOBS
+from tests.conftest import EXAMPLES, SCHEMA_JOBS, WHOLE_JOBS, WHOLE_JOBS_DRAWN
 
 
 def _rich(text: str) -> Any:
@@ -138,7 +138,7 @@ JSON_VALUES = st.recursive(
 )
 
 
-@WHOLE_JOBS
+@WHOLE_JOBS_DRAWN
 @given(job=SCHEMA_JOBS, data=st.data())
 def test_generated_validator_agrees_with_jsonschema(
     job: dict[str, Any], data: st.DataObject
