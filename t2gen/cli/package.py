@@ -111,6 +111,11 @@ def package(
             force=force,
             inputs=[job, *(x for x in (jar, conf) if x is not None)],
         )
+        if oci is not None:
+            from t2gen.output.ocilayout import check_oci_layout_target
+
+            # before the package is written: a refused DIR leaves nothing behind
+            check_oci_layout_target(Path(oci))
         built = build_package(loaded, doc, jar=jar, conf=conf, output=str(target))
         lines = [str(change) for change in built.changes]
         lines.append(f"wrote {built.path}: {built.size} bytes, sha256 {built.sha256}")

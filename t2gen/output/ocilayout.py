@@ -19,7 +19,7 @@ from pathlib import Path
 from t2gen.errors import OutputError
 from t2gen.package.oci import ARTIFACT_TYPE, LAYOUT_VERSION, Artifact
 
-__all__ = ["write_oci_layout"]
+__all__ = ["check_oci_layout_target", "write_oci_layout"]
 
 _LAYOUT_ENTRIES = {"oci-layout", "index.json", "blobs"}
 _INDEX_BOUND = 1 << 20
@@ -70,6 +70,31 @@ def _stage(staging: Path, art: Artifact, package: Path) -> None:
     _write(staging / "index.json", art.index)
 
 
+def _refused(directory: Path) -> OutputError:
+    return OutputError(
+        f"{directory}: holds files that are not an OCI layout t2gen wrote; t2gen "
+        "replaces the whole directory, so it refuses rather than lose them: give a "
+        "new or empty directory"
+    )
+
+
+def check_oci_layout_target(directory: Path) -> None:
+    """Refuse ``directory`` before anything is written, as :func:`write_oci_layout` would.
+
+    ``t2gen package --oci DIR`` checks ``DIR`` before it writes the package file,
+    so a command that fails on ``DIR`` leaves no package behind either.
+
+    Raises:
+        OutputError: ``directory`` is not a directory, its parent is missing,
+            or it holds something t2gen did not write.
+    """
+    from t2gen.output.files import resolve_target
+
+    target, _ = resolve_target(directory, directory=True)
+    if target.is_dir() and not _ours(target):
+        raise _refused(directory)
+
+
 def write_oci_layout(directory: Path, art: Artifact, package: Path) -> None:
     """Write ``art`` and the package file as the OCI image layout ``directory``.
 
@@ -92,11 +117,7 @@ def write_oci_layout(directory: Path, art: Artifact, package: Path) -> None:
         with atomicdir.locked(parent):
             atomicdir.recover(parent, target.name)
             if target.is_dir() and not _ours(target):
-                raise OutputError(
-                    f"{directory}: holds files that are not an OCI layout t2gen wrote; t2gen "
-                    "replaces the whole directory, so it refuses rather than lose them: give a "
-                    "new or empty directory"
-                )
+                raise _refused(directory)
             token = uuid.uuid4().hex[:12]
             staging = parent / f".{target.name}.t2gen-{token}"
             old = parent / f".{target.name}.t2gen-old-{token}"

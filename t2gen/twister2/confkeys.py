@@ -194,6 +194,11 @@ POD_KEYS: dict[str, str] = {
     ZOOKEEPER_ROOT_NODE: "spec.zooKeeper.rootNode",
     JOB_MASTER_PERSISTENT_VOLUME: "spec.jobMaster.persistentDisk",
     JOB_MASTER_IP: "spec.jobMaster.address",
+    # t2gen package writes it from the field (t2gen.package.runtime.fault_tolerance_keys) and the
+    # supervisor counts restarts against it; the pods read it after overrideConfigs
+    # (K8S/worker/K8sWorkerStarter.java:175), so a JobConfig entry would move Twister2's limit
+    # away from the supervisor's (issue 40's false "WorkerFailed")
+    MAX_WORKER_RESTARTS: "spec.lifecycle.maxWorkerRestarts",
 }
 """Keys the pods read that the job file decides (key -> the job-file field it comes from):
 those ``t2gen package`` sets from the job file, the job master's share of the claim (the job

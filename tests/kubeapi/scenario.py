@@ -247,22 +247,26 @@ class Scenario:
         self.job_master.start()
         for pod in pods:
             if pod is not jm_pod:
-                worker = self.worker(pod)
-                for _, worker_id in self.worker_ids(pod):
-                    try:
+                try:
+                    # the pod's token is asked for here too: a TokenRequest bound to a
+                    # pod that the job master's clean-up has deleted answers 404
+                    worker = self.worker(pod)
+                    for _, worker_id in self.worker_ids(pod):
                         worker.start(worker_id)
-                    except ApiError as error:
-                        # A short deadline may end the job before every worker has
-                        # started (the machine is slow, not the script): the job
-                        # master's JobTerminator deleted the ConfigMap (404) and the
-                        # supervisor the pods' ServiceAccounts (401). In a cluster
-                        # those pods are being deleted; nothing is left to start.
-                        if not (
-                            self.job_master.ended.is_set()
-                            and error.status in (401, 404)
-                        ):
-                            raise
-                        return self.job_master
+                except ApiError as error:
+                    # A short deadline may end the job before every worker has
+                    # started (the machine is slow, not the script): the job
+                    # master's JobTerminator deleted the ConfigMap and the pods
+                    # (404) and the supervisor the pods' ServiceAccounts (401). In a
+                    # cluster those pods are being deleted; nothing is left to start.
+                    # The 404 can come while JobTerminator is still deleting (the
+                    # garbage collector removes the pods of a deleted StatefulSet at
+                    # once), so wait for its end rather than read it.
+                    if not (
+                        error.status in (401, 404) and self.job_master.ended.wait(60)
+                    ):
+                        raise
+                    return self.job_master
         return self.job_master
 
     def worker(self, pod: dict[str, Any]) -> Worker:

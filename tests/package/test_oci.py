@@ -224,6 +224,41 @@ def test_a_directory_t2gen_did_not_write_is_refused(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 
+@pytest.mark.parametrize("kind", ["not ours", "a file", "no parent"])
+def test_a_refused_layout_leaves_no_package_behind(tmp_path: Path, kind: str) -> None:
+    """A command that exits 1 on ``--oci DIR`` writes nothing, the package file included."""
+    layout = tmp_path / "layout"
+    if kind == "not ours":
+        layout.mkdir()
+        (layout / "notes.txt").write_text("mine")
+    elif kind == "a file":
+        layout.write_text("mine")
+    else:
+        layout = tmp_path / "missing" / "layout"
+    jar = tmp_path / "wordcount.jar"
+    jar.write_bytes(jar_bytes())
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = subprocess.run(
+        [
+            str(T2GEN) if T2GEN.exists() else "t2gen",
+            "package",
+            str(EXAMPLE),
+            "--jar",
+            str(jar),
+            "--oci",
+            str(layout),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == ""
+    assert str(layout) in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
 @pytest.mark.parametrize(
     ("reference", "repo"),
     [

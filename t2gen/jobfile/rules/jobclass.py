@@ -110,7 +110,7 @@ def check_job_config_keys(data: dict[str, Any], doc: SourceDoc) -> Iterator[Prob
     ``.../k8s/master/JobMasterStarter.java:84``). For the keys ``t2gen package``
     derives from the job file so that they agree with the manifests
     (``kubernetes.namespace``, the ports, the channel, the job master, ZooKeeper,
-    checkpointing: :data:`t2gen.twister2.confkeys.POD_KEYS`), and for the job
+    checkpointing, the restart limit: :data:`t2gen.twister2.confkeys.POD_KEYS`), and for the job
     master's share of the claim and its address, which the pods read too
     (``JobMasterStarter.java:91-92``, ``WorkerRuntime.java:95``), such an entry would
     make the pods read a value the manifests do not have, while ``validate``,

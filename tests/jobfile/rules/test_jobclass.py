@@ -21,3 +21,23 @@ def test_a_key_of_the_users_own_is_allowed() -> None:
 
     job = valid_job(job_text("workers:\n  - count: 2\njobConfig:\n  MAX_CHARS: 5\n"))
     assert job.spec.job_config == (("MAX_CHARS", 5),)
+
+
+def test_the_restart_limit_is_refused_as_a_job_config_key() -> None:
+    """A JobConfig entry would move Twister2's restart limit away from the supervisor's.
+
+    The pods put every JobConfig entry over the package's configuration
+    (``JobUtils.java:122-138``, called at ``K8sWorkerStarter.java:99``) and read the
+    limit after it (``K8sWorkerStarter.java:175``), while ``t2gen package`` writes
+    ``spec.lifecycle.maxWorkerRestarts`` into the package and the supervisor counts
+    against it: the supervisor would report WorkerFailed for a job Twister2 goes on with.
+    """
+    key = "twister2.fault.tolerance.max.worker.restarts"
+    text = job_text(
+        "workers:\n  - count: 2\n"
+        "lifecycle:\n  supervise: true\n  maxWorkerRestarts: 2\n"
+        f"jobConfig:\n  {key}: 50\n"
+    )
+    found = [p for p in problems(text) if p[2] == f'spec.jobConfig["{key}"]']
+    assert len(found) == 1, problems(text)
+    assert "spec.lifecycle.maxWorkerRestarts" in found[0][3]
