@@ -88,7 +88,7 @@ bench: $(STAMP) $(HELM) ## (PREVIOUS=DIR: also run plan in a checkout of the pre
 	$(BIN)/python bench/kinds.py --append bench/results.md $(if $(PREVIOUS),--previous $(PREVIOUS))
 	$(BIN)/python bench/ablation.py --append bench/results.md
 	$(BIN)/python bench/layout.py --append bench/results.md
-	$(BIN)/python bench/package_bench.py --append bench/results.md
+	$(BIN)/python bench/package_bench.py --append bench/results.md $(if $(PREVIOUS),--previous $(PREVIOUS))
 
 fuzz: $(STAMP) ## A long property-based run over the job schema, and the slow tier: every flood shape, every golden's broken copies, -o DIR under kills and concurrency
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/properties/test_properties.py tests/properties/test_injection.py tests/inputs/yaml/test_fastpath.py -q -s

@@ -22,9 +22,10 @@ __all__ = ["FAST_PATHS", "enabled", "switch_variable"]
 FAST_PATHS: dict[str, str] = {
     "FAST_START": (
         "t2gen/cli/launch.py: `render|validate|check FILE...` (and `render --validate`) "
+        "and `package JOB --jar FILE` (with at most `--output-file FILE` and `--conf DIR`) "
         "run the command without importing Typer or building the command tree. "
-        "Must preserve: Typer's stdout, stderr and exit code for every such line; "
-        "any option, typo or missing argument goes to Typer."
+        "Must preserve: Typer's stdout, stderr, exit code and files for every such line; "
+        "any other option, typo or missing argument goes to Typer."
     ),
     "SCHEMA_CODE": (
         "t2gen/jobfile/schema.py: a job file is checked by the validator generated "

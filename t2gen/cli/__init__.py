@@ -1,8 +1,9 @@
 """The whole command line: the console script, one module per command, exit codes, help.
 
 * :mod:`t2gen.cli.launch` is the ``t2gen`` console script: it runs the plain
-  ``render|validate|check FILE...`` command lines (and ``--help``,
-  ``--version``) without importing Typer, and hands everything else to
+  ``render|validate|check FILE...`` and ``package JOB --jar FILE`` command
+  lines (and ``--help``, ``--version``) without importing Typer, and hands
+  everything else to
 * :mod:`t2gen.cli.app`, the Typer app, which collects the commands (one module
   each: ``validate``, ``render``, ``check``, ``plan``, ``import_``, ``schema``,
   ``init``, ``explain``, ``templates``, ``secret``, ``package``, ``status``,
@@ -10,7 +11,8 @@
   their shared options (``_options``).
 * :mod:`t2gen.cli.commands` runs ``validate``, ``render`` and ``check`` once
   their arguments are parsed, for both, and maps errors to exit codes
-  (0 ok, 1 invalid input or a failed check, 2 usage error); ``_report`` prints
+  (0 ok, 1 invalid input or a failed check, 2 usage error);
+  :mod:`t2gen.cli.packaging` runs ``package`` the same way; ``_report`` prints
   the errors of the other commands.
 * :mod:`t2gen.cli.complete` (``kubectl_complete-t2gen``),
   :mod:`t2gen.cli.kustomize` (``t2gen-kustomize``) and

@@ -7,9 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from t2gen.cli._options import Namespace
-from t2gen.cli._report import reporting
-from t2gen.cli.commands import echo
-from t2gen.errors import Warning_
+from t2gen.cli.packaging import run_package
 
 __all__ = ["EPILOG", "package"]
 
@@ -84,50 +82,14 @@ def package(
     package's SHA-256 and size, and the delivery step (with --oci: the push
     commands and the digest to write into the job file) go to stderr.
     """
-    warnings: list[Warning_] = []
-    with reporting(warnings):
-        from pathlib import Path
-
-        from t2gen.inputs.jobfile import read_job
-        from t2gen.jobfile.rules import RuleOptions
-        from t2gen.output.files import replaceable_target
-        from t2gen.package.build import build_package, delivery
-        from t2gen.package.delivery import built_warnings, oci_delivery
-        from t2gen.package.write import GZIP_HEADER
-        from t2gen.pipeline.load import validate
-
-        doc = read_job(job)
-        # the package being built supplies the sizes a job file may leave out
-        loaded = validate(
-            doc,
-            namespace=namespace,
-            warnings=warnings,
-            options=RuleOptions(package=True),
-        )
-        # The one rule of every path t2gen writes (t2gen/output/files.py).
-        target = replaceable_target(
-            Path(output_file or f"{loaded.name}.tar.gz"),
-            marker=GZIP_HEADER,
-            force=force,
-            inputs=[job, *(x for x in (jar, conf) if x is not None)],
-        )
-        if oci is not None:
-            from t2gen.output.ocilayout import check_oci_layout_target
-
-            # before the package is written: a refused DIR leaves nothing behind
-            check_oci_layout_target(Path(oci))
-        built = build_package(loaded, doc, jar=jar, conf=conf, output=str(target))
-        lines = [str(change) for change in built.changes]
-        lines.append(f"wrote {built.path}: {built.size} bytes, sha256 {built.sha256}")
-        warnings += built_warnings(loaded, doc, built)
-        if oci is not None:
-            from t2gen.output.ocilayout import write_oci_layout
-            from t2gen.package.oci import artifact
-
-            art = artifact(loaded.name, f"sha256:{built.sha256}", built.size)
-            write_oci_layout(Path(oci), art, Path(built.path))
-            lines += oci_delivery(loaded, built, oci, art.digest)
-        else:
-            lines += delivery(loaded, built)
-        for line in lines:
-            echo(line, err=True)
+    code = run_package(
+        job,
+        jar=jar,
+        conf=conf,
+        namespace=namespace,
+        output_file=output_file,
+        oci=oci,
+        force=force,
+    )
+    if code:
+        raise typer.Exit(code)

@@ -15,7 +15,6 @@ from t2gen.model import Job
 from t2gen.package.confagree import Change, conf_with_job, minimal_config
 from t2gen.package.jar import check_jar
 from t2gen.package.job import job_message
-from t2gen.package.oci import file_digest
 from t2gen.package.write import Member, write_package
 from t2gen.record import Record
 from t2gen.twister2 import names
@@ -104,12 +103,8 @@ def build_package(
     inputs = [jar, job.source]
     if conf is not None:
         inputs += [str(Path(conf) / f.directory / f.name) for f in files]
-    size = write_package(target, members, inputs=inputs)
-    try:
-        digest, _ = file_digest(target)
-    except OSError as err:
-        raise ConfigError(path=target, message=f"cannot read it back: {err}") from None
-    return Built(target, size, name, tuple(changes), digest.split(":", 1)[1])
+    written = write_package(target, members, inputs=inputs)
+    return Built(target, written.size, name, tuple(changes), written.sha256)
 
 
 def delivery(job: Job, built: Built) -> list[str]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import hashlib
 import io
 import os
 import stat
@@ -29,7 +30,14 @@ from typing import BinaryIO
 from t2gen.errors import ConfigError
 from t2gen.record import Record
 
-__all__ = ["ARCHIVE_DIRECTORY", "GZIP_HEADER", "MTIME", "Member", "write_package"]
+__all__ = [
+    "ARCHIVE_DIRECTORY",
+    "GZIP_HEADER",
+    "MTIME",
+    "Member",
+    "Written",
+    "write_package",
+]
 
 ARCHIVE_DIRECTORY = "twister2-job"
 """The directory every member is in (``Context.java:81``)."""
@@ -51,6 +59,38 @@ class Member(Record):
     source: str | None = None
 
 
+class Written(Record):
+    """A package as written: its size in bytes and the SHA-256 (hex) of those bytes."""
+
+    size: int
+    sha256: str
+
+
+class _Hashed:
+    """The package file, hashed as it is written: every byte goes to the file and to SHA-256.
+
+    The digest is of the bytes handed to the file, so the package is not read
+    back to hash it (one pass over the output instead of two); a short write
+    raises ``OSError``.
+    """
+
+    def __init__(self, out: BinaryIO) -> None:
+        self.out = out
+        self.digest = hashlib.sha256()
+        self.size = 0
+
+    def write(self, data: bytes | bytearray | memoryview) -> int:
+        view = memoryview(data).cast("B")
+        self.digest.update(view)
+        if self.out.write(view) != len(view):
+            raise OSError(f"short write of {len(view)} bytes")
+        self.size += len(view)
+        return len(view)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
 def _info(name: str, size: int) -> tarfile.TarInfo:
     info = tarfile.TarInfo(f"{ARCHIVE_DIRECTORY}/{name}")
     info.size = size
@@ -62,7 +102,7 @@ def _info(name: str, size: int) -> tarfile.TarInfo:
     return info
 
 
-def _write_members(out: BinaryIO, members: Sequence[Member]) -> None:
+def _write_members(out: _Hashed, members: Sequence[Member]) -> None:
     with (
         gzip.GzipFile(
             filename="", mode="wb", fileobj=out, mtime=0, compresslevel=COMPRESS_LEVEL
@@ -139,7 +179,7 @@ def _refuse_target(output: Path, inputs: Sequence[str]) -> None:
 
 def write_package(
     output: str, members: Sequence[Member], *, inputs: Sequence[str] = ()
-) -> int:
+) -> Written:
     """Write the package to ``output`` in one step: a temporary file beside it, renamed over it.
 
     Args:
@@ -149,7 +189,8 @@ def write_package(
             may be ``output``.
 
     Returns:
-        The package's size in bytes.
+        The package's size in bytes and its SHA-256, hashed as written (the
+        file is not read back).
 
     Raises:
         ConfigError: ``output`` is an input, a symbolic link, a directory, a
@@ -169,10 +210,13 @@ def write_package(
         ) from None
     try:
         with os.fdopen(handle, "wb") as out:
-            _write_members(out, members)
+            hashed = _Hashed(out)
+            _write_members(hashed, members)
             out.flush()
             os.fsync(out.fileno())
             size = out.tell()
+        if size != hashed.size:  # every byte written was hashed, and nothing else
+            raise OSError(f"wrote {size} bytes but hashed {hashed.size}")
         mask = os.umask(0)
         os.umask(mask)
         Path(temp).chmod(0o666 & ~mask)
@@ -183,4 +227,4 @@ def write_package(
         if isinstance(err, OSError):
             raise ConfigError(path=output, message=str(err.strerror or err)) from None
         raise
-    return size
+    return Written(size, hashed.digest.hexdigest())

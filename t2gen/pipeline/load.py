@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from t2gen.checks.size import size_problems, surely_fits
 from t2gen.errors import InputError, Problem, SchemaError, Warning_
 from t2gen.inputs.jobfile import read_job
 from t2gen.inputs.yaml import SourceDoc
@@ -25,9 +24,12 @@ from t2gen.jobfile.schema import (
     without_rejected,
 )
 from t2gen.model import Job, build_job
-from t2gen.render.context import build_context
-from t2gen.render.engine import TemplateSet, render
-from t2gen.resources import templates_dir
+
+# Rendering (Jinja2, the template engine, PyYAML's skeletons) is imported only
+# where a job is rendered: `t2gen package` and `validate` of a job that surely
+# fits never render, and skip some 40 ms of imports (docs/performance.md).
+if TYPE_CHECKING:
+    from t2gen.render.engine import TemplateSet
 
 __all__ = [
     "LoadedJob",
@@ -43,6 +45,9 @@ LoadedJob = tuple[Job, SourceDoc]
 
 def builtin_template_set() -> TemplateSet:
     """The built-in Kubernetes template set (``templates/k8s``)."""
+    from t2gen.render.engine import TemplateSet
+    from t2gen.resources import templates_dir
+
     return TemplateSet(name="k8s", builtin=str(Path(templates_dir(), "k8s")))
 
 
@@ -167,11 +172,16 @@ def validate_files(
     loaded = load_jobs(
         paths, namespace=namespace, stdin=stdin, warnings=warnings, package=package
     )
+    from t2gen.checks.size import size_problems, surely_fits
+
     # One verdict for one file: a job that may not fit kubectl apply is rendered
     # and measured exactly, as render measures it; the others surely fit.
     problems: list[Problem] = []
     for job, doc in loaded:
         if not surely_fits(job, len(doc.text.encode("utf-8"))):
+            from t2gen.render.context import build_context
+            from t2gen.render.engine import render
+
             rendered = render(build_context(job), builtin_template_set())
             problems += size_problems(job, doc, rendered)
     if problems:

@@ -224,3 +224,106 @@ def test_a_valid_job_with_warnings_is_validated_once() -> None:
     assert result.returncode == 0
     assert result.stderr.count(": warning: ") == 2
     assert result.stderr.splitlines()[-1] == "[]"
+
+
+# `t2gen package JOB --jar FILE [--output-file FILE] [--conf DIR]`: the one
+# command line with options the launcher takes (issue 41: its fixed cost).
+PACKAGE_JOB = str(ROOT / "examples" / "wordcount.yaml")
+PACKAGE_LINES = {
+    "plain": ["package", PACKAGE_JOB, "--jar", "user.jar", "--output-file", "out.tgz"],
+    "options first": ["package", "--output-file", "out.tgz", "--jar", "user.jar", PACKAGE_JOB],
+    "default output": ["package", PACKAGE_JOB, "--jar", "user.jar"],
+    "conf": [
+        "package",
+        str(ROOT / "tests/fixtures/package/scalable/job.yaml"),
+        "--jar",
+        "user.jar",
+        "--conf",
+        str(ROOT / "tests/fixtures/package/scalable/conf"),
+        "--output-file",
+        "out.tgz",
+    ],
+    "missing jar": ["package", PACKAGE_JOB, "--jar", "missing.jar"],
+    "not a jar": ["package", PACKAGE_JOB, "--jar", "notes.txt"],
+    "output is the jar": ["package", PACKAGE_JOB, "--jar", "user.jar", "--output-file", "user.jar"],
+    "output not t2gen's": ["package", PACKAGE_JOB, "--jar", "user.jar", "--output-file", "notes.txt"],
+    "output in no directory": ["package", PACKAGE_JOB, "--jar", "user.jar", "--output-file", "no/out.tgz"],
+    "escape in output": ["package", PACKAGE_JOB, "--jar", "user.jar", "--output-file", "a\x1b]0;x\x07.tgz"],
+    "invalid job": ["package", str(ROOT / INVALID[0]), "--jar", "user.jar"],
+    "missing job": ["package", "missing.yaml", "--jar", "user.jar"],
+    "missing conf": ["package", PACKAGE_JOB, "--jar", "user.jar", "--conf", "no-conf"],
+}  # fmt: skip
+
+
+def _package_dir(root: Path) -> Path:
+    from tests.package.cases import jar_bytes
+
+    root.mkdir()
+    (root / "user.jar").write_bytes(jar_bytes(200_000))
+    (root / "notes.txt").write_text("not a package\n", encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("name", sorted(PACKAGE_LINES))
+def test_package_both_paths_give_the_same_bytes_and_files(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv = PACKAGE_LINES[name]
+    results, files = [], []
+    for way in ("typer", "fast"):
+        monkeypatch.chdir(_package_dir(tmp_path / way))
+        if way == "typer":
+            result = runner.invoke(app, argv, catch_exceptions=False)
+            results.append((result.exit_code, result.stdout, result.stderr))
+        else:
+            results.append(_fast(argv))
+        files.append({p.name: p.read_bytes() for p in Path().iterdir() if p.is_file()})
+    assert results[0] == results[1]
+    assert files[0] == files[1]
+    assert (results[1][0] == 0) == (
+        name in {"plain", "options first", "default output", "conf", "escape in output"}
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["package"],
+        ["package", "job.yaml"],
+        ["package", "--jar", "a.jar"],
+        ["package", "job.yaml", "--jar"],
+        ["package", "job.yaml", "--jar", "a.jar", "other.yaml"],
+        ["package", "job.yaml", "--jar", "a.jar", "--jar", "b.jar"],
+        ["package", "job.yaml", "--jar=a.jar"],
+        ["package", "job.yaml", "--jar", "-"],
+        ["package", "-", "--jar", "a.jar"],
+        ["package", "job.yaml", "--jar", "a.jar", "--force"],
+        ["package", "job.yaml", "--jar", "a.jar", "-n", "ns"],
+        ["package", "job.yaml", "--jar", "a.jar", "--namespace", "ns"],
+        ["package", "job.yaml", "--jar", "a.jar", "--oci", "dir"],
+        ["package", "job.yaml", "--jar", "a.jar", "--output-file", "--force"],
+        ["package", "job.yaml", "--jar", "a.jar", "--help"],
+        ["package", "--", "job.yaml", "--jar", "a.jar"],
+        ["package", "job.yaml", "--Jar", "a.jar"],
+        ["Package", "job.yaml", "--jar", "a.jar"],
+        ["package", "job.yaml", "--jar", "a.jar"],
+        ["package", "--jar", "a.jar", "job.yaml"],
+        ["package", "job.yaml", "--jar", "a.jar", "--output-file", "o", "--conf", "c"],
+    ],
+    ids=lambda argv: " ".join(argv),
+)
+def test_only_plain_package_lines_are_fast(argv: list[str]) -> None:
+    expected = argv in (
+        ["package", "job.yaml", "--jar", "a.jar"],
+        ["package", "--jar", "a.jar", "job.yaml"],
+        ["package", "job.yaml", "--jar", "a.jar", "--output-file", "o", "--conf", "c"],
+    )
+    assert (fast_command(argv) is not None) == expected
+
+
+def test_package_without_typer() -> None:
+    result = _run_script("package", "examples/wordcount.yaml", "--jar", "missing.jar")
+    assert (result.returncode, result.stderr) == (
+        1,
+        "missing.jar: no such jar file\nFalse\n",
+    )

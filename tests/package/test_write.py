@@ -127,7 +127,7 @@ def test_never_replaces_a_symlink_fifo_or_directory(tmp_path: Path) -> None:
 def test_replaces_its_own_earlier_package(tmp_path: Path) -> None:
     out = tmp_path / "job.tar.gz"
     write_package(str(out), [Member("a.job", data=b"1")])
-    size = write_package(str(out), [Member("a.job", data=b"22")])
+    size = write_package(str(out), [Member("a.job", data=b"22")]).size
     assert out.stat().st_size == size
     with tarfile.open(out) as tar:
         assert tar.extractfile("twister2-job/a.job").read() == b"22"  # type: ignore[union-attr]
