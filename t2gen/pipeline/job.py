@@ -35,6 +35,7 @@ from t2gen.render.engine import (
     overlay_problem,
     partials_only_problem,
     render,
+    too_many_templates,
 )
 
 if TYPE_CHECKING:  # typing.Unpack is 3.11+; mypy reads typing_extensions' stub
@@ -97,6 +98,8 @@ def make_template_set(
     )
     if unused is not None:
         raise T2genError(f"{overlays[0]}: {unused[1]}")
+    if (many := too_many_templates([path for _, path in layers])) is not None:
+        raise T2genError(f"{many[0]}: {many[1]}")
     return TemplateSet(
         name=builtin.name, builtin=builtin.builtin, overlays=tuple(layers)
     )

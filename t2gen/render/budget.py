@@ -9,23 +9,32 @@ items or an integer larger than :data:`MAX_INT_BITS` is refused before it
 runs. Each limit raises :class:`TemplateLimitError` inside the template, so the
 error names the template and line.
 
-One unit is about the CPU time of one empty loop iteration (0.1-0.3 µs);
-the other costs were measured against it (``bench/floods.py``): a written
+One unit is the CPU time of one empty ``{% for %}`` iteration in the sandbox
+(0.23 µs on the 2-CPU development machine, 2026-12-07); the other costs were
+measured against it in the same process (``bench/units.py``): a written
 expression :data:`OUTPUT_UNITS`, a call :data:`CALL_UNITS`, a macro call
-:data:`MACRO_CALL_UNITS`, and a string operation one unit per 8 characters
-of the strings it reads or makes.
+:data:`MACRO_CALL_UNITS`, an intercepted operator :data:`BINOP_UNITS` plus,
+on integers, one unit per :data:`INT_PRODUCTS_PER_UNIT` products of their
+30-bit digits (schoolbook multiplication and division), a slice one unit per
+:data:`SLICE_CHARS_PER_UNIT` characters it copies (:data:`STEP_SLICE_UNITS`
+a character with a step), compiling a template :func:`compile_units`, and a
+string operation one unit per 8 characters of the strings it reads or makes.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from jinja2.exceptions import SecurityError
 
 __all__ = [
+    "BINOP_UNITS",
     "CALL_UNITS",
+    "COMPILE_TOKEN_UNITS",
+    "INT_PRODUCTS_PER_UNIT",
     "MACRO_CALL_UNITS",
     "MAX_INT_BITS",
     "MAX_ITEMS",
@@ -33,21 +42,28 @@ __all__ = [
     "MAX_RANGE",
     "MAX_VALUE_SIZE",
     "OUTPUT_UNITS",
+    "SLICE_CHARS_PER_UNIT",
+    "STEP_SLICE_UNITS",
     "WORK_BUDGET",
     "Meter",
     "TemplateLimitError",
     "callable_name",
     "charge",
+    "charge_binop",
+    "charge_compile",
     "charge_output",
+    "charge_slice",
     "charge_value",
     "check_binop",
     "check_made",
+    "compile_units",
     "concat",
     "limited_range",
     "metered",
     "metered_iterator",
     "metered_loop",
     "refuse_size",
+    "unmetered",
 ]
 
 MAX_RANGE = 10_000
@@ -66,18 +82,46 @@ Lower than :data:`MAX_VALUE_SIZE`: an item may be a string object of its own
 MAX_INT_BITS = 4096
 """Largest integer an operation may make, in bits (``2 ** 4096``)."""
 
-WORK_BUDGET = 5_000_000
-"""Work units one job's render may use (see the module docstring): about 0.5-1.5 s
-of CPU. With overlays the built-in templates are metered too: the examples use
-3,000-7,000 units with them, the largest job ``validate`` accepts (50 groups of
-64 workers per pod, 2.5 KB of environment) about 5,100,000, so with an overlay
-that job is refused at the budget."""
+WORK_BUDGET = 2_000_000
+"""Work units the overlay's templates may use for one job (see the module docstring):
+about 0.5 s of CPU at 0.23 µs a unit, so the worst accepted overlay stays within
+10x a plain render (``bench/kinds.py``; it was 5,000,000, and 52x).
 
-MAX_OUTPUT_CHARS = 32 * 1024 * 1024
-"""Most characters one job's templates may write (32 Mi)."""
+Only the templates an overlay touches are metered (:func:`t2gen.render.engine.render`):
+an overlay's own templates, and built-in ones that include one of its partials. A
+built-in template that reads no overlay file renders as without overlays,
+unmetered, its work bounded by the job file's bounds: so the largest job
+``validate`` accepts (50 groups of 64 workers per pod, 2.5 KB of environment,
+some 5,100,000 units when metered) renders with a small overlay."""
 
-OUTPUT_UNITS = 8
-"""Units of a written ``{{ expression }}`` (YAML emission), besides its value's size."""
+MAX_OUTPUT_CHARS = 8 * 1024 * 1024
+"""Most characters the metered templates may write for one job (8 Mi; was 32 Mi)."""
+
+OUTPUT_UNITS = 20
+"""Units of a written ``{{ expression }}`` (YAML emission, 4-5 µs), besides its value's size (was 8)."""
+
+BINOP_UNITS = 16
+"""Units of an operator the sandbox intercepts (``*``, ``**``, ``+``, ``%``, ``//``, ``/``): its checks."""
+
+INT_PRODUCTS_PER_UNIT = 128
+"""Products of 30-bit digits a unit pays for in ``*``, ``//``, ``%`` and ``/`` of integers.
+
+CPython multiplies and divides integers digit by digit: a 4,096-bit integer
+divided by a 2,048-bit one is 137 x 69 digit products, 9-13 µs (40-57 units)."""
+
+SLICE_CHARS_PER_UNIT = 4
+"""Characters (or items) a slice without a step copies per unit (``s[1:]`` of 1 MB: 50 µs)."""
+
+STEP_SLICE_UNITS = 3
+"""Units per character a slice with a step copies (``s[::-1]`` of 1 MB: 0.6 ms)."""
+
+COMPILE_TOKEN_UNITS = 200
+"""Units of compiling one token inside a template's tags (``{{ }}``, ``{% %}``).
+
+Jinja2 parses a template and Python compiles the code made of it: 10-60 µs a
+token, the most for operators (``{{a+b*c}}``: 60 µs a token, 2026-12-07), so a
+template of 100,000 ``~`` or chained filters, or 20,000 blocks (2-4 s and up to
+180 MB to compile), is refused before it is parsed."""
 
 CALL_UNITS = 8
 """Units of a call from a template (a method, a global), besides its operands' sizes."""
@@ -121,6 +165,33 @@ class Meter:
 
 _meter: Meter | None = None
 
+_TAG = re.compile(r"\{[{%#].*?(?:[}%#]\}|\Z)", re.S)
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def compile_units(source: str) -> Iterator[int]:
+    """Work units of compiling ``source``, in parts: one a character, :data:`COMPILE_TOKEN_UNITS` a token in its tags.
+
+    A token is a word or one other non-blank character inside ``{{ }}``,
+    ``{% %}`` or ``{# #}`` (an upper bound on what Jinja2's lexer makes of it).
+    Yields the characters first, then each tag's tokens, so a meter stops the
+    count as soon as the budget is spent.
+    """
+    yield len(source)
+    for tag in _TAG.finditer(source):
+        yield sum(1 for _ in _TOKEN.finditer(tag.group(0))) * COMPILE_TOKEN_UNITS
+
+
+@contextlib.contextmanager
+def unmetered() -> Iterator[None]:
+    """Meter nothing inside the block (a built-in template that reads no overlay file)."""
+    global _meter
+    previous, _meter = _meter, None
+    try:
+        yield
+    finally:
+        _meter = previous
+
 
 @contextlib.contextmanager
 def metered(budget: int = WORK_BUDGET) -> Iterator[Meter]:
@@ -143,6 +214,42 @@ def charge_value(value: Any) -> None:
     """Charge the size of ``value`` to the current meter (none outside :func:`metered`)."""
     if _meter is not None:
         _meter.charge_value(value)
+
+
+def charge_compile(source: str) -> None:
+    """Charge compiling ``source`` (:func:`compile_units`) before it is parsed."""
+    if _meter is not None:
+        for units in compile_units(source):
+            _meter.charge(units)
+
+
+def charge_binop(operator: str, left: Any, right: Any) -> None:
+    """Charge an intercepted operator, and on two integers the products of their digits it computes."""
+    if _meter is None:
+        return
+    units = BINOP_UNITS
+    if type(left) is int and type(right) is int and operator != "+":
+        left_digits = left.bit_length() // 30 + 1
+        if (
+            operator == "**"
+        ):  # squarings of the result, at most MAX_INT_BITS (check_binop)
+            result = min(left.bit_length() * max(right, 0), MAX_INT_BITS) // 30 + 1
+            products = result * result * max(right.bit_length(), 1)
+        else:
+            products = left_digits * (right.bit_length() // 30 + 1)
+        units += products // INT_PRODUCTS_PER_UNIT
+    _meter.charge(units)
+
+
+def charge_slice(obj: Any, part: slice) -> None:
+    """Charge a slice of a string or sequence by what it copies."""
+    if _meter is None or not isinstance(obj, (str, bytes, list, tuple)):
+        return
+    copied = len(range(*part.indices(len(obj))))
+    if part.step in (None, 1):
+        _meter.charge(copied // SLICE_CHARS_PER_UNIT + 1)
+    else:
+        _meter.charge(copied * STEP_SLICE_UNITS + 1)
 
 
 def charge_output(value: Any) -> None:
@@ -302,7 +409,7 @@ def concat(parts: tuple[Any, ...]) -> str:
     texts = [str(part) for part in parts]
     total = sum(len(text) for text in texts)
     refuse_size("'~'", total)
-    charge(total // 8 + 1)
+    charge(BINOP_UNITS + len(parts) + total // 8)
     return "".join(texts)
 
 

@@ -42,7 +42,10 @@ from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from t2gen.render.budget import (
+    BINOP_UNITS,
     CALL_UNITS,
+    COMPILE_TOKEN_UNITS,
+    INT_PRODUCTS_PER_UNIT,
     MACRO_CALL_UNITS,
     MAX_INT_BITS,
     MAX_ITEMS,
@@ -50,9 +53,14 @@ from t2gen.render.budget import (
     MAX_RANGE,
     MAX_VALUE_SIZE,
     OUTPUT_UNITS,
+    SLICE_CHARS_PER_UNIT,
+    STEP_SLICE_UNITS,
     WORK_BUDGET,
     TemplateLimitError,
     charge,
+    charge_binop,
+    charge_compile,
+    charge_slice,
     check_binop,
     check_made,
     concat,
@@ -72,7 +80,7 @@ __all__ = [
     "sandbox_reference",
 ]
 
-SANDBOX_VERSION = "1"
+SANDBOX_VERSION = "2"
 """Changes whenever the code the sandbox compiles changes (part of the precompiled templates' key)."""
 
 MAX_TEMPLATE_BYTES = 1024 * 1024
@@ -143,7 +151,23 @@ def _allowed_methods(kind: type[object]) -> frozenset[str] | None:
 
 
 class _CodeGenerator(CodeGenerator):
-    """Jinja2's code generator with ``~`` going through :func:`concat`."""
+    """Jinja2's code generator with ``~`` going through :func:`concat`, and slices through :func:`charged_slice`."""
+
+    def visit_Getitem(self, node: nodes.Getitem, frame: Frame) -> None:
+        """Write ``environment.t2gen_slice(obj, slice(a, b, c))`` for a slice (Jinja2 writes ``obj[a:b:c]``)."""
+        if not isinstance(node.arg, nodes.Slice):
+            super().visit_Getitem(node, frame)
+            return
+        self.write("environment.t2gen_slice(")
+        self.visit(node.node, frame)
+        self.write(", slice(")
+        for part in (node.arg.start, node.arg.stop, node.arg.step):
+            if part is None:
+                self.write("None")
+            else:
+                self.visit(part, frame)
+            self.write(", ")
+        self.write("))")
 
     def visit_Concat(self, node: nodes.Concat, frame: Frame) -> None:
         """Write ``environment.t2gen_concat((a, b, ...))`` instead of a plain join."""
@@ -154,6 +178,12 @@ class _CodeGenerator(CodeGenerator):
         self.write("))")
 
 
+def charged_slice(obj: Any, part: slice) -> Any:
+    """``obj[part]``, charged by what it copies (:func:`t2gen.render.budget.charge_slice`)."""
+    charge_slice(obj, part)
+    return obj[part]
+
+
 def _static_text(node: nodes.Node) -> int:
     """Characters of literal template text directly inside ``node``'s body."""
     return sum(len(data.data) for data in node.find_all(nodes.TemplateData))
@@ -162,7 +192,7 @@ def _static_text(node: nodes.Node) -> int:
 class T2genSandbox(ImmutableSandboxedEnvironment):
     """Jinja2's immutable sandbox, stricter: see the module docstring for what a template may do."""
 
-    intercepted_binops = frozenset({"*", "**", "+", "%"})
+    intercepted_binops = frozenset({"*", "**", "+", "%", "//", "/"})
     code_generator_class = _CodeGenerator
     sandbox_version = SANDBOX_VERSION
 
@@ -177,6 +207,7 @@ class T2genSandbox(ImmutableSandboxedEnvironment):
         }
         self.filters["t2gen_loop"] = metered_loop
         self.t2gen_concat = concat
+        self.t2gen_slice = charged_slice
         self.t2gen_sizes: dict[str, int] = {}
         """Characters of each template file read, by path (an include is charged by it)."""
 
@@ -199,8 +230,9 @@ class T2genSandbox(ImmutableSandboxedEnvironment):
         return allowed is None or attr in allowed
 
     def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
-        """Run ``left operator right`` when the result stays within the limits."""
+        """Run ``left operator right`` when the result stays within the limits: charged by its digits."""
         check_binop(operator, left, right)
+        charge_binop(operator, left, right)
         result = super().call_binop(context, operator, left, right)
         check_made(result, f"'{operator}'")
         return result
@@ -223,7 +255,8 @@ class T2genSandbox(ImmutableSandboxedEnvironment):
     def _parse(
         self, source: str, name: str | None, filename: str | None
     ) -> nodes.Template:
-        """Parse, then wrap every ``{% for %}`` loop's iterable in the metering ``t2gen_loop`` filter."""
+        """Charge the compilation, parse, then wrap every ``{% for %}`` loop's iterable in the metering ``t2gen_loop`` filter."""
+        charge_compile(source)  # before the parser and Python's compiler run
         tree = super()._parse(source, name, filename)
         for loop in tree.find_all(nodes.For):
             weight = 1 + (_static_text(nodes.Output(loop.body)) // 8)
@@ -320,6 +353,9 @@ class SandboxedFileLoader(jinja2.FileSystemLoader):
 
 def sandbox_reference() -> str:
     """What a template can and cannot do, as Markdown (``docs/templates.md``, ``make docs``)."""
+    from t2gen.render.engine import MAX_OVERLAY_DIRS, MAX_OVERLAY_TEMPLATES
+    from t2gen.render.readback import OVERLAY_OUTPUT_BOUNDS
+
     methods = "\n".join(
         f"  * `{kind.__name__}`: {', '.join(f'`{m}`' for m in sorted(names)) or 'none'}"
         for kind, names in SAFE_METHODS.items()
@@ -362,15 +398,24 @@ written):
   the operands before the operation runs (`'x' * 10**9`, `s.center(10**9)`,
   `'%1000000000d' % 1`, `('{{0}}' * 400).format(s)`, `s.join(...)`, `tojson(indent=...)`,
   `|e` or `|urlize` of a long text, a `replace` or `~` that grows past it);
-* do more than {WORK_BUDGET:,} units of work for one job, about a second of CPU: a loop
-  iteration or a filter is 1 or 2 units, a written expression {OUTPUT_UNITS}, a call
-  {CALL_UNITS}, a macro call {MACRO_CALL_UNITS}, plus the size of every value it reads
-  or makes (a string's receiver too: `s.isdigit()` reads `s`; one unit per 8 characters
-  or per item), plus what the filter does per character or item (`sort` 7 an item,
-  `urlize` 5 a character, each item `map` yields 8; `t2gen/render/estimate.py`); with
-  overlays the built-in templates are metered too; without overlays nothing is
-  metered, as the job file's own bounds bound the work;
-* write more than {MAX_OUTPUT_CHARS:,} characters for one job;
+* do more than {WORK_BUDGET:,} units of work for one job, about half a second of CPU
+  (a unit is an empty loop iteration, 0.23 µs): a loop iteration or a filter is 1 or 2
+  units, a written expression {OUTPUT_UNITS}, a call {CALL_UNITS}, a macro call {MACRO_CALL_UNITS}, an operator
+  {BINOP_UNITS} (on integers, one more per {INT_PRODUCTS_PER_UNIT} products of their 30-bit digits: a
+  4,096-bit by 2,048-bit division is about 90), a slice one per {SLICE_CHARS_PER_UNIT} characters or items it
+  copies ({STEP_SLICE_UNITS} each with a step, `s[::-1]`), compiling a template one a character
+  and {COMPILE_TOKEN_UNITS} a token inside its tags (`{{{{ a ~ b }}}}` is 7 tokens), plus the size of
+  every value it reads or makes (a string's receiver too: `s.isdigit()` reads `s`; one
+  unit per 8 characters or per item), plus what the filter does per character or item
+  (`sort` 7 an item, `urlize` 5 a character, each item `map` yields 8;
+  `t2gen/render/estimate.py`); only the templates an overlay touches are metered (its own
+  files, and built-in templates that include one of them, as the StatefulSets include
+  `_pod.yaml.j2`): the other built-in templates render as without overlays, their work
+  bounded by the job file's bounds;
+* write more than {MAX_OUTPUT_CHARS:,} characters for one job, or render more than
+  {OVERLAY_OUTPUT_BOUNDS.nodes:,} values (scalars, lists, mappings) in the templates an overlay touches;
+* be one of more than {MAX_OVERLAY_TEMPLATES} templates in all the `--templates` directories, or come
+  with more than {MAX_OVERLAY_DIRS} `--templates` directories (a usage error, before any is read);
 * use more than {OS_MEMORY_MB} MB of memory or {OS_CPU_SECONDS} s of CPU while the
   job's templates render, a bound the operating system keeps
   (`resource.setrlimit`, `t2gen/render/oslimits.py`) for whatever the checks above miss.
