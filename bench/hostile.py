@@ -288,15 +288,16 @@ def overlay(tmp: Path, name: str, body: str, *, job: Path = EXAMPLE) -> Made:
     return ["t2gen", "render", str(job), "--templates", str(directory)], None
 
 
-def overlay_slices(tmp: Path, count: int, *, step: bool = False) -> Made:
-    """``count`` slices of a 1,000,000-character string, each a copy of it (``step``: of 100,000, reversed, ``s[::-1]``)."""
+def overlay_slices(
+    tmp: Path, count: int, *, step: bool = False, size: int = 1_000_000
+) -> Made:
+    """``count`` slices of a string of ``size`` characters, each a copy of it (``step``: reversed, ``s[::-1]``)."""
     part = "s[::-1]" if step else "s[1:]"
-    size = 100_000 if step else 1_000_000
     body = (
         "{% set s = 'x' * " + str(size) + " %}{% for i in range(" + str(count) + ") %}"
         "{% set t = " + part + " %}{% endfor %}{{ 1 }}"
     )
-    return overlay(tmp, f"slices-{count}-{step}", body)
+    return overlay(tmp, f"slices-{count}-{step}-{size}", body)
 
 
 def overlay_division(tmp: Path, count: int) -> Made:

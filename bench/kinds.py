@@ -83,8 +83,8 @@ KINDS: list[tuple[str, list[tuple[str, Callable[[Path], h.Made]]]]] = [
     ("render --templates: slicing (2,000,000 work units)", [
         ("accepted: 7 slices s[1:] of 1,000,000 chars", P(h.overlay_slices, count=7)),
         ("refused: 10,000 slices s[1:]", P(h.overlay_slices, count=10_000)),
-        ("accepted: 6 slices s[::-1] of 100,000 chars", P(h.overlay_slices, count=6, step=True)),
-        ("refused: 10,000 slices s[::-1]", P(h.overlay_slices, count=10_000, step=True)),
+        ("accepted: 6 slices s[::-1] of 100,000 chars", P(h.overlay_slices, count=6, step=True, size=100_000)),
+        ("refused: 10,000 slices s[::-1] of 1,000,000", P(h.overlay_slices, count=10_000, step=True)),
     ]),
     ("render --templates: big-integer division", [
         ("accepted: 29,000 of 4,095 by 2,049 bits", P(h.overlay_division, count=29_000)),

@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from t2gen.render import budget
+from t2gen.render import budget, estimate
 from t2gen.render.engine import make_environment
 
 LOOPS = "{% for i in range(1000) %}{% for j in range(N) %}BODY{% endfor %}{% endfor %}"
@@ -74,7 +74,7 @@ def main() -> int:
         unit = unit or seconds
         print(f"{label:34} {seconds * 1e6:8.3f} {seconds / unit:7.1f}")
     print(
-        f"\n{'compiling':34} {'µs/token':>8} {'units':>7}  (tokens as budget.compile_units counts them)"
+        f"\n{'compiling':34} {'µs/token':>8} {'units':>7}  (tokens as estimate.compile_units counts them)"
     )
     for label, piece, count in COMPILED:
         if piece.startswith("~"):
@@ -91,7 +91,7 @@ def main() -> int:
         f"\ncharged: written expression {budget.OUTPUT_UNITS}, operator {budget.BINOP_UNITS} "
         f"+ digit products / {budget.INT_PRODUCTS_PER_UNIT}, slice 1 per "
         f"{budget.SLICE_CHARS_PER_UNIT} characters ({budget.STEP_SLICE_UNITS} each with a step), "
-        f"compiling {budget.COMPILE_TOKEN_UNITS} a token and 1 a character"
+        f"compiling {estimate.COMPILE_TOKEN_UNITS} a token and 1 a character"
     )
     return 0
 

@@ -147,12 +147,12 @@ def _warn_deprecated_format(value: str) -> None:
 
 
 def check_template_dirs(value: list[Path] | None) -> list[Path] | None:
-    """At most :data:`~t2gen.render.engine.MAX_OVERLAY_DIRS` ``--templates`` (a usage error, before any is read).
+    """At most :data:`~t2gen.render.overlays.MAX_OVERLAY_DIRS` ``--templates`` (a usage error, before any is read).
 
     Raises:
         typer.BadParameter: more directories than that (exit code 2).
     """
-    from t2gen.render.engine import MAX_OVERLAY_DIRS
+    from t2gen.render.overlays import MAX_OVERLAY_DIRS
 
     if value is not None and len(value) > MAX_OVERLAY_DIRS:
         raise typer.BadParameter(

@@ -29,12 +29,10 @@ from t2gen.kube.versions import KubeVersionError, require_kube_version
 from t2gen.model import Job
 from t2gen.pipeline.load import LoadedJob, builtin_template_set, load_jobs
 from t2gen.render.context import build_context
-from t2gen.render.engine import (
-    RenderedDocument,
-    TemplateSet,
+from t2gen.render.engine import RenderedDocument, TemplateSet, render
+from t2gen.render.overlays import (
     overlay_problem,
     partials_only_problem,
-    render,
     too_many_templates,
 )
 

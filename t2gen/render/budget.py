@@ -17,14 +17,14 @@ expression :data:`OUTPUT_UNITS`, a call :data:`CALL_UNITS`, a macro call
 on integers, one unit per :data:`INT_PRODUCTS_PER_UNIT` products of their
 30-bit digits (schoolbook multiplication and division), a slice one unit per
 :data:`SLICE_CHARS_PER_UNIT` characters it copies (:data:`STEP_SLICE_UNITS`
-a character with a step), compiling a template :func:`compile_units`, and a
+a character with a step), compiling a template
+:func:`~t2gen.render.estimate.compile_units`, and a
 string operation one unit per 8 characters of the strings it reads or makes.
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -33,7 +33,6 @@ from jinja2.exceptions import SecurityError
 __all__ = [
     "BINOP_UNITS",
     "CALL_UNITS",
-    "COMPILE_TOKEN_UNITS",
     "INT_PRODUCTS_PER_UNIT",
     "MACRO_CALL_UNITS",
     "MAX_INT_BITS",
@@ -56,7 +55,6 @@ __all__ = [
     "charge_value",
     "check_binop",
     "check_made",
-    "compile_units",
     "concat",
     "limited_range",
     "metered",
@@ -115,13 +113,6 @@ SLICE_CHARS_PER_UNIT = 4
 STEP_SLICE_UNITS = 3
 """Units per character a slice with a step copies (``s[::-1]`` of 1 MB: 0.6 ms)."""
 
-COMPILE_TOKEN_UNITS = 200
-"""Units of compiling one token inside a template's tags (``{{ }}``, ``{% %}``).
-
-Jinja2 parses a template and Python compiles the code made of it: 10-60 µs a
-token, the most for operators (``{{a+b*c}}``: 60 µs a token, 2026-12-07), so a
-template of 100,000 ``~`` or chained filters, or 20,000 blocks (2-4 s and up to
-180 MB to compile), is refused before it is parsed."""
 
 CALL_UNITS = 8
 """Units of a call from a template (a method, a global), besides its operands' sizes."""
@@ -165,22 +156,6 @@ class Meter:
 
 _meter: Meter | None = None
 
-_TAG = re.compile(r"\{[{%#].*?(?:[}%#]\}|\Z)", re.S)
-_TOKEN = re.compile(r"\w+|[^\w\s]")
-
-
-def compile_units(source: str) -> Iterator[int]:
-    """Work units of compiling ``source``, in parts: one a character, :data:`COMPILE_TOKEN_UNITS` a token in its tags.
-
-    A token is a word or one other non-blank character inside ``{{ }}``,
-    ``{% %}`` or ``{# #}`` (an upper bound on what Jinja2's lexer makes of it).
-    Yields the characters first, then each tag's tokens, so a meter stops the
-    count as soon as the budget is spent.
-    """
-    yield len(source)
-    for tag in _TAG.finditer(source):
-        yield sum(1 for _ in _TOKEN.finditer(tag.group(0))) * COMPILE_TOKEN_UNITS
-
 
 @contextlib.contextmanager
 def unmetered() -> Iterator[None]:
@@ -217,7 +192,9 @@ def charge_value(value: Any) -> None:
 
 
 def charge_compile(source: str) -> None:
-    """Charge compiling ``source`` (:func:`compile_units`) before it is parsed."""
+    """Charge compiling ``source`` (:func:`~t2gen.render.estimate.compile_units`) before it is parsed."""
+    from t2gen.render.estimate import compile_units
+
     if _meter is not None:
         for units in compile_units(source):
             _meter.charge(units)

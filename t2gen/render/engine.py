@@ -34,6 +34,7 @@ from t2gen.render.budget import (
 )
 from t2gen.render.environment import FILTERS, new_environment
 from t2gen.render.oslimits import OS_MEMORY_MB, os_bounds
+from t2gen.render.overlays import builtin_references, template_files
 from t2gen.render.precompiled import (
     PrecompiledLoader,
     compile_builtin_templates,
@@ -52,8 +53,6 @@ from t2gen.render.sandbox import read_template_file
 __all__ = [
     "BUILTIN_OUTPUT_CHARS",
     "FILTERS",
-    "MAX_OVERLAY_DIRS",
-    "MAX_OVERLAY_TEMPLATES",
     "PrecompiledLoader",
     "RenderedDocument",
     "TemplateSet",
@@ -62,18 +61,8 @@ __all__ = [
     "make_environment",
     "precompiled_name",
     "render",
-    "too_many_templates",
 ]
 
-
-MAX_OVERLAY_DIRS = 16
-"""Most ``--templates`` directories one command takes (a usage error past it, before any is read).
-
-Each is searched for every template a render loads: 10,000 of them once cost
-95x a plain render's CPU."""
-
-MAX_OVERLAY_TEMPLATES = 500
-"""Most ``*.j2`` files in all the ``--templates`` directories together (2,000 cost 14.5x a render)."""
 
 BUILTIN_OUTPUT_CHARS = 32 * 1024 * 1024
 """Most characters the unmetered built-in templates may write for one job (32 Mi)."""
@@ -114,7 +103,7 @@ class TemplateSet(Record):
         """Return ``(file name, source label)`` of every template and partial, sorted by name."""
         chosen: dict[str, str] = {}
         for label, directory in [*self.overlays, (self.name, self.builtin)]:
-            for file_name in _template_files(directory):
+            for file_name in template_files(directory):
                 chosen.setdefault(file_name, f"{label}/{file_name}")
         return sorted(chosen.items())
 
@@ -129,11 +118,9 @@ class TemplateSet(Record):
         if not self.overlays:
             return frozenset()
         touched = {
-            name
-            for _, directory in self.overlays
-            for name in _template_files(directory)
+            name for _, directory in self.overlays for name in template_files(directory)
         }
-        references = _builtin_references(os.fspath(self.builtin))
+        references = builtin_references(os.fspath(self.builtin))
         changed = True
         while changed:
             changed = False
@@ -168,109 +155,6 @@ class TemplateSet(Record):
             line=None,
             message=f"no such template; the templates are {known}",
         )
-
-
-@functools.lru_cache(maxsize=4)
-def _builtin_references(builtin: str) -> dict[str, frozenset[str] | None]:
-    """``{built-in template: the templates it names}``; None where a name is computed when it renders."""
-    from jinja2 import meta
-
-    parser = jinja2.Environment()  # parsing only: the tags are the sandbox's
-    references: dict[str, frozenset[str] | None] = {}
-    for name in _template_files(builtin):
-        source = Path(builtin, name).read_text(encoding="utf-8")
-        names = list(meta.find_referenced_templates(parser.parse(source)))
-        references[name] = (
-            None if any(n is None for n in names) else frozenset(str(n) for n in names)
-        )
-    return references
-
-
-def overlay_problem(directory: str) -> str | None:
-    """What makes ``directory`` no template overlay (``--templates``), or None.
-
-    A directory without a ``*.j2`` file changes nothing, which is never what
-    was meant: most often its templates are named ``x.yaml``, and silently
-    ignored they would drop the objects the user added.
-    """
-    if not Path(directory).is_dir():
-        return "no such template directory"
-    if not _template_files(directory):
-        return (
-            "holds no template: only files ending in .j2 are read (e.g. "
-            "networkpolicy.yaml.j2; `t2gen templates list` shows the built-in ones)"
-        )
-    return None
-
-
-def partials_only_problem(
-    overlays: Sequence[str | os.PathLike[str]], builtin: str | os.PathLike[str]
-) -> tuple[str, str] | None:
-    """The first overlay directory and why, when the overlays hold nothing a render uses.
-
-    A partial (``_*.j2``) is rendered only where a template includes it: the
-    built-in templates include only built-in partials, so overlays whose every
-    file is a partial of a new name change nothing, and the render would exit
-    0 with none of the objects they were written for. Such overlays are
-    refused; one template among them (which may include the others'
-    partials), or one partial replacing a built-in one, is enough.
-
-    Args:
-        overlays: the ``--templates`` directories, each already an overlay
-            (:func:`overlay_problem`).
-        builtin: the built-in set's directory.
-
-    Returns:
-        ``(directory, problem)`` of the first overlay, or None when the overlays
-        change what is rendered.
-    """
-    builtin_partials = set(_template_files(builtin))
-    listed = [(directory, _template_files(directory)) for directory in overlays]
-    for _, names in listed:
-        if any(not name.startswith("_") or name in builtin_partials for name in names):
-            return None
-    if not listed:
-        return None
-    directory, names = listed[0]
-    return os.fspath(directory), (
-        f"holds only partials ({', '.join(names)}), which only a template includes, and "
-        "none replaces a built-in one: add a template (a *.j2 file not starting with _) "
-        "that includes them"
-    )
-
-
-def too_many_templates(
-    overlays: Sequence[str | os.PathLike[str]],
-) -> tuple[str, str] | None:
-    """The overlay directory where the templates pass :data:`MAX_OVERLAY_TEMPLATES`, and why; or None.
-
-    Counted in argument order, each directory's ``*.j2`` files (a name that
-    several directories hold counts in each); the count stops past the limit.
-    """
-    total = 0
-    for directory in overlays:
-        try:
-            with os.scandir(directory) as entries:
-                for entry in entries:
-                    total += entry.name.endswith(".j2")
-                    if total > MAX_OVERLAY_TEMPLATES:
-                        return os.fspath(directory), (
-                            f"the template directories hold more than {MAX_OVERLAY_TEMPLATES} "
-                            f"templates (*.j2 files) in all; a render reads at most "
-                            f"{MAX_OVERLAY_TEMPLATES}: keep only the templates you change or add"
-                        )
-        except OSError:
-            continue
-    return None
-
-
-def _template_files(directory: str | os.PathLike[str]) -> list[str]:
-    """The names in ``directory`` ending in ``.j2`` (as ``Path.glob("*.j2")``), sorted; none if unreadable."""
-    try:
-        with os.scandir(directory) as entries:
-            return sorted(entry.name for entry in entries if entry.name.endswith(".j2"))
-    except OSError:
-        return []
 
 
 def make_environment(
@@ -497,7 +381,7 @@ def _labels(template_set: TemplateSet) -> dict[str, str]:
         *template_set.overlays,
         (template_set.name, template_set.builtin),
     ]:
-        for file_name in _template_files(directory):
+        for file_name in template_files(directory):
             # The first directory wins, as in Jinja2's search and all_templates().
             labels.setdefault(
                 os.path.normpath(Path(directory, file_name)),

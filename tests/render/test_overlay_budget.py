@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from t2gen.cli.app import app
 from t2gen.kube.yamlbounds import ReadBounds
 from t2gen.pipeline.job import make_template_set
-from t2gen.render import budget, engine
+from t2gen.render import budget, engine, estimate, overlays
 from tests.conftest import ROOT
 
 runner = CliRunner()
@@ -120,9 +120,9 @@ def test_compiling_a_template_is_charged_before_it_is_parsed(
 
 
 def test_compile_units_count_the_tokens_in_tags_only() -> None:
-    assert sum(budget.compile_units("abc: def\n" * 10)) == 90
+    assert sum(estimate.compile_units("abc: def\n" * 10)) == 90
     # {{ a + b }}: {, {, a, +, b, }, } (an upper bound on Jinja2's tokens)
-    assert sum(budget.compile_units("{{ a + b }}")) == 11 + 7 * 200
+    assert sum(estimate.compile_units("{{ a + b }}")) == 11 + 7 * 200
 
 
 def test_written_expressions_are_charged_as_measured(tmp_path: Path) -> None:
@@ -164,7 +164,7 @@ def test_more_than_500_overlay_templates_are_refused_before_any_renders(
     second = tmp_path / "b"
     for i in range(201):
         _overlay(second, "b", name=f"y{i}")
-    assert engine.too_many_templates([first]) is None
+    assert overlays.too_many_templates([first]) is None
     code, stderr = _render(first, second)
     assert code == 1
     assert stderr.startswith(
