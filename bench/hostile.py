@@ -289,15 +289,21 @@ def overlay(tmp: Path, name: str, body: str, *, job: Path = EXAMPLE) -> Made:
 
 
 def overlay_slices(
-    tmp: Path, count: int, *, step: bool = False, size: int = 1_000_000
+    tmp: Path,
+    count: int,
+    *,
+    step: bool = False,
+    size: int = 1_000_000,
+    items: bool = False,
 ) -> Made:
-    """``count`` slices of a string of ``size`` characters, each a copy of it (``step``: reversed, ``s[::-1]``)."""
+    """``count`` slices of a string of ``size`` characters (``items``: a list of ``size`` items), each a copy (``step``: reversed)."""
     part = "s[::-1]" if step else "s[1:]"
+    made = f"[1, 'a'] * {size // 2}" if items else f"'x' * {size}"
     body = (
-        "{% set s = 'x' * " + str(size) + " %}{% for i in range(" + str(count) + ") %}"
+        "{% set s = " + made + " %}{% for i in range(" + str(count) + ") %}"
         "{% set t = " + part + " %}{% endfor %}{{ 1 }}"
     )
-    return overlay(tmp, f"slices-{count}-{step}-{size}", body)
+    return overlay(tmp, f"slices-{count}-{step}-{size}-{items}", body)
 
 
 def overlay_division(tmp: Path, count: int) -> Made:

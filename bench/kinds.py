@@ -81,9 +81,11 @@ KINDS: list[tuple[str, list[tuple[str, Callable[[Path], h.Made]]]]] = [
         ("refused: 299,990 values, then an alias", P(h.check_late_alias, count=149_990)),
     ]),
     ("render --templates: slicing (2,000,000 work units)", [
-        ("accepted: 7 slices s[1:] of 1,000,000 chars", P(h.overlay_slices, count=7)),
-        ("refused: 10,000 slices s[1:]", P(h.overlay_slices, count=10_000)),
-        ("accepted: 6 slices s[::-1] of 100,000 chars", P(h.overlay_slices, count=6, step=True, size=100_000)),
+        ("accepted: 140 slices of a 200,000-item list", P(h.overlay_slices, count=140, size=200_000, items=True)),
+        ("refused: 1,000 slices of a 1,000,000-item list", P(h.overlay_slices, count=1_000, items=True)),
+        ("accepted: 185 slices s[1:] of 4,000,000 chars", P(h.overlay_slices, count=185, size=4_000_000)),
+        ("refused: 10,000 slices s[1:] of 4,000,000", P(h.overlay_slices, count=10_000, size=4_000_000)),
+        ("accepted: 115 slices s[::-1] of 1,000,000", P(h.overlay_slices, count=115, step=True)),
         ("refused: 10,000 slices s[::-1] of 1,000,000", P(h.overlay_slices, count=10_000, step=True)),
     ]),
     ("render --templates: big-integer division", [

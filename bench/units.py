@@ -30,8 +30,9 @@ RUNTIME: list[tuple[str, str, str, int]] = [
     ("n % d, 4,095 by 2,049 bits", "{% set n = 2**4095-1 %}{% set d = 2**2048+1 %}", "{% set q = n % d %}", 100),
     ("n * n, 2,047 bits", "{% set n = 2**2047-1 %}", "{% set q = n * n %}", 100),
     ("i + j", "", "{% set q = i + j %}", 100),
-    ("s[1:] of 10,000 characters", "{% set s = 'x' * 10000 %}", "{% set t = s[1:] %}", 10),
-    ("s[::-1] of 10,000 characters", "{% set s = 'x' * 10000 %}", "{% set t = s[::-1] %}", 10),
+    ("s[1:] of 1,000,000 characters", "{% set s = 'x' * 1000000 %}", "{% set t = s[1:] %}", 1),
+    ("s[::-1] of 1,000,000 characters", "{% set s = 'x' * 1000000 %}", "{% set t = s[::-1] %}", 1),
+    ("l[1:] of 100,000 items", "{% set s = [1, 'a'] * 50000 %}", "{% set t = s[1:] %}", 1),
     ("{{ s }} written", "{% set s = 'abcdefg' %}", "{{ s }}", 100),
     ("{{ j }} written", "", "{{ j }}", 100),
 ]  # fmt: skip
@@ -90,7 +91,8 @@ def main() -> int:
     print(
         f"\ncharged: written expression {budget.OUTPUT_UNITS}, operator {budget.BINOP_UNITS} "
         f"+ digit products / {budget.INT_PRODUCTS_PER_UNIT}, slice 1 per "
-        f"{budget.SLICE_CHARS_PER_UNIT} characters ({budget.STEP_SLICE_UNITS} each with a step), "
+        f"{budget.SLICE_CHARS_PER_UNIT} characters ({budget.STEP_SLICE_CHARS_PER_UNIT} with a step, "
+        f"{budget.SLICE_ITEMS_PER_UNIT} items of a list), "
         f"compiling {estimate.COMPILE_TOKEN_UNITS} a token and 1 a character"
     )
     return 0

@@ -20,7 +20,8 @@ from t2gen.render.budget import (
     MAX_VALUE_SIZE,
     OUTPUT_UNITS,
     SLICE_CHARS_PER_UNIT,
-    STEP_SLICE_UNITS,
+    SLICE_ITEMS_PER_UNIT,
+    STEP_SLICE_CHARS_PER_UNIT,
     WORK_BUDGET,
 )
 from t2gen.render.estimate import COMPILE_TOKEN_UNITS
@@ -80,8 +81,8 @@ written):
   (a unit is an empty loop iteration, 0.23 µs): a loop iteration or a filter is 1 or 2
   units, a written expression {OUTPUT_UNITS}, a call {CALL_UNITS}, a macro call {MACRO_CALL_UNITS}, an operator
   {BINOP_UNITS} (on integers, one more per {INT_PRODUCTS_PER_UNIT} products of their 30-bit digits: a
-  4,096-bit by 2,048-bit division is about 90), a slice one per {SLICE_CHARS_PER_UNIT} characters or items it
-  copies ({STEP_SLICE_UNITS} each with a step, `s[::-1]`), compiling a template one a character
+  4,096-bit by 2,048-bit division is about 90), a slice one per {SLICE_CHARS_PER_UNIT} characters it copies
+  ({STEP_SLICE_CHARS_PER_UNIT} with a step, `s[::-1]`; {SLICE_ITEMS_PER_UNIT} items of a list), compiling a template one a character
   and {COMPILE_TOKEN_UNITS} a token inside its tags (`{{{{ a ~ b }}}}` is 7 tokens), plus the size of
   every value it reads or makes (a string's receiver too: `s.isdigit()` reads `s`; one
   unit per 8 characters or per item), plus what the filter does per character or item
