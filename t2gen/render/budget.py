@@ -83,15 +83,11 @@ MAX_INT_BITS = 4096
 
 WORK_BUDGET = 2_000_000
 """Work units the overlay's templates may use for one job (see the module docstring):
-about 0.5 s of CPU at 0.23 µs a unit, so the worst accepted overlay stays within
-10x a plain render (``bench/kinds.py``; it was 5,000,000, and 52x).
-
-Only the templates an overlay touches are metered (:func:`t2gen.render.engine.render`):
-an overlay's own templates, and built-in ones that include one of its partials. A
-built-in template that reads no overlay file renders as without overlays,
-unmetered, its work bounded by the job file's bounds: so the largest job
-``validate`` accepts (50 groups of 64 workers per pod, 2.5 KB of environment,
-some 5,100,000 units when metered) renders with a small overlay."""
+about 0.5 s of CPU, so the worst accepted overlay stays within 10x a plain render
+(``bench/kinds.py``; it was 5,000,000, and 52x). Only the templates an overlay
+touches are metered (:meth:`t2gen.render.engine.TemplateSet.metered_templates`):
+the other built-in ones render unmetered, bounded by the job file's bounds, so
+the largest job ``validate`` accepts (5,100,000 units metered) renders with one."""
 
 MAX_OUTPUT_CHARS = 8 * 1024 * 1024
 """Most characters the metered templates may write for one job (8 Mi; was 32 Mi)."""
@@ -142,8 +138,9 @@ class Meter:
         if self.left < 0:
             raise TemplateLimitError(
                 f"the templates did more than {self.budget:,} units of work "
-                "(loop iterations, calls and the sizes of the values they handle); "
-                "loop over less"
+                "(loop iterations, calls, compiling and the sizes of the values they "
+                "handle); loop over less, or replace fewer built-in templates and "
+                "partials (only what an overlay touches is metered)"
             )
 
     def charge_value(self, value: Any) -> None:
