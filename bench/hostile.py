@@ -267,3 +267,146 @@ def check_pods(tmp: Path, count: int, containers: int = 1) -> Made:
 
 
 Generator = Callable[[Path], Made]
+
+
+_CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  a: "
+
+
+def _overlay_dir(tmp: Path, name: str, files: dict[str, str]) -> Path:
+    directory = tmp / f"overlay-{name}"
+    directory.mkdir(exist_ok=True)
+    for file_name, text in files.items():
+        (directory / file_name).write_text(text, encoding="utf-8")
+    return directory
+
+
+def overlay(tmp: Path, name: str, body: str, *, job: Path = EXAMPLE) -> Made:
+    """``render --templates`` of one overlay template: a ConfigMap whose ``data.a`` is ``body``."""
+    directory = _overlay_dir(
+        tmp, name, {"x.yaml.j2": _CONFIGMAP.format(name="x") + body + "\n"}
+    )
+    return ["t2gen", "render", str(job), "--templates", str(directory)], None
+
+
+def overlay_slices(
+    tmp: Path,
+    count: int,
+    *,
+    step: bool = False,
+    size: int = 1_000_000,
+    items: bool = False,
+) -> Made:
+    """``count`` slices of a string of ``size`` characters (``items``: a list of ``size`` items), each a copy (``step``: reversed)."""
+    part = "s[::-1]" if step else "s[1:]"
+    made = f"[1, 'a'] * {size // 2}" if items else f"'x' * {size}"
+    body = (
+        "{% set s = " + made + " %}{% for i in range(" + str(count) + ") %}"
+        "{% set t = " + part + " %}{% endfor %}{{ 1 }}"
+    )
+    return overlay(tmp, f"slices-{count}-{step}-{size}-{items}", body)
+
+
+def overlay_division(tmp: Path, count: int) -> Made:
+    """``count`` divisions of a 4,095-bit integer by a 2,048-bit one (schoolbook: quadratic)."""
+    body = (
+        "{% set n = 2 ** 4095 - 1 %}{% set d = 2 ** 2048 + 1 %}"
+        "{% for i in range(" + str(min(count, 10_000)) + ") %}"
+        "{% for j in range(" + str(max(count // 10_000, 1)) + ") %}"
+        "{% set q = n // d %}{% endfor %}{% endfor %}{{ 1 }}"
+    )
+    return overlay(tmp, f"division-{count}", body)
+
+
+def overlay_filters(tmp: Path, depth: int) -> Made:
+    """One expression of ``depth`` chained filters (``{{ 1|abs|abs|...}}``)."""
+    return overlay(tmp, f"filters-{depth}", "{{ 1" + "|abs" * depth + " }}")
+
+
+def overlay_tildes(tmp: Path, count: int) -> Made:
+    """One expression of ``count`` ``~`` operators."""
+    return overlay(tmp, f"tildes-{count}", "{{ 'a'" + " ~ 'a'" * count + " }}")
+
+
+def overlay_blocks(tmp: Path, count: int) -> Made:
+    """``count`` empty ``{% block %}`` statements (each a function once compiled)."""
+    body = "".join(f"{{% block b{i} %}}{{% endblock %}}" for i in range(count))
+    return overlay(tmp, f"blocks-{count}", body + "{{ 1 }}")
+
+
+def overlay_outputs(tmp: Path, count: int) -> Made:
+    """``count`` written expressions in a loop, each a YAML flow value inside one quoted string."""
+    body = (
+        "{% set s = 'x' %}\"{% for i in range(" + str(min(count, 10_000)) + ") %}"
+        "{% for j in range(" + str(max(count // 10_000, 1)) + ") %}{{ s }}"
+        '{% endfor %}{% endfor %}"'
+    )
+    return overlay(tmp, f"outputs-{count}", body)
+
+
+def overlay_sum(tmp: Path, count: int) -> Made:
+    """``|sum(start=[])`` of ``count`` one-item lists (each step copies the sum so far)."""
+    body = "{{ ([[0]] * " + str(count) + ")|sum(start=[])|length }}"
+    return overlay(tmp, f"sum-{count}", body)
+
+
+def overlay_files(tmp: Path, count: int) -> Made:
+    """One overlay directory of ``count`` templates, each a small ConfigMap."""
+    files = {
+        f"x{i}.yaml.j2": _CONFIGMAP.format(name=f"x{i}") + "{{ job.name }}\n"
+        for i in range(count)
+    }
+    directory = _overlay_dir(tmp, f"files-{count}", files)
+    return ["t2gen", "render", str(EXAMPLE), "--templates", str(directory)], None
+
+
+def overlay_arguments(tmp: Path, count: int) -> Made:
+    """``--templates`` given ``count`` times, each a directory of one small template."""
+    command = ["t2gen", "render", str(EXAMPLE)]
+    (tmp / "args").mkdir(exist_ok=True)
+    for i in range(count):
+        text = _CONFIGMAP.format(name=f"x{i}") + "b\n"
+        directory = _overlay_dir(tmp / "args", f"{count}-{i}", {f"x{i}.yaml.j2": text})
+        command += ["--templates", str(directory)]
+    return command, None
+
+
+def overlay_values(tmp: Path, count: int, per: int = 50_000) -> Made:
+    """An overlay whose output is about ``count`` values, in ConfigMaps of ``per`` (a multiple of 1,000; the read-back's work)."""
+    body = (
+        "{% for d in range(" + str(-(-count // per)) + ") %}---\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x{{ d }}\nx: ["
+        "{% for i in range(" + str(max(min(count, per) // 1000, 1)) + ") %}"
+        "{% for j in range(1000) %}0,{% endfor %}{% endfor %}0]\n"
+        "{% endfor %}"
+    )
+    directory = _overlay_dir(tmp, f"values-{count}", {"x.yaml.j2": body})
+    return ["t2gen", "render", str(EXAMPLE), "--templates", str(directory)], None
+
+
+def overlay_ports(tmp: Path, count: int) -> Made:
+    """An overlay Service of ``count`` ports (the read-back and the rendered objects' checks)."""
+    text = (
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ job.name }}-many\nspec:\n"
+        "  selector: {app: x}\n  ports:\n{% for i in range(" + str(count) + ") %}"
+        "    - {name: {{ 'p%d' % i }}, port: {{ 20000 + i }}, targetPort: {{ 20000 + i }}}\n"
+        "{% endfor %}"
+    )
+    directory = _overlay_dir(tmp, f"ports-{count}", {"x.yaml.j2": text})
+    return ["t2gen", "render", str(EXAMPLE), "--templates", str(directory)], None
+
+
+def overlay_largest_job(tmp: Path) -> Made:
+    """The largest job ``validate`` accepts (50 groups of 64 workers per pod, 2.5 KB of environment) with a one-template overlay."""
+    groups = "".join("    - {count: 64, perPod: 64}\n" for _ in range(50))
+    text = (
+        "apiVersion: t2gen/v1\nkind: Twister2Job\nmetadata:\n  name: largest\n"
+        "spec:\n  image: twister2/twister2-k8s:0.8.0\n  jobPackage:\n    jarFile: a.jar\n"
+        "  workers:\n"
+        + groups
+        + "  env:\n    - name: V\n      value: '"
+        + "x" * 2500
+        + "'\n"
+    )
+    job = tmp / "largest.yaml"
+    job.write_text(text, encoding="utf-8")
+    return overlay(tmp, "largest", "{{ job.name }}", job=job)

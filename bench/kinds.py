@@ -80,13 +80,53 @@ KINDS: list[tuple[str, list[tuple[str, Callable[[Path], h.Made]]]]] = [
         ("refused: 20,000 merge keys", P(h.check_merge_keys, count=20_000)),
         ("refused: 299,990 values, then an alias", P(h.check_late_alias, count=149_990)),
     ]),
+    ("render --templates: slicing (2,000,000 work units)", [
+        ("accepted: 140 slices of a 200,000-item list", P(h.overlay_slices, count=140, size=200_000, items=True)),
+        ("refused: 1,000 slices of a 1,000,000-item list", P(h.overlay_slices, count=1_000, items=True)),
+        ("accepted: 185 slices s[1:] of 4,000,000 chars", P(h.overlay_slices, count=185, size=4_000_000)),
+        ("refused: 10,000 slices s[1:] of 4,000,000", P(h.overlay_slices, count=10_000, size=4_000_000)),
+        ("accepted: 115 slices s[::-1] of 1,000,000", P(h.overlay_slices, count=115, step=True)),
+        ("refused: 10,000 slices s[::-1] of 1,000,000", P(h.overlay_slices, count=10_000, step=True)),
+    ]),
+    ("render --templates: big-integer division", [
+        ("accepted: 29,000 of 4,095 by 2,049 bits", P(h.overlay_division, count=29_000)),
+        ("refused: 100,000 divisions", P(h.overlay_division, count=100_000)),
+    ]),
+    ("render --templates: deep filters, many ~ (compiling)", [
+        ("accepted: 300 chained filters", P(h.overlay_filters, depth=300)),
+        ("refused: 100,000 chained filters", P(h.overlay_filters, depth=100_000)),
+        ("accepted: 2,400 ~ in one expression", P(h.overlay_tildes, count=2_400)),
+        ("refused: 100,000 ~", P(h.overlay_tildes, count=100_000)),
+        ("accepted: 850 blocks", P(h.overlay_blocks, count=850)),
+        ("refused: 20,000 blocks", P(h.overlay_blocks, count=20_000)),
+    ]),
+    ("render --templates: outputs and sums", [
+        ("accepted: 89,000 written expressions", P(h.overlay_outputs, count=89_000)),
+        ("refused: 1,000,000 written expressions", P(h.overlay_outputs, count=1_000_000)),
+        ("accepted: |sum(start=[]) of 11,000 lists", P(h.overlay_sum, count=11_000)),
+        ("refused: |sum(start=[]) of 100,000 lists", P(h.overlay_sum, count=100_000)),
+    ]),
+    ("render --templates: overlay files (500), directories (16)", [
+        ("accepted: 500 overlay templates", P(h.overlay_files, count=500)),
+        ("refused: 2,000 overlay templates", P(h.overlay_files, count=2_000)),
+        ("accepted: --templates 16 times", P(h.overlay_arguments, count=16)),
+        ("refused: --templates 10,000 times (usage)", P(h.overlay_arguments, count=10_000)),
+    ]),
+    ("render --templates: read back (200,000 values)", [
+        ("accepted: 196,000 values in 4 ConfigMaps", P(h.overlay_values, count=196_000, per=49_000)),
+        ("refused: 950,000 values in 19 ConfigMaps", P(h.overlay_values, count=950_000)),
+        ("accepted: a Service of 1,000 ports", P(h.overlay_ports, count=1_000)),
+        ("accepted: a Service of 5,000 ports", P(h.overlay_ports, count=5_000)),
+        ("refused: 10,000 ports (over 256 KiB)", P(h.overlay_ports, count=10_000)),
+        ("accepted: largest valid job, one small template", h.overlay_largest_job),
+    ]),
 ]  # fmt: skip
 """Input kind (with its documented limit) and its worst inputs, each a label and its generator."""
 
 
 _RUNNER = """
 import json, os, subprocess, sys
-command, stdin = json.loads(sys.argv[1])
+command, stdin = json.loads(sys.stdin.read())
 with open(stdin or os.devnull, "rb") as feed:
     child = subprocess.Popen(command, stdin=feed, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     head = child.stderr.read(400).decode("utf-8", "replace").partition("\\n")[0]
@@ -115,8 +155,9 @@ def run(
         )
         program = [sys.executable, "-S", "-c", code]
     argument = json.dumps([[*program, *command[1:]], str(stdin) if stdin else None])
-    out = subprocess.run(
-        [sys.executable, "-c", _RUNNER, argument],
+    out = subprocess.run(  # the command on stdin: 10,000 arguments pass one argument's 128 KiB
+        [sys.executable, "-c", _RUNNER],
+        input=argument,
         capture_output=True,
         text=True,
         check=True,

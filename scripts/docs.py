@@ -125,12 +125,12 @@ def template_context_reference() -> str:
     """The template context page: each top-level key of the context, the filters, the rules."""
     from t2gen.render.context import CONTEXT_DOC
     from t2gen.render.environment import FILTERS
-    from t2gen.render.sandbox import sandbox_reference
+    from t2gen.render.reference import sandbox_reference
 
     lines = [
         _HEADER.format(
             source="t2gen/render/context/__init__.py (CONTEXT_DOC), t2gen/render/environment.py (FILTERS) "
-            "and t2gen/render/sandbox.py (sandbox_reference)"
+            "and t2gen/render/reference.py (sandbox_reference)"
         ),
         "# Templates and their context\n",
         "`t2gen render --templates DIR` lays `DIR` over the built-in templates (`templates/k8s/`):",

@@ -146,6 +146,22 @@ def _warn_deprecated_format(value: str) -> None:
     )
 
 
+def check_template_dirs(value: list[Path] | None) -> list[Path] | None:
+    """At most :data:`~t2gen.render.overlays.MAX_OVERLAY_DIRS` ``--templates`` (a usage error, before any is read).
+
+    Raises:
+        typer.BadParameter: more directories than that (exit code 2).
+    """
+    from t2gen.render.overlays import MAX_OVERLAY_DIRS
+
+    if value is not None and len(value) > MAX_OVERLAY_DIRS:
+        raise typer.BadParameter(
+            f"given {len(value):,} times; at most {MAX_OVERLAY_DIRS} template directories "
+            "are read: put the templates in fewer directories"
+        )
+    return value
+
+
 def template_dirs(templates: list[Path] | None) -> list[str]:
     """``--templates`` directories as the user named them (shown in ``# Source:`` lines)."""
     return [str(path) for path in templates or ()]
@@ -205,8 +221,10 @@ TemplateDirs = Annotated[
     typer.Option(
         "--templates",
         "-t",
+        callback=check_template_dirs,
         help="A directory of templates laid over the built-in ones: a file with a built-in "
-        "template's name replaces it, a new file adds objects. Repeatable; the first wins.",
+        "template's name replaces it, a new file adds objects. Repeatable (at most 16); "
+        "the first wins.",
         file_okay=False,
         metavar="DIR",
     ),

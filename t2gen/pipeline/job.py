@@ -29,12 +29,11 @@ from t2gen.kube.versions import KubeVersionError, require_kube_version
 from t2gen.model import Job
 from t2gen.pipeline.load import LoadedJob, builtin_template_set, load_jobs
 from t2gen.render.context import build_context
-from t2gen.render.engine import (
-    RenderedDocument,
-    TemplateSet,
+from t2gen.render.engine import RenderedDocument, TemplateSet, render
+from t2gen.render.overlays import (
     overlay_problem,
     partials_only_problem,
-    render,
+    too_many_templates,
 )
 
 if TYPE_CHECKING:  # typing.Unpack is 3.11+; mypy reads typing_extensions' stub
@@ -97,6 +96,8 @@ def make_template_set(
     )
     if unused is not None:
         raise T2genError(f"{overlays[0]}: {unused[1]}")
+    if (many := too_many_templates([path for _, path in layers])) is not None:
+        raise T2genError(f"{many[0]}: {many[1]}")
     return TemplateSet(
         name=builtin.name, builtin=builtin.builtin, overlays=tuple(layers)
     )

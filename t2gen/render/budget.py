@@ -9,11 +9,17 @@ items or an integer larger than :data:`MAX_INT_BITS` is refused before it
 runs. Each limit raises :class:`TemplateLimitError` inside the template, so the
 error names the template and line.
 
-One unit is about the CPU time of one empty loop iteration (0.1-0.3 µs);
-the other costs were measured against it (``bench/floods.py``): a written
+One unit is the CPU time of one empty ``{% for %}`` iteration in the sandbox
+(0.23 µs on the 2-CPU development machine, 2026-12-07); the other costs were
+measured against it in the same process (``bench/units.py``): a written
 expression :data:`OUTPUT_UNITS`, a call :data:`CALL_UNITS`, a macro call
-:data:`MACRO_CALL_UNITS`, and a string operation one unit per 8 characters
-of the strings it reads or makes.
+:data:`MACRO_CALL_UNITS`, an intercepted operator :data:`BINOP_UNITS` plus,
+on integers, one unit per :data:`INT_PRODUCTS_PER_UNIT` products of their
+30-bit digits (schoolbook multiplication and division), a slice one unit per
+:data:`SLICE_CHARS_PER_UNIT` characters it copies (:data:`STEP_SLICE_CHARS_PER_UNIT`
+with a step, :data:`SLICE_ITEMS_PER_UNIT` items of a list), compiling a template
+:func:`~t2gen.render.estimate.compile_units`, and a
+string operation one unit per 8 characters of the strings it reads or makes.
 """
 
 from __future__ import annotations
@@ -25,7 +31,9 @@ from typing import Any
 from jinja2.exceptions import SecurityError
 
 __all__ = [
+    "BINOP_UNITS",
     "CALL_UNITS",
+    "INT_PRODUCTS_PER_UNIT",
     "MACRO_CALL_UNITS",
     "MAX_INT_BITS",
     "MAX_ITEMS",
@@ -33,12 +41,18 @@ __all__ = [
     "MAX_RANGE",
     "MAX_VALUE_SIZE",
     "OUTPUT_UNITS",
+    "SLICE_CHARS_PER_UNIT",
+    "SLICE_ITEMS_PER_UNIT",
+    "STEP_SLICE_CHARS_PER_UNIT",
     "WORK_BUDGET",
     "Meter",
     "TemplateLimitError",
     "callable_name",
     "charge",
+    "charge_binop",
+    "charge_compile",
     "charge_output",
+    "charge_slice",
     "charge_value",
     "check_binop",
     "check_made",
@@ -48,6 +62,7 @@ __all__ = [
     "metered_iterator",
     "metered_loop",
     "refuse_size",
+    "unmetered",
 ]
 
 MAX_RANGE = 10_000
@@ -66,18 +81,37 @@ Lower than :data:`MAX_VALUE_SIZE`: an item may be a string object of its own
 MAX_INT_BITS = 4096
 """Largest integer an operation may make, in bits (``2 ** 4096``)."""
 
-WORK_BUDGET = 5_000_000
-"""Work units one job's render may use (see the module docstring): about 0.5-1.5 s
-of CPU. With overlays the built-in templates are metered too: the examples use
-3,000-7,000 units with them, the largest job ``validate`` accepts (50 groups of
-64 workers per pod, 2.5 KB of environment) about 5,100,000, so with an overlay
-that job is refused at the budget."""
+WORK_BUDGET = 2_000_000
+"""Work units the overlay's templates may use for one job (see the module docstring):
+about 0.5 s of CPU, so the worst accepted overlay stays within 10x a plain render
+(``bench/kinds.py``; it was 5,000,000, and 52x). Only the templates an overlay
+touches are metered (:meth:`t2gen.render.engine.TemplateSet.metered_templates`):
+the other built-in ones render unmetered, bounded by the job file's bounds, so
+the largest job ``validate`` accepts (5,100,000 units metered) renders with one."""
 
-MAX_OUTPUT_CHARS = 32 * 1024 * 1024
-"""Most characters one job's templates may write (32 Mi)."""
+MAX_OUTPUT_CHARS = 8 * 1024 * 1024
+"""Most characters the metered templates may write for one job (8 Mi; was 32 Mi)."""
 
-OUTPUT_UNITS = 8
-"""Units of a written ``{{ expression }}`` (YAML emission), besides its value's size."""
+OUTPUT_UNITS = 20
+"""Units of a written ``{{ expression }}`` (YAML emission, 4-5 µs), besides its value's size (was 8)."""
+
+BINOP_UNITS = 16
+"""Units of an operator the sandbox intercepts (``*``, ``**``, ``+``, ``%``, ``//``, ``/``): its checks."""
+
+INT_PRODUCTS_PER_UNIT = 128
+"""Products of 30-bit digits a unit pays for in ``*``, ``//``, ``%`` and ``/`` of integers.
+
+CPython multiplies and divides integers digit by digit: a 4,096-bit integer
+divided by a 2,048-bit one is 137 x 69 digit products, 9-13 µs (40-57 units)."""
+
+SLICE_CHARS_PER_UNIT = 512
+"""Characters a slice of a string without a step copies per unit (``s[1:]`` of 4 M: 0.6 ms, 2,300 a unit)."""
+
+STEP_SLICE_CHARS_PER_UNIT = 64
+"""Characters a slice of a string with a step copies per unit (``s[::-1]`` of 4 M: 3.5 ms, 430 a unit)."""
+
+SLICE_ITEMS_PER_UNIT = 16
+"""Items a slice of a list or tuple copies per unit (``l[1:]`` of 1 M items: 12 ms, 32 a unit)."""
 
 CALL_UNITS = 8
 """Units of a call from a template (a method, a global), besides its operands' sizes."""
@@ -104,8 +138,9 @@ class Meter:
         if self.left < 0:
             raise TemplateLimitError(
                 f"the templates did more than {self.budget:,} units of work "
-                "(loop iterations, calls and the sizes of the values they handle); "
-                "loop over less"
+                "(loop iterations, calls, compiling and the sizes of the values they "
+                "handle); loop over less, or replace fewer built-in templates and "
+                "partials (only what an overlay touches is metered)"
             )
 
     def charge_value(self, value: Any) -> None:
@@ -120,6 +155,17 @@ class Meter:
 
 
 _meter: Meter | None = None
+
+
+@contextlib.contextmanager
+def unmetered() -> Iterator[None]:
+    """Meter nothing inside the block (a built-in template that reads no overlay file)."""
+    global _meter
+    previous, _meter = _meter, None
+    try:
+        yield
+    finally:
+        _meter = previous
 
 
 @contextlib.contextmanager
@@ -143,6 +189,47 @@ def charge_value(value: Any) -> None:
     """Charge the size of ``value`` to the current meter (none outside :func:`metered`)."""
     if _meter is not None:
         _meter.charge_value(value)
+
+
+def charge_compile(source: str) -> None:
+    """Charge compiling ``source`` (:func:`~t2gen.render.estimate.compile_units`) before it is parsed."""
+    from t2gen.render.estimate import compile_units
+
+    if _meter is not None:
+        for units in compile_units(source):
+            _meter.charge(units)
+
+
+def charge_binop(operator: str, left: Any, right: Any) -> None:
+    """Charge an intercepted operator, and on two integers the products of their digits it computes."""
+    if _meter is None:
+        return
+    units = BINOP_UNITS
+    if type(left) is int and type(right) is int and operator != "+":
+        left_digits = left.bit_length() // 30 + 1
+        if (
+            operator == "**"
+        ):  # squarings of the result, at most MAX_INT_BITS (check_binop)
+            result = min(left.bit_length() * max(right, 0), MAX_INT_BITS) // 30 + 1
+            products = result * result * max(right.bit_length(), 1)
+        else:
+            products = left_digits * (right.bit_length() // 30 + 1)
+        units += products // INT_PRODUCTS_PER_UNIT
+    _meter.charge(units)
+
+
+def charge_slice(obj: Any, part: slice) -> None:
+    """Charge a slice of a string or sequence by what it copies."""
+    if _meter is None or not isinstance(obj, (str, bytes, list, tuple)):
+        return
+    copied = len(range(*part.indices(len(obj))))
+    if not isinstance(obj, (str, bytes)):
+        per_unit = SLICE_ITEMS_PER_UNIT
+    elif part.step in (None, 1):
+        per_unit = SLICE_CHARS_PER_UNIT
+    else:
+        per_unit = STEP_SLICE_CHARS_PER_UNIT
+    _meter.charge(copied // per_unit + 1)
 
 
 def charge_output(value: Any) -> None:
@@ -302,7 +389,7 @@ def concat(parts: tuple[Any, ...]) -> str:
     texts = [str(part) for part in parts]
     total = sum(len(text) for text in texts)
     refuse_size("'~'", total)
-    charge(total // 8 + 1)
+    charge(BINOP_UNITS + len(parts) + total // 8)
     return "".join(texts)
 
 

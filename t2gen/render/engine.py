@@ -13,6 +13,7 @@ later jobs' objects are built from the values the templates were given
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from collections.abc import Generator, Sequence
@@ -25,19 +26,32 @@ from t2gen import fastpaths
 from t2gen.errors import TemplateError
 from t2gen.record import Record
 from t2gen.render import skeleton
-from t2gen.render.budget import MAX_OUTPUT_CHARS, TemplateLimitError, metered
+from t2gen.render.budget import (
+    MAX_OUTPUT_CHARS,
+    TemplateLimitError,
+    metered,
+    unmetered,
+)
 from t2gen.render.environment import FILTERS, new_environment
 from t2gen.render.oslimits import OS_MEMORY_MB, os_bounds
+from t2gen.render.overlays import builtin_references, template_files
 from t2gen.render.precompiled import (
     PrecompiledLoader,
     compile_builtin_templates,
     compile_key,
     precompiled_name,
 )
-from t2gen.render.readback import RenderedDocument, documents_of, parse_output
+from t2gen.render.readback import (
+    OUTPUT_BOUNDS,
+    OVERLAY_OUTPUT_BOUNDS,
+    RenderedDocument,
+    documents_of,
+    parse_output,
+)
 from t2gen.render.sandbox import read_template_file
 
 __all__ = [
+    "BUILTIN_OUTPUT_CHARS",
     "FILTERS",
     "PrecompiledLoader",
     "RenderedDocument",
@@ -48,6 +62,10 @@ __all__ = [
     "precompiled_name",
     "render",
 ]
+
+
+BUILTIN_OUTPUT_CHARS = 32 * 1024 * 1024
+"""Most characters the unmetered built-in templates may write for one job (32 Mi)."""
 
 
 class TemplateSet(Record):
@@ -85,9 +103,32 @@ class TemplateSet(Record):
         """Return ``(file name, source label)`` of every template and partial, sorted by name."""
         chosen: dict[str, str] = {}
         for label, directory in [*self.overlays, (self.name, self.builtin)]:
-            for file_name in _template_files(directory):
+            for file_name in template_files(directory):
                 chosen.setdefault(file_name, f"{label}/{file_name}")
         return sorted(chosen.items())
+
+    def metered_templates(self) -> frozenset[str]:
+        """The template files an overlay touches, whose work and output are metered.
+
+        Every file of an overlay, and every built-in template that includes,
+        imports or extends one of them, directly or through other built-in
+        ones, or names a template Jinja2 cannot know before it renders. The
+        others render as they do without overlays (:func:`render`).
+        """
+        if not self.overlays:
+            return frozenset()
+        touched = {
+            name for _, directory in self.overlays for name in template_files(directory)
+        }
+        references = builtin_references(os.fspath(self.builtin))
+        changed = True
+        while changed:
+            changed = False
+            for name, names in references.items():
+                if name not in touched and (names is None or names & touched):
+                    touched.add(name)
+                    changed = True
+        return frozenset(touched)
 
     def source(self, name: str) -> str:
         """Return the text of template ``name`` (``configmap.yaml.j2`` or ``k8s/configmap.yaml.j2``).
@@ -114,68 +155,6 @@ class TemplateSet(Record):
             line=None,
             message=f"no such template; the templates are {known}",
         )
-
-
-def overlay_problem(directory: str) -> str | None:
-    """What makes ``directory`` no template overlay (``--templates``), or None.
-
-    A directory without a ``*.j2`` file changes nothing, which is never what
-    was meant: most often its templates are named ``x.yaml``, and silently
-    ignored they would drop the objects the user added.
-    """
-    if not Path(directory).is_dir():
-        return "no such template directory"
-    if not _template_files(directory):
-        return (
-            "holds no template: only files ending in .j2 are read (e.g. "
-            "networkpolicy.yaml.j2; `t2gen templates list` shows the built-in ones)"
-        )
-    return None
-
-
-def partials_only_problem(
-    overlays: Sequence[str | os.PathLike[str]], builtin: str | os.PathLike[str]
-) -> tuple[str, str] | None:
-    """The first overlay directory and why, when the overlays hold nothing a render uses.
-
-    A partial (``_*.j2``) is rendered only where a template includes it: the
-    built-in templates include only built-in partials, so overlays whose every
-    file is a partial of a new name change nothing, and the render would exit
-    0 with none of the objects they were written for. Such overlays are
-    refused; one template among them (which may include the others'
-    partials), or one partial replacing a built-in one, is enough.
-
-    Args:
-        overlays: the ``--templates`` directories, each already an overlay
-            (:func:`overlay_problem`).
-        builtin: the built-in set's directory.
-
-    Returns:
-        ``(directory, problem)`` of the first overlay, or None when the overlays
-        change what is rendered.
-    """
-    builtin_partials = set(_template_files(builtin))
-    listed = [(directory, _template_files(directory)) for directory in overlays]
-    for _, names in listed:
-        if any(not name.startswith("_") or name in builtin_partials for name in names):
-            return None
-    if not listed:
-        return None
-    directory, names = listed[0]
-    return os.fspath(directory), (
-        f"holds only partials ({', '.join(names)}), which only a template includes, and "
-        "none replaces a built-in one: add a template (a *.j2 file not starting with _) "
-        "that includes them"
-    )
-
-
-def _template_files(directory: str | os.PathLike[str]) -> list[str]:
-    """The names in ``directory`` ending in ``.j2`` (as ``Path.glob("*.j2")``), sorted; none if unreadable."""
-    try:
-        with os.scandir(directory) as entries:
-            return sorted(entry.name for entry in entries if entry.name.endswith(".j2"))
-    except OSError:
-        return []
 
 
 def make_environment(
@@ -250,7 +229,7 @@ def render(
         # job file's bounds (docs/untrusted-input.md), so nothing is metered.
         return _render_all(environment, context, template_set)
     current = [""]  # the template being rendered or read back
-    try:  # one work budget for all the job's templates, built-in ones too
+    try:  # one work budget for the templates the overlays touch
         with metered(), os_bounds():
             return _render_all(environment, context, template_set, current)
     except (TemplateLimitError, MemoryError) as err:  # outside a template's own code
@@ -280,49 +259,94 @@ def _render_all(
     template_set: TemplateSet,
     current: list[str] | None = None,
 ) -> list[RenderedDocument]:
+    """Render every template; those an overlay touches metered, with their own output bounds.
+
+    A built-in template that reads no overlay file renders as without
+    overlays: unmetered, by the skeleton's fast path where it applies, its
+    output read back with :data:`~t2gen.render.readback.OUTPUT_BOUNDS`. The
+    others share the meter, :data:`~t2gen.render.budget.MAX_OUTPUT_CHARS` and
+    :data:`~t2gen.render.readback.OVERLAY_OUTPUT_BOUNDS`.
+    """
     current = current if current is not None else [""]
     documents: list[RenderedDocument] = []
-    written = [0]  # characters written by all templates so far
-    parsed = [0]  # values read from what they wrote
-    # Overlay templates (and partials they replace) may do anything with what a
-    # `{{ }}` wrote, so with overlays every template's text is parsed.
-    fast = not template_set.overlays and fastpaths.enabled("SKELETON")
+    touched = template_set.metered_templates()
+    # [characters written, values read back]: one account for the built-in
+    # templates, one for those the overlays touch.
+    builtin_account, overlay_account = [0, 0], [0, 0]
+    skeleton_on = fastpaths.enabled("SKELETON")
     for file_name, label in template_set.templates():
         current[0] = label
-        if fast:
-            objects = skeleton.render_objects(environment, file_name, context)
-            if objects is not None:
-                documents.extend(documents_of(objects, label))
-                continue
-        try:
-            text = _render_text(environment.get_template(file_name), context, written)
-        except jinja2.TemplateSyntaxError as err:
-            shown = _labels(template_set).get(os.path.normpath(err.filename or ""))
-            raise TemplateError(
-                template=shown or _label(err.name, label),
-                line=err.lineno,
-                message=err.message or "syntax error",
-            ) from None
-        except Exception as err:  # a template may raise anything ({{ 1 / 0 }})
-            labels = _labels(template_set)
-            filename, line = _template_line(err, set(labels))
-            message = _limit_message(err)
-            if isinstance(err, jinja2.TemplateNotFound):
-                message = f"no template {err.name!r} in the template directories"
-            raise TemplateError(
-                template=label if filename is None else labels[filename],
-                line=line,
-                message=message,
-            ) from None
-        documents.extend(parse_output(text, label, parsed))
+        metered_here = file_name in touched
+        account = overlay_account if metered_here else builtin_account
+        with contextlib.nullcontext() if metered_here else unmetered():
+            if skeleton_on and not metered_here:
+                objects = skeleton.render_objects(environment, file_name, context)
+                if objects is not None:
+                    documents.extend(documents_of(objects, label))
+                    continue
+            text = _render_one(
+                environment,
+                template_set,
+                file_name,
+                label,
+                context,
+                account,
+                metered_here,
+            )
+            documents.extend(
+                parse_output(
+                    text,
+                    label,
+                    account,
+                    OVERLAY_OUTPUT_BOUNDS if metered_here else OUTPUT_BOUNDS,
+                )
+            )
     return documents
 
 
-def _render_text(
-    template: jinja2.Template, context: dict[str, Any], written: list[int]
+def _render_one(
+    environment: jinja2.Environment,
+    template_set: TemplateSet,
+    file_name: str,
+    label: str,
+    context: dict[str, Any],
+    account: list[int],
+    metered_here: bool,
 ) -> str:
-    """Render a template as ``Template.render`` does, stopping at :data:`MAX_OUTPUT_CHARS` in all.
+    """Render one template's text; every error located in the template (or partial) it came from."""
+    try:
+        return _render_text(
+            environment.get_template(file_name),
+            context,
+            account,
+            MAX_OUTPUT_CHARS if metered_here else BUILTIN_OUTPUT_CHARS,
+        )
+    except jinja2.TemplateSyntaxError as err:
+        shown = _labels(template_set).get(os.path.normpath(err.filename or ""))
+        raise TemplateError(
+            template=shown or _label(err.name, label),
+            line=err.lineno,
+            message=err.message or "syntax error",
+        ) from None
+    except Exception as err:  # a template may raise anything ({{ 1 / 0 }})
+        labels = _labels(template_set)
+        filename, line = _template_line(err, set(labels))
+        message = _limit_message(err)
+        if isinstance(err, jinja2.TemplateNotFound):
+            message = f"no template {err.name!r} in the template directories"
+        raise TemplateError(
+            template=label if filename is None else labels[filename],
+            line=line,
+            message=message,
+        ) from None
 
+
+def _render_text(
+    template: jinja2.Template, context: dict[str, Any], account: list[int], limit: int
+) -> str:
+    """Render a template as ``Template.render`` does, stopping at ``limit`` characters in its account.
+
+    ``account[0]`` is what the templates of the account wrote so far, updated.
     The limit is raised inside the template (at the ``yield`` of the text
     that passes it), so the error names the line that wrote it.
     """
@@ -333,11 +357,11 @@ def _render_text(
             template.root_render_func(template.new_context(context)),
         )
         for chunk in stream:
-            written[0] += len(chunk)
-            if written[0] > MAX_OUTPUT_CHARS:
+            account[0] += len(chunk)
+            if account[0] > limit:
                 stream.throw(
                     TemplateLimitError(
-                        f"the templates write more than {MAX_OUTPUT_CHARS:,} characters"
+                        f"the templates write more than {limit:,} characters"
                     )
                 )
             chunks.append(chunk)
@@ -357,7 +381,7 @@ def _labels(template_set: TemplateSet) -> dict[str, str]:
         *template_set.overlays,
         (template_set.name, template_set.builtin),
     ]:
-        for file_name in _template_files(directory):
+        for file_name in template_files(directory):
             # The first directory wins, as in Jinja2's search and all_templates().
             labels.setdefault(
                 os.path.normpath(Path(directory, file_name)),

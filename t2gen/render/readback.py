@@ -11,7 +11,13 @@ from t2gen.kube.validators import is_api_version, is_kind
 from t2gen.kube.yamlbounds import ReadBounds, YamlLimitError
 from t2gen.record import Record
 
-__all__ = ["OUTPUT_BOUNDS", "RenderedDocument", "documents_of", "parse_output"]
+__all__ = [
+    "OUTPUT_BOUNDS",
+    "OVERLAY_OUTPUT_BOUNDS",
+    "RenderedDocument",
+    "documents_of",
+    "parse_output",
+]
 
 
 class RenderedDocument(Record):
@@ -50,24 +56,40 @@ OUTPUT_BOUNDS = ReadBounds(
 )
 """What the templates of one job may render, read as kubectl reads it (:mod:`t2gen.kube.yamlread`).
 
-The depth of ``t2gen check``'s manifests; at most a million values for all the
-job's templates together (about 2.5 s of reading): the largest jobs t2gen
-renders (50 groups of 64 workers per pod, 2,500 bytes of environment) write
-about 500,000."""
+The depth of ``t2gen check``'s manifests; at most a million values for the
+job's built-in templates that no overlay touches (about 2.5 s of reading): the
+largest jobs t2gen renders (50 groups of 64 workers per pod, 2,500 bytes of
+environment) write about 500,000."""
+
+OVERLAY_OUTPUT_BOUNDS = ReadBounds(
+    what="rendered manifests",
+    advice="render fewer or smaller objects",
+    depth=100,
+    nodes=200_000,
+)
+"""What the templates an overlay touches may render for one job, read back (all together).
+
+Reading back costs some 4-5 µs a value: 960,000 values, under the million of
+:data:`OUTPUT_BOUNDS`, cost 19.6x a plain render (2026-12-07); 200,000 stay
+within the 10x budget with the meter's work besides (``bench/kinds.py``)."""
 
 
-def parse_output(text: str, label: str, read: list[int]) -> list[RenderedDocument]:
+def parse_output(
+    text: str, label: str, account: list[int], bounds: ReadBounds = OUTPUT_BOUNDS
+) -> list[RenderedDocument]:
     """Parse a template's output into objects, as kubectl would read it.
 
     Args:
         text: what the template wrote.
         label: the template, for errors.
-        read: ``[values read so far]`` from this job's templates, updated: all
-            of them share :data:`OUTPUT_BOUNDS`' values.
+        account: ``[characters written, values read so far]`` of the templates
+            sharing ``bounds`` for this job; ``account[1]`` is updated.
+        bounds: :data:`OUTPUT_BOUNDS` (built-in templates) or
+            :data:`OVERLAY_OUTPUT_BOUNDS` (those an overlay touches).
     """
     from t2gen.kube.yamlread import BoundedReader  # only with overlays
 
-    reader = BoundedReader(text, OUTPUT_BOUNDS, start=read[0])
+    reader = BoundedReader(text, bounds, start=account[1])
     try:
         objects = [document.data for document in reader.documents()]
     except YamlLimitError as err:
@@ -96,7 +118,7 @@ def parse_output(text: str, label: str, read: list[int]) -> list[RenderedDocumen
             message=f"the rendered YAML does not parse ({problem}){detail}",
         ) from None
     finally:
-        read[0] = reader.nodes  # counted from read[0] on
+        account[1] = reader.nodes  # counted from account[1] on
     return documents_of(objects, label)
 
 

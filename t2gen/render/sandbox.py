@@ -42,17 +42,11 @@ from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from t2gen.render.budget import (
-    CALL_UNITS,
-    MACRO_CALL_UNITS,
-    MAX_INT_BITS,
-    MAX_ITEMS,
-    MAX_OUTPUT_CHARS,
-    MAX_RANGE,
-    MAX_VALUE_SIZE,
-    OUTPUT_UNITS,
-    WORK_BUDGET,
     TemplateLimitError,
     charge,
+    charge_binop,
+    charge_compile,
+    charge_slice,
     check_binop,
     check_made,
     concat,
@@ -60,7 +54,6 @@ from t2gen.render.budget import (
     metered_loop,
 )
 from t2gen.render.guards import guard_call, guard_filter, made_by
-from t2gen.render.oslimits import OS_CPU_SECONDS, OS_MEMORY_MB
 
 __all__ = [
     "MAX_TEMPLATE_BYTES",
@@ -69,10 +62,9 @@ __all__ = [
     "SandboxedFileLoader",
     "T2genSandbox",
     "read_template_file",
-    "sandbox_reference",
 ]
 
-SANDBOX_VERSION = "1"
+SANDBOX_VERSION = "2"
 """Changes whenever the code the sandbox compiles changes (part of the precompiled templates' key)."""
 
 MAX_TEMPLATE_BYTES = 1024 * 1024
@@ -143,7 +135,23 @@ def _allowed_methods(kind: type[object]) -> frozenset[str] | None:
 
 
 class _CodeGenerator(CodeGenerator):
-    """Jinja2's code generator with ``~`` going through :func:`concat`."""
+    """Jinja2's code generator with ``~`` going through :func:`concat`, and slices through :func:`charged_slice`."""
+
+    def visit_Getitem(self, node: nodes.Getitem, frame: Frame) -> None:
+        """Write ``environment.t2gen_slice(obj, slice(a, b, c))`` for a slice (Jinja2 writes ``obj[a:b:c]``)."""
+        if not isinstance(node.arg, nodes.Slice):
+            super().visit_Getitem(node, frame)
+            return
+        self.write("environment.t2gen_slice(")
+        self.visit(node.node, frame)
+        self.write(", slice(")
+        for part in (node.arg.start, node.arg.stop, node.arg.step):
+            if part is None:
+                self.write("None")
+            else:
+                self.visit(part, frame)
+            self.write(", ")
+        self.write("))")
 
     def visit_Concat(self, node: nodes.Concat, frame: Frame) -> None:
         """Write ``environment.t2gen_concat((a, b, ...))`` instead of a plain join."""
@@ -154,6 +162,12 @@ class _CodeGenerator(CodeGenerator):
         self.write("))")
 
 
+def charged_slice(obj: Any, part: slice) -> Any:
+    """``obj[part]``, charged by what it copies (:func:`t2gen.render.budget.charge_slice`)."""
+    charge_slice(obj, part)
+    return obj[part]
+
+
 def _static_text(node: nodes.Node) -> int:
     """Characters of literal template text directly inside ``node``'s body."""
     return sum(len(data.data) for data in node.find_all(nodes.TemplateData))
@@ -162,7 +176,7 @@ def _static_text(node: nodes.Node) -> int:
 class T2genSandbox(ImmutableSandboxedEnvironment):
     """Jinja2's immutable sandbox, stricter: see the module docstring for what a template may do."""
 
-    intercepted_binops = frozenset({"*", "**", "+", "%"})
+    intercepted_binops = frozenset({"*", "**", "+", "%", "//", "/"})
     code_generator_class = _CodeGenerator
     sandbox_version = SANDBOX_VERSION
 
@@ -177,6 +191,7 @@ class T2genSandbox(ImmutableSandboxedEnvironment):
         }
         self.filters["t2gen_loop"] = metered_loop
         self.t2gen_concat = concat
+        self.t2gen_slice = charged_slice
         self.t2gen_sizes: dict[str, int] = {}
         """Characters of each template file read, by path (an include is charged by it)."""
 
@@ -199,8 +214,9 @@ class T2genSandbox(ImmutableSandboxedEnvironment):
         return allowed is None or attr in allowed
 
     def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
-        """Run ``left operator right`` when the result stays within the limits."""
+        """Run ``left operator right`` when the result stays within the limits: charged by its digits."""
         check_binop(operator, left, right)
+        charge_binop(operator, left, right)
         result = super().call_binop(context, operator, left, right)
         check_made(result, f"'{operator}'")
         return result
@@ -223,7 +239,8 @@ class T2genSandbox(ImmutableSandboxedEnvironment):
     def _parse(
         self, source: str, name: str | None, filename: str | None
     ) -> nodes.Template:
-        """Parse, then wrap every ``{% for %}`` loop's iterable in the metering ``t2gen_loop`` filter."""
+        """Charge the compilation, parse, then wrap every ``{% for %}`` loop's iterable in the metering ``t2gen_loop`` filter."""
+        charge_compile(source)  # before the parser and Python's compiler run
         tree = super()._parse(source, name, filename)
         for loop in tree.find_all(nodes.For):
             weight = 1 + (_static_text(nodes.Output(loop.body)) // 8)
@@ -316,62 +333,3 @@ class SandboxedFileLoader(jinja2.FileSystemLoader):
                     sizes[found[1]] = len(found[0])
                 return found[0], found[1], lambda: True
         raise jinja2.TemplateNotFound(template)
-
-
-def sandbox_reference() -> str:
-    """What a template can and cannot do, as Markdown (``docs/templates.md``, ``make docs``)."""
-    methods = "\n".join(
-        f"  * `{kind.__name__}`: {', '.join(f'`{m}`' for m in sorted(names)) or 'none'}"
-        for kind, names in SAFE_METHODS.items()
-    )
-    return f"""## What a template can and cannot do
-
-Templates render in a sandbox (`t2gen/render/sandbox.py`, a stricter Jinja2
-[`ImmutableSandboxedEnvironment`](https://jinja.palletsprojects.com/en/stable/sandbox/)),
-the built-in ones as well as yours, because an overlay may come from a pull request.
-This list is the whole of what a template can do, as Helm's function list is for a chart.
-
-A template **can**:
-
-* read the context above, and the literals it writes itself (strings, numbers, lists,
-  mappings, `true`/`false`/`none`);
-* use Jinja2's statements (`if`, `for`, `set`, `macro`, `call`, `filter`, `include`,
-  `import`, `from`, `extends`, `block`), tests, and filters (Jinja2's own plus the one
-  above), operators and string formatting (`'%03d' % n`, `'{{}}-x'.format(name)`);
-* use the globals `range` (at most {MAX_RANGE:,} items), `dict`, `namespace`, `cycler`
-  and `joiner`;
-* call only these methods of these types and of their subclasses (any other attribute
-  of them is refused; a `Markup` string, as `|safe` and `|e` make, is a `str`):
-{methods}
-* include, import or extend templates of the overlay directories and the built-in set,
-  by name (`{{% include "_pod.yaml.j2" %}}`); a symbolic link is followed only while its
-  target stays inside the directory it is in.
-
-A template **cannot** (each is an error naming the template and line, and nothing is
-written):
-
-* reach Python: no attribute starting with `_` (`__class__`, `__globals__`...), no
-  method that changes a list or mapping, no `lipsum`; so no code runs and no module is
-  imported;
-* read a file outside its directory (`../x`, an absolute path, a symbolic link leading
-  out), a file that is not a regular file (a FIFO, a device), or a template file of more
-  than {MAX_TEMPLATE_BYTES:,} bytes;
-* make a string of more than {MAX_VALUE_SIZE:,} characters, a list or mapping of more
-  than {MAX_ITEMS:,} items (a filter that makes a list of a string's characters counts
-  them), or an integer of more than {MAX_INT_BITS:,} bits (`2 ** (10**9)`): judged from
-  the operands before the operation runs (`'x' * 10**9`, `s.center(10**9)`,
-  `'%1000000000d' % 1`, `('{{0}}' * 400).format(s)`, `s.join(...)`, `tojson(indent=...)`,
-  `|e` or `|urlize` of a long text, a `replace` or `~` that grows past it);
-* do more than {WORK_BUDGET:,} units of work for one job, about a second of CPU: a loop
-  iteration or a filter is 1 or 2 units, a written expression {OUTPUT_UNITS}, a call
-  {CALL_UNITS}, a macro call {MACRO_CALL_UNITS}, plus the size of every value it reads
-  or makes (a string's receiver too: `s.isdigit()` reads `s`; one unit per 8 characters
-  or per item), plus what the filter does per character or item (`sort` 7 an item,
-  `urlize` 5 a character, each item `map` yields 8; `t2gen/render/estimate.py`); with
-  overlays the built-in templates are metered too; without overlays nothing is
-  metered, as the job file's own bounds bound the work;
-* write more than {MAX_OUTPUT_CHARS:,} characters for one job;
-* use more than {OS_MEMORY_MB} MB of memory or {OS_CPU_SECONDS} s of CPU while the
-  job's templates render, a bound the operating system keeps
-  (`resource.setrlimit`, `t2gen/render/oslimits.py`) for whatever the checks above miss.
-"""

@@ -184,7 +184,7 @@ ESCAPES: dict[str, tuple[str, str]] = {
         "{% for i in range(10000) %}{% for j in range(10000) %}"
         + "x" * 1000
         + "{% endfor %}{% endfor %}\n",
-        "x.yaml.j2:1: the templates write more than 33,554,432 characters",
+        "x.yaml.j2:1: the templates write more than 8,388,608 characters",
     ),
     "huge-file": ("", "is 1,073,741,824 bytes; a template may have at most"),
     "fifo": ("", "is not a regular file"),

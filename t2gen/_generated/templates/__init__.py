@@ -6,7 +6,7 @@ and a template's source still has the SHA-256 recorded here; otherwise the
 template is compiled from its source.
 """
 
-KEY = "3.1.6|{%|%}|{{|}}|{#|#}|None|None|True|True|'\\n'|True|True|False|True|False||T2genSandbox 1"
+KEY = "3.1.6|{%|%}|{{|}}|{#|#}|None|None|True|True|'\\n'|True|True|False|True|False||T2genSandbox 2"
 
 TEMPLATES = {
     'k8s/_pod.yaml.j2': ('79e69d6386ce254ebd4143a14cb17de0fc7bd84e6ad4e8bc2fa32d49a3c2bccf', 'k8s___pod_yaml_j2'),
