@@ -129,7 +129,9 @@ def import_(
     the job package are listed. Warnings go to standard error (exit code 0) and
     are repeated as comments at the end of the job file. The job file is
     validated before it is written: errors name the Twister2 file:line:col
-    behind them (exit code 1, nothing written).
+    behind them (exit code 1, nothing written). A client-to-pods job is
+    validated as with --package, since no configuration holds the package's
+    size: a warning says to write jobPackage.fileSize or give --package FILE.
     """
     if deprecated_output is not None:
         if output_file is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import IO
+from typing import IO, Any
 
 from t2gen.errors import Problem, SchemaError, format_json_path
 from t2gen.importer.emit import dump, header, ordered
@@ -31,8 +31,9 @@ from t2gen.importer.state import Conversion, resolve
 from t2gen.importer.storage import convert_checkpointing, convert_storage
 from t2gen.importer.workers import convert_binding, convert_workers
 from t2gen.inputs.jobfile import parse_job
+from t2gen.jobfile.rules import RuleOptions
 
-__all__ = ["convert", "import_config", "port_name"]
+__all__ = ["convert", "import_config", "needs_package_size", "port_name"]
 
 
 def convert(
@@ -113,6 +114,25 @@ _JOB_FILE_LINE = r"\b(at )?line (\d+)\b"
 """A message's reference to a line of the job file (``at line 23``, ``(line 23)``)."""
 
 
+def needs_package_size(job: dict[str, Any]) -> bool:
+    """Whether the imported job is ``client-to-pods`` without ``fileSize``: its size is the package's.
+
+    No Twister2 configuration holds the package's size (Twister2's client
+    measures the package it has just built, ``RequestObjectBuilder.java``
+    ``getCommonEnvVars``), so such a job is checked as ``render --package``
+    checks it (rule ``package-file-size`` takes the size from the package) and
+    the import's note says to write ``jobPackage.fileSize`` or give
+    ``--package FILE`` (:func:`t2gen.importer.job._package_source_note`).
+    """
+    spec = job.get("spec")
+    package = spec.get("jobPackage") if isinstance(spec, dict) else None
+    return (
+        isinstance(package, dict)
+        and package.get("uploadMethod") == "client-to-pods"
+        and "fileSize" not in package
+    )
+
+
 def _check_job(conv: Conversion, text: str) -> None:
     """Validate the imported job; raise with each problem at the Twister2 key behind it.
 
@@ -126,7 +146,7 @@ def _check_job(conv: Conversion, text: str) -> None:
 
     doc = parse_job(text, path="<import>")
     try:
-        validate(doc)
+        validate(doc, options=RuleOptions(package=needs_package_size(conv.job)))
     except SchemaError as err:
         by_path = {
             format_json_path(where): origin for where, origin in conv.origins.items()

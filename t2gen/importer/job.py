@@ -126,7 +126,11 @@ def _package_source_note(conv: Conversion) -> None:
     The configuration names how the package travels, never which package:
     its SHA-256 and size exist only once ``t2gen package`` has built it, so the
     job file keeps Twister2's form (a valid job as it is) and the note says
-    what to write instead (docs/package.md).
+    what to write instead (docs/package.md). ``client-to-pods`` also needs the
+    package's size (``jobPackage.fileSize``, rule ``package-file-size``), which
+    ``t2gen package`` does not need and ``--package FILE`` supplies: the note
+    says to write it, and the job file is checked as with ``--package``
+    (:func:`t2gen.importer.convert.needs_package_size`).
     """
     method = conv.get("twister2.kubernetes.uploading.method")
     server = conv.get("twister2.kubernetes.uploader.web.server")
@@ -138,11 +142,18 @@ def _package_source_note(conv: Conversion) -> None:
         if method
         else "twister2.kubernetes.uploader.web.server"
     )
+    kept = "kept as Twister2's delivery"
     if method is not None and method[1] == "client-to-pods":
         form = (
             "jobPackage.source with oci (t2gen package --oci, then push) or url + sha256 + size: "
             "an init container places the package in every pod, also those created after a copy"
         )
+        if "fileSize" not in conv.job.get("spec", {}).get("jobPackage", {}):
+            kept = (
+                "kept as Twister2's delivery, which needs the package's size, in no "
+                "configuration: write jobPackage.fileSize: <the bytes t2gen package prints>, "
+                "or give render, validate and plan --package FILE"
+            )
     else:
         uri = (
             conv.job.get("spec", {})
@@ -157,7 +168,7 @@ def _package_source_note(conv: Conversion) -> None:
     conv.warn(
         origin,
         key,
-        f"kept as Twister2's delivery; its nearest digest-pinned form is {form} (docs/package.md)",
+        f"{kept}; its nearest digest-pinned form is {form} (docs/package.md)",
     )
 
 

@@ -9,6 +9,7 @@ range, the usual YAML pitfalls, the closest valid spelling).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +55,12 @@ _FORMAT_HINTS = {
     "no '--' (an IANA service name such as metrics)",
     "image reference": "an image name such as twister2/twister2-k8s:0.8.0, without spaces or control characters",
     "URI": "an absolute URI such as http://host/path/job.tar.gz, without spaces or control characters",
+    "URL": "an http:// or https:// URL such as https://artifacts.example.com/twister2/job.tar.gz, "
+    "without spaces or control characters",
+    "SHA-256": "a SHA-256 digest, 64 lower-case hexadecimal digits (0-9, a-f), as t2gen package and "
+    "sha256sum print it",
+    "OCI reference": "an OCI artifact by digest, REGISTRY/REPOSITORY@sha256:<64 hex>, without spaces or "
+    "control characters",
     "file name": "a file name of letters, digits, '.', '_', '+' and '-' (e.g. wordcount.jar)",
     "environment variable name": "letters, digits, '_', '-' and '.', not starting with a digit",
     "host name or IP address": "a host name or an IP address, e.g. 10.0.0.5",
@@ -68,6 +75,8 @@ _FORMAT_HINTS = {
     "sub path": "a relative path inside the volume, without ':'",
 }
 _YAML11_BOOLEANS = {"yes", "no", "on", "off", "y", "n"}
+_SHA256 = re.compile(r"[0-9a-f]{64}", re.ASCII)
+"""A SHA-256 as ``sha256sum`` prints it: the schema's ``jobPackage.source.sha256`` pattern."""
 
 
 def problems_for(error: ValidationError, doc: SourceDoc) -> Iterator[Problem]:
@@ -163,6 +172,18 @@ def _message(error: ValidationError, schema: dict[str, Any], instance: Any) -> s
         return _type_message(instance, expected)
     if kind == "pattern":
         title = schema.get("title", "")
+        if (
+            title == "SHA-256"
+            and isinstance(instance, str)
+            and _SHA256.fullmatch(instance.lower())
+        ):
+            # sha256sum prints lower case, and the init container compares the two strings
+            # (templates/package/place-job-package.sh, wrong())
+            return (
+                "the SHA-256 is in upper case; write it in lower case, as t2gen package and "
+                "sha256sum print it (the init container compares the two as text): "
+                f"{instance.lower()!r}"
+            )
         hint = _FORMAT_HINTS.get(title)
         if hint:
             return f"{short_value(instance)} is not a valid {title}: expected {hint}"

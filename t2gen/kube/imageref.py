@@ -74,7 +74,9 @@ def image_reference_error(image: str) -> str | None:
 
     Returns:
         What is wrong and what would be right, as a clause to follow the
-        image in a message; None for a reference the kubelet parses.
+        image in a message; None for a reference the kubelet parses. A
+        reference suggested in it is one the kubelet accepts: an upper-case
+        repository is shown lower-cased only if that alone makes it valid.
     """
     if _IDENTIFIER.fullmatch(image):
         return (
@@ -86,7 +88,13 @@ def image_reference_error(image: str) -> str | None:
     if remote.lower() != remote:
         written = image[start:].partition(":")[0]
         fixed = image[:start] + written.lower() + image[start + len(written) :]
-        return f"the repository name must be lower-case: write {fixed!r}"
+        if image_reference_error(fixed) is None:  # lower-case now, so no second round
+            return f"the repository name must be lower-case: write {fixed!r}"
+        # lower case alone does not make it a reference (alpinex$HOME): suggest nothing
+        return (
+            "the repository name may hold only lower-case letters, digits and the "
+            f"separators '.', '_', '__' and '-' between them; {_FORMAT}"
+        )
     found = _REFERENCE.fullmatch(f"{domain}/{remainder}")
     if found is None:
         return _FORMAT

@@ -37,7 +37,7 @@ from t2gen.package.confwrite import (
     yaml_value,
 )
 from t2gen.package.job import compute_resources
-from t2gen.package.runtime import fault_tolerance_keys
+from t2gen.package.runtime import MAX_MPIJOB_RESTARTS_DEFAULT, fault_tolerance_keys
 from t2gen.record import Record
 from t2gen.twister2 import confkeys as k
 from t2gen.twister2 import names
@@ -161,16 +161,27 @@ def defaulted_keys(job: Job) -> list[tuple[str, str, Any]]:
     ``--conf`` file that sets them otherwise would make the runtime checkpoint or
     use ZooKeeper while the manifests and t2gen's rules follow the job file (and
     ``render --package`` refuses the package): :func:`conf_with_job` sets them
-    back, each change reported. (``twister2.persistent.storage.type`` is kept:
+    back, each change reported. So for an OpenMPI job with
+    ``twister2.fault.tolerance.max.mpijob.restarts``: its ranks fail at that count
+    (``K8S/mpi/MPIWorkerStarter.java:203-207``), and the rendered supervisor and
+    rule ``lifecycle-backoff-limit`` assume Twister2's default 1
+    (:data:`t2gen.package.runtime.MAX_MPIJOB_RESTARTS_DEFAULT`), which no job-file
+    field changes. (``twister2.persistent.storage.type`` is kept:
     the job file states it only for checkpointing, ``render --package`` does not
     compare it, and the runtime also reads it for the persistent root and
     logging, ``FileSystemContext.java:36-53``, ``LoggingContext.java:160-178``.)
     """
     written = {key for _, key, _ in agreeing_keys(job)}
-    defaults = [
+    defaults: list[tuple[str, str, Any]] = [
         ("core.yaml", k.CHECKPOINTING_ENABLED, False),
         ("resource.yaml", k.ZOOKEEPER_SERVERS, None),
     ]
+    if job.spec.mpi.enabled:
+        # the ranks fail at it (K8S/mpi/MPIWorkerStarter.java:203-207); the supervisor
+        # (T2_MAX_RESTARTS) and rule lifecycle-backoff-limit assume Twister2's default
+        defaults.append(
+            ("core.yaml", k.MAX_MPIJOB_RESTARTS, MAX_MPIJOB_RESTARTS_DEFAULT)
+        )
     return [entry for entry in defaults if entry[1] not in written]
 
 

@@ -30,7 +30,7 @@ from t2gen.inputs.yaml import SourceDoc
 from t2gen.inputs.yaml.loader import JsonPath
 from t2gen.model import Job
 from t2gen.twister2 import names
-from t2gen.twister2.confkeys import POD_KEYS
+from t2gen.twister2.confkeys import POD_KEY_ADVICE, POD_KEYS
 
 __all__ = ["description_problems", "package_warnings"]
 
@@ -85,8 +85,11 @@ def description_problems(
                 _config_path(doc, key),
                 f"{where} sets JobConfig {key}, the Twister2 configuration key the pods take "
                 f"from {field}: as a JobConfig entry it replaces the package's value in every "
-                "pod (JobUtils.overrideConfigs), which the manifests would not have; set "
-                f"{field} in the job file and package it without that JobConfig key",
+                "pod (JobUtils.overrideConfigs), which the manifests would not have; "
+                + POD_KEY_ADVICE.get(
+                    key,
+                    f"set {field} in the job file and package it without that JobConfig key",
+                ),
             )
         )
     return problems

@@ -77,6 +77,9 @@ def fault_tolerance_keys(job: Job) -> list[tuple[str, str, Any]]:
 AT = ("spec", "lifecycle", "maxWorkerRestarts")
 """Where a restart limit that disagrees is reported."""
 
+MPI_AT = ("spec", "mpi", "enabled")
+"""Where an OpenMPI job's restart limit that disagrees is reported: no field sets it."""
+
 
 def restart_problems(
     job: Job, doc: SourceDoc, value: Callable[[str], tuple[Any, str]]
@@ -95,16 +98,15 @@ def restart_problems(
     job whose worker failed twice while the supervisor reported ``WorkerFailed``.
     An OpenMPI job's ranks fail at ``twister2.fault.tolerance.max.mpijob.restarts``
     (:func:`t2gen.package.runtime.restart_limit`), which t2gen reads as Twister2's
-    default.
+    default and ``t2gen package`` writes back into a ``--conf`` that says otherwise
+    (:func:`t2gen.package.confagree.defaulted_keys`), so the advice to package the
+    job file again gives a package this accepts.
     """
     if job.spec.mpi.enabled:
-        key, mine, field = (
-            k.MAX_MPIJOB_RESTARTS,
-            restart_limit(job),
-            "an OpenMPI job's limit",
-        )
+        key, mine, where = k.MAX_MPIJOB_RESTARTS, restart_limit(job), MPI_AT
+        field = "an OpenMPI job's limit (Twister2's default, which t2gen keeps)"
     else:
-        key = k.MAX_WORKER_RESTARTS
+        key, where = k.MAX_WORKER_RESTARTS, AT
         mine, field = (
             job.spec.lifecycle.max_worker_restarts,
             "lifecycle.maxWorkerRestarts",
@@ -112,10 +114,10 @@ def restart_problems(
     theirs, at = value(key)
     if isinstance(theirs, int) and not isinstance(theirs, bool) and theirs == mine:
         return []
-    line, col = doc.position(AT)
+    line, col = doc.position(where)
     message = (
         f"{field} is {mine} here, but the package sets {key} {theirs!r} ({at}): the pods "
         "fail a worker at the package's count and the supervisor at this one; package "
-        "this job file again (t2gen package)"
+        f"this job file again (t2gen package, which writes {key}: {mine}, with --conf too)"
     )
-    return [Problem(doc.path, line, col, message, format_json_path(AT))]
+    return [Problem(doc.path, line, col, message, format_json_path(where))]

@@ -40,6 +40,7 @@ __all__ = [
     "PERSISTENT_STORAGE_TYPE",
     "PERSISTENT_VOLUME_PER_WORKER",
     "POD_KEYS",
+    "POD_KEY_ADVICE",
     "SSH_SECRET_NAME",
     "TCP_CHANNEL",
     "TRANSPORT_PROTOCOL",
@@ -199,6 +200,11 @@ POD_KEYS: dict[str, str] = {
     # (K8S/worker/K8sWorkerStarter.java:175), so a JobConfig entry would move Twister2's limit
     # away from the supervisor's (issue 40's false "WorkerFailed")
     MAX_WORKER_RESTARTS: "spec.lifecycle.maxWorkerRestarts",
+    # no field sets it: for an OpenMPI job t2gen keeps Twister2's default 1, which the supervisor
+    # (T2_MAX_RESTARTS) and rule lifecycle-backoff-limit count with, and t2gen package sets it
+    # back to 1 in a --conf file (t2gen.package.confagree.defaulted_keys); the ranks read it
+    # after overrideConfigs (K8S/mpi/MPIWorkerStarter.java:203-207)
+    MAX_MPIJOB_RESTARTS: "spec.mpi.enabled",
 }
 """Keys the pods read that the job file decides (key -> the job-file field it comes from):
 those ``t2gen package`` sets from the job file, the job master's share of the claim (the job
@@ -213,3 +219,13 @@ the pods would read a value the manifests do not have. Left out: the keys
 ``JobUtils.updateConfigs`` writes back from the ``.job`` after it (``JobUtils.java:153-163``:
 the job name and ID, the worker class, the worker count) and those only the client reads
 (the image, the compute resources, the upload method and server)."""
+
+POD_KEY_ADVICE: dict[str, str] = {
+    MAX_MPIJOB_RESTARTS: (
+        "remove this key: for an OpenMPI job t2gen keeps Twister2's default 1 "
+        "(FaultToleranceContext.java:36), the limit its supervisor and rule "
+        "lifecycle-backoff-limit count with, and no job-file field changes it"
+    ),
+}
+"""What to do instead of a ``JobConfig`` entry for a key of :data:`POD_KEYS` whose field
+is not one to set to the value (the default advice: set the field, remove the key)."""

@@ -330,6 +330,48 @@ def test_conf_keeps_no_zookeeper_or_checkpointing_the_job_file_does_not_name(
     assert render.returncode == 0, render.stderr
 
 
+def test_conf_keeps_no_openmpi_restart_limit_but_the_supervisors(
+    tmp_path: Path,
+) -> None:
+    """``max.mpijob.restarts: 4`` in --conf is set back to 1, reported, and render --package agrees.
+
+    The ranks fail at that count (``K8S/mpi/MPIWorkerStarter.java:203-207``); the
+    supervisor of an OpenMPI job counts with Twister2's default 1
+    (``T2_MAX_RESTARTS``), so a package keeping 4 is refused by ``render
+    --package``, whose advice (package this job file again) must then give one it
+    accepts.
+    """
+    key = "twister2.fault.tolerance.max.mpijob.restarts"
+    conf = _shipped_conf(tmp_path, {"kubernetes/core.yaml": f"{key}: 4\n"})
+    text = (ROOT / "examples/openmpi.yaml").read_text(encoding="utf-8")
+    job = tmp_path / "openmpi.yaml"
+    job.write_text(
+        text.replace("  mpi:\n", "  lifecycle:\n    supervise: true\n  mpi:\n"),
+        encoding="utf-8",
+    )
+    jar = tmp_path / "openmpi.jar"
+    jar.write_bytes(jar_bytes(4096, ("edu.iu.dsc.tws.examples.basic.HelloWorld",)))
+    done = t2gen(
+        "package", str(job), "--jar", str(jar), "--conf", str(conf), cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"conf/kubernetes/core.yaml:4: {key}: 4 -> 1" in done.stderr
+    with tarfile.open(tmp_path / "openmpi.tar.gz") as tar:
+        member = tar.extractfile("twister2-job/kubernetes/core.yaml")
+        assert member is not None
+        assert yaml.safe_load(member.read())[key] == 1
+    render = t2gen("render", str(job), "--package", "openmpi.tar.gz", cwd=tmp_path)
+    assert render.returncode == 0, render.stderr
+    supervisor_env = [
+        env
+        for doc in yaml.safe_load_all(render.stdout)
+        if doc and doc["kind"] == "Job"
+        for container in doc["spec"]["template"]["spec"]["containers"]
+        for env in container.get("env", [])
+    ]
+    assert {"name": "T2_MAX_RESTARTS", "value": "1"} in supervisor_env
+
+
 def test_conf_without_logger_properties_gets_the_default_and_says_so(
     tmp_path: Path, jar: Path
 ) -> None:

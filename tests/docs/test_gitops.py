@@ -9,6 +9,7 @@ annotations and no Argo CD hooks (its Job carries the job file's annotations onl
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -74,3 +75,53 @@ def test_the_flux_patch_keeps_the_jobs_other_annotations(
     job = _build(tmp_path, kubectl, text)
     assert job["metadata"]["name"] == "wordcount-supervisor"
     assert job["metadata"]["annotations"] == {**had, FORCE: "enabled"}
+
+
+_OUTPUT_DIR_COMMAND = re.compile(
+    r"(?:mkdir -p \S+ && )?t2gen render [^`\n#]*--output-dir [\w.-]+/[^`\n#]*"
+)
+"""A documented render into a directory below another (``jobs/wordcount``), with the
+``mkdir -p`` of its parent when the same line has it."""
+
+
+def _output_dir_commands() -> list[tuple[str, str]]:
+    """``(page, command)`` for every ``render --output-dir PARENT/DIR`` of the README and docs/."""
+    found = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = page.read_text("utf-8").replace("&&\n", "&& ")  # a span wrapped after &&
+        for match in _OUTPUT_DIR_COMMAND.finditer(text):
+            found.append((page.name, match[0].strip()))
+    return found
+
+
+def test_every_documented_output_dir_below_a_directory_runs_in_a_fresh_repository(
+    tmp_path: Path,
+) -> None:
+    """``--output-dir jobs/wordcount`` needs ``jobs`` (t2gen creates only the last directory).
+
+    A fresh-clone review ran the README's and docs/gitops.md's commands in a new
+    repository: "parent directory jobs does not exist". Each documented command
+    runs here, as written, in a new Git repository holding the example job.
+    """
+    commands = _output_dir_commands()
+    pages = {page for page, _ in commands}
+    assert {"README.md", "gitops.md"} <= pages, commands
+    for index, (page, command) in enumerate(commands):
+        repo = tmp_path / str(index)
+        repo.mkdir()
+        subprocess.run(["git", "init", "-q", str(repo)], check=True)
+        (repo / "job.yaml").write_bytes((ROOT / "examples/wordcount.yaml").read_bytes())
+        done = subprocess.run(
+            ["bash", "-c", command],
+            cwd=repo,
+            env={
+                **os.environ,
+                "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+            },
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            check=False,
+            timeout=120,
+        )
+        assert done.returncode == 0, (page, command, done.stderr)

@@ -301,3 +301,49 @@ def test_a_snapshot_image_gets_a_remark_at_its_value(tmp_path: Path) -> None:
         )
         assert result.returncode == 0, result.stderr
         assert "SNAPSHOT tag" not in result.stderr
+
+
+def test_client_to_pods_is_kept_with_a_note_saying_where_its_size_comes_from(
+    tmp_path: Path,
+) -> None:
+    """``client-to-pods`` maps to ``uploadMethod: client-to-pods``, and the note's advice works.
+
+    No configuration holds the package's size, which the pods wait for
+    (``get_job_package.sh:30-46``): import exited 1 on rule ``package-file-size``.
+    The job file is now written, checked as with ``--package``; ``t2gen package``
+    needs no size, and ``render --package`` takes it from the package, as the note says.
+    """
+    from tests.package.cases import jar_bytes
+
+    conf = tmp_path / "conf"
+    shutil.copytree(ROOT / "examples/twister2-conf", conf)
+    with (conf / "kubernetes/resource.yaml").open("a", encoding="utf-8") as file:
+        file.write(
+            'twister2.kubernetes.uploading.method: "client-to-pods"\n'
+            'twister2.resource.job.worker.class: "edu.iu.dsc.tws.examples.basic.HelloWorld"\n'
+        )
+    result = _run(
+        tmp_path, "import", "conf", "--jar", "wc.jar", "--output-file", "job.yaml"
+    )
+    assert result.returncode == 0, result.stderr
+    job = (tmp_path / "job.yaml").read_text(encoding="utf-8")
+    assert "    uploadMethod: client-to-pods " in job
+    assert "fileSize" not in job.split("\n# ", 1)[0]
+    (note,) = [
+        line for line in result.stderr.splitlines() if "uploading.method" in line
+    ]
+    assert note.startswith(
+        "warning: conf/kubernetes/resource.yaml:26:1: twister2.kubernetes.uploading.method: "
+        "kept as Twister2's delivery, which needs the package's size, in no configuration: "
+        "write jobPackage.fileSize: <the bytes t2gen package prints>, or give render, "
+        "validate and plan --package FILE; its nearest digest-pinned form is jobPackage.source"
+    )
+    (tmp_path / "wc.jar").write_bytes(jar_bytes())
+    packaged = _run(tmp_path, "package", "job.yaml", "--jar", "wc.jar")
+    assert packaged.returncode == 0, packaged.stderr
+    rendered = _run(tmp_path, "render", "job.yaml", "--package", "wordcount.tar.gz")
+    assert rendered.returncode == 0, rendered.stderr
+    size = (tmp_path / "wordcount.tar.gz").stat().st_size
+    assert (
+        f"value: '{size}'" in rendered.stdout or f'value: "{size}"' in rendered.stdout
+    )

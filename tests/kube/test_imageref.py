@@ -59,3 +59,32 @@ def test_upper_case_registry() -> None:
         "UBUNTU",
     ):
         assert upper_case_registry(image) is None
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        "alpinex$HOME",  # a fresh-clone review: 'alpinex$home' was suggested, and is refused
+        "Twister2/Img!:1",
+        "ALPINE--",
+        "a/B_/c",
+        "Nginx:",
+        "IMG@sha256:abc",
+    ],
+)
+def test_a_suggested_reference_is_one_the_kubelet_accepts(image: str) -> None:
+    """A message that says "write X" gives an X this parser accepts, or says no X."""
+    found = image_reference_error(image)
+    assert found is not None
+    if "write '" in found:
+        suggested = found.split("write '", 1)[1].rsplit("'", 1)[0]
+        assert image_reference_error(suggested) is None, (image, found)
+    else:
+        assert "lower-case letters, digits and the separators" in found, found
+
+
+def test_an_upper_case_repository_with_other_faults_suggests_nothing() -> None:
+    found = image_reference_error("alpinex$HOME")
+    assert found is not None
+    assert "write" not in found and "$home" not in found
+    assert "expected [registry[:port]/]repository[:tag][@digest]" in found

@@ -8,7 +8,7 @@ from typing import Any
 from t2gen.errors import Problem
 from t2gen.inputs.yaml import SourceDoc
 from t2gen.jobfile.rules._base import Rule, as_dict, problem, rule
-from t2gen.twister2.confkeys import POD_KEYS
+from t2gen.twister2.confkeys import POD_KEY_ADVICE, POD_KEYS
 
 JAVA_RESERVED = frozenset(
     [
@@ -110,7 +110,7 @@ def check_job_config_keys(data: dict[str, Any], doc: SourceDoc) -> Iterator[Prob
     ``.../k8s/master/JobMasterStarter.java:84``). For the keys ``t2gen package``
     derives from the job file so that they agree with the manifests
     (``kubernetes.namespace``, the ports, the channel, the job master, ZooKeeper,
-    checkpointing, the restart limit: :data:`t2gen.twister2.confkeys.POD_KEYS`), and for the job
+    checkpointing, the restart limits: :data:`t2gen.twister2.confkeys.POD_KEYS`), and for the job
     master's share of the claim and its address, which the pods read too
     (``JobMasterStarter.java:91-92``, ``WorkerRuntime.java:95``), such an entry would
     make the pods read a value the manifests do not have, while ``validate``,
@@ -120,13 +120,13 @@ def check_job_config_keys(data: dict[str, Any], doc: SourceDoc) -> Iterator[Prob
     for key in config:
         field = POD_KEYS.get(key)
         if field is not None:
+            advice = POD_KEY_ADVICE.get(key, f"set {field} instead and remove this key")
             yield problem(
                 doc,
                 ("spec", "jobConfig", key),
                 f"jobConfig {key} is also the Twister2 configuration key the pods take from "
                 f"{field}; as a JobConfig entry it would replace that value in every pod "
-                "(JobUtils.overrideConfigs), which the manifests would not have: set "
-                f"{field} instead and remove this key",
+                f"(JobUtils.overrideConfigs), which the manifests would not have: {advice}",
                 key=True,
             )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from t2gen.errors import Problem
 from t2gen.inputs.yaml import JsonPath, SourceDoc
@@ -54,7 +55,11 @@ def check_source(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     pod created later could get another one; the digest pins the manifest,
     which pins the package's layer (OCI image spec ``descriptor.md``,
     "Digests"). ``url`` needs ``sha256``, which the init container checks
-    before it puts the file where Twister2 takes it. One of the two;
+    before it puts the file where Twister2 takes it, and holds no login
+    details (``user:password@``): the URL is in the job file, in every pod's
+    environment and in the init container's log, which hides only the query,
+    so a presigned URL or a token in the query is the way to authenticate
+    (RFC 3986 3.2.1 deprecates a password in a URI). One of the two;
     ``imageVolume`` belongs to ``oci``. ``uploadMethod``, ``uri``,
     ``uploader`` and ``fileSize`` configure Twister2's own delivery, which the
     source replaces (the pods run its ``client-to-pods`` branch, fed by the
@@ -96,6 +101,8 @@ def check_source(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
                 "artifact's sha256 digest as t2gen package --oci prints it"
             ),
         )
+    if isinstance(url, str):
+        yield from _login_details(doc, url)
     if isinstance(url, str) and "sha256" not in source:
         yield problem(
             doc,
@@ -109,6 +116,38 @@ def check_source(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
             (*_SOURCE, "imageVolume"),
             "imageVolume is for an oci source; remove it",
             key=True,
+        )
+
+
+def _login_details(doc: SourceDoc, url: str) -> Iterator[Problem]:
+    """A ``url`` with login details (``user:password@``) in its authority: refused.
+
+    The URL is stored in the job file (so in Git), in every pod's environment
+    (``JOB_PACKAGE_URL``, readable by anyone who may read the pods) and in the
+    init container's log lines, which hide only the query
+    (``templates/package/place-job-package.sh``, ``shown=``). Hiding
+    them in the logs too would leave them in Git and in the pods, and a
+    password there does not expire, so it is refused rather than masked. An
+    object store's presigned URL, or a token in the query, carries a scoped,
+    expiring credential instead, and stays out of the logs (RFC 3986 3.2.1
+    deprecates ``user:password`` in a URI, and 7.5 advises against a URI that
+    holds a secret username or password).
+    """
+    try:
+        parts = urlsplit(url)
+        has_login = parts.username is not None or parts.password is not None
+    except ValueError:  # a malformed authority: the schema and other rules report it
+        return
+    if has_login:
+        host = parts.netloc.rpartition("@")[2]
+        shown = urlunsplit((parts.scheme, f"***@{host}", parts.path, "", ""))
+        yield problem(
+            doc,
+            (*_SOURCE, "url"),
+            f"the URL holds login details ({shown}): they would be stored in the job file, "
+            "in every pod's environment (JOB_PACKAGE_URL) and in the init container's log; "
+            "remove them and give a presigned URL (an object store's, whose signature is in "
+            "the query) or a token in the query, which the init container keeps out of its log",
         )
 
 

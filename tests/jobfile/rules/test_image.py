@@ -41,3 +41,16 @@ def test_an_upper_case_first_component_is_a_registry_host_and_a_warning() -> Non
         "localhost/x",
     ):
         assert _warnings(image) == []
+
+
+def test_the_supervisors_image_gets_no_suggestion_that_is_refused_too() -> None:
+    """``lifecycle.image: alpinex$HOME`` suggested ``alpinex$home``, which is refused as well."""
+    text = (
+        BASE + "  workers: [{count: 1}]\n"
+        "  lifecycle: {supervise: true, image: 'alpinex$HOME'}\n"
+    )
+    _, path, message = one_problem(text)
+    assert path == "spec.lifecycle.image"
+    assert "'alpinex$HOME' is not an image reference the kubelet accepts" in message
+    assert "write" not in message
+    assert "may hold only lower-case letters, digits and the separators" in message

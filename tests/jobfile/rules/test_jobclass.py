@@ -41,3 +41,29 @@ def test_the_restart_limit_is_refused_as_a_job_config_key() -> None:
     found = [p for p in problems(text) if p[2] == f'spec.jobConfig["{key}"]']
     assert len(found) == 1, problems(text)
     assert "spec.lifecycle.maxWorkerRestarts" in found[0][3]
+
+
+def test_the_openmpi_restart_limit_is_refused_as_a_job_config_key() -> None:
+    """An OpenMPI job's ranks fail at the JobConfig's count, the supervisor at Twister2's default 1.
+
+    The ranks read ``twister2.fault.tolerance.max.mpijob.restarts`` after
+    ``overrideConfigs`` (``K8S/mpi/MPIWorkerStarter.java:203-207``), while the
+    rendered supervisor's ``T2_MAX_RESTARTS`` is 1 for an OpenMPI job. No field sets
+    it, so the advice is to remove the key, not to set a field to the value.
+    """
+    key = "twister2.fault.tolerance.max.mpijob.restarts"
+    text = job_text(
+        "workers:\n  - count: 2\n"
+        "mpi:\n  enabled: true\n"
+        "lifecycle:\n  supervise: true\n"
+        f"jobConfig:\n  {key}: 4\n"
+    )
+    found = [p for p in problems(text) if p[2] == f'spec.jobConfig["{key}"]']
+    assert len(found) == 1, problems(text)
+    message = found[0][3]
+    assert "spec.mpi.enabled" in message
+    assert (
+        "remove this key: for an OpenMPI job t2gen keeps Twister2's default 1"
+        in message
+    )
+    assert "set spec.mpi.enabled instead" not in message
