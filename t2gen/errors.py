@@ -82,7 +82,9 @@ def inert_json(text: str) -> str:
     :func:`json.dumps` output lies inside a string, where ``\uXXXX`` means the
     same character: the text stays the same JSON value, and inert.
     """
-    if text.isascii() and all(c == "\n" or c.isprintable() for c in text):
+    if (
+        re.search(_UNSAFE, text) is None
+    ):  # one scan in C (a 16 MB name took 3 s a character at a time)
         return text
     return re.sub(_UNSAFE, lambda m: f"\\u{ord(m[0]):04x}", text)
 
