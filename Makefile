@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help install tools kube demo test golden docs generate lint format typecheck examples wheel-smoke dist check bench fuzz clean
+.PHONY: help install tools kube demo test test-kube golden docs generate lint format typecheck examples wheel-smoke dist check bench fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -36,13 +36,21 @@ kube: | $(STAMP) ## Unpack the real Kubernetes control plane for tests/kubeapi/ 
 demo: $(STAMP) ## Render the example job to stdout (only YAML: `make demo | kubectl apply -f -`)
 	@$(BIN)/t2gen render examples/wordcount.yaml
 
-test: $(STAMP) $(HELM) kube ## Run the test suite on every CPU (unit, golden, kubectl, kustomize, helm, Kubernetes-schema checks and, with ../shared/kube, a real API server)
+test: $(STAMP) $(HELM) ## Run the test suite on every CPU (unit, golden, kubectl, kustomize, helm, Kubernetes-schema checks); the real API server's tier is `make test-kube`
 	@# The tests start t2gen as a process hundreds of times: compile its bytecode once, as
 	@# pip does for an installed wheel (an editable install has none, and where
 	@# PYTHONDONTWRITEBYTECODE is set every process would compile every module again).
 	$(BIN)/python -m compileall -q t2gen
+	$(BIN)/python -X warn_default_encoding -m pytest -n auto --ignore=tests/kubeapi
+
+# The real-API-server tier on its own: two control planes (one per CPU) start in about
+# 20 s and the tier runs about 2 minutes on an idle 2-CPU machine, more than the rest of
+# the suite's budget of 3 minutes, so `make test` leaves it to this target (issue 41);
+# `make check` and .ci/run run both.
+test-kube: $(STAMP) kube ## Run the real-API-server tier (tests/kubeapi/: a Kubernetes 1.36 control plane from ../shared/kube or KUBEBUILDER_ASSETS; skipped with the reason without one)
+	$(BIN)/python -m compileall -q t2gen
 	KUBEBUILDER_ASSETS="$${KUBEBUILDER_ASSETS:-$$(test -x $(KUBE_ASSETS)/kube-apiserver && echo $(CURDIR)/$(KUBE_ASSETS))}" \
-	  $(BIN)/python -X warn_default_encoding -m pytest -n auto
+	  $(BIN)/python -X warn_default_encoding -m pytest -n auto tests/kubeapi
 
 golden: $(STAMP) ## Rewrite the golden files from the current output (review the diff!)
 	$(BIN)/python -m pytest tests/suites/test_golden.py tests/suites/test_cases.py --update-golden -q
@@ -78,7 +86,7 @@ wheel-smoke: $(STAMP) ## Build the wheel, install it in a fresh venv, run t2gen 
 dist: $(STAMP) ## Build the sdist and wheel into dist/, after installing the wheel in a fresh venv and running it elsewhere
 	$(BIN)/python scripts/wheel_smoke.py --outdir dist
 
-check: lint typecheck test wheel-smoke ## Every gate CI runs
+check: lint typecheck test test-kube wheel-smoke ## Every gate CI runs
 
 bench: $(STAMP) $(HELM) ## (PREVIOUS=DIR: also run plan in a checkout of the previous version) Time t2gen against python -c pass (and peers: kubectl kustomize, helm template), writes bench/results.md; then t2gen plan on 100 to 20,000 realistic nodes, the flood files, the round-4 hostile corpus and the worst accepted and refused input per input kind (bench/kinds.py), each fast path by ablation, and the module layout's import overhead, and t2gen package of a 10 and a 100 MB jar against tar -czf
 	$(BIN)/python bench/bench.py

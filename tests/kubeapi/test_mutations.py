@@ -4,7 +4,7 @@ The completed scenario of :mod:`tests.kubeapi.test_lifecycle` is run with one
 verb taken out of one rule of the Role t2gen rendered (in the rendered objects,
 before they are applied); each run must show a refused call in the audit log and end
 other than the unmutated run: the supervisor's verdict or clean-up, or a
-Twister2 call failing. ``make test`` runs one verb of each role; the rest are
+Twister2 call failing. ``make test-kube`` runs one verb of each role; the rest are
 in the slow tier (``make fuzz``), as repeats of the same proof. kubectl's own
 look at the namespace after a NotFound is not counted as refused
 (:func:`tests.kubeapi.scenario._probe`).
