@@ -131,15 +131,9 @@ def main() -> None:
         typer.echo("t2gen: aborted", err=True)
         sys.exit(1)
     except OSError as err:
-        if err.filename is not None:  # a file no command reported: one line, exit 1
-            from t2gen.cli.commands import echo
+        from t2gen.cli.commands import os_error_exit
 
-            reason = err.strerror or type(err).__name__
-            echo(f"t2gen: {err.filename}: {reason}", err=True)
-            sys.exit(1)
-        from t2gen.cli.commands import stdout_failed
-
-        sys.exit(stdout_failed(err))
+        sys.exit(os_error_exit(err))
     sys.exit(result if isinstance(result, int) else 0)
 
 

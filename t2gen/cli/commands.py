@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "echo",
     "guard_closed_streams",
+    "os_error_exit",
     "print_warnings",
     "run",
     "run_check",
@@ -166,6 +167,20 @@ def guard_closed_streams() -> None:
     if sys.stdin is None:
         raw = _ClosedRaw("standard input", write=False)
         sys.stdin = io.TextIOWrapper(io.BufferedReader(raw), encoding="utf-8")
+
+
+def os_error_exit(err: OSError) -> int:
+    """Report an ``OSError`` no command reported in one line; return the exit code, 1.
+
+    One naming a file (``err.filename``) is ``t2gen: FILE: reason``; any other is a
+    failed write to standard output (:func:`stdout_failed`). Both
+    :func:`t2gen.cli.app.main` and the launcher's fast path end with it, so a
+    command line prints the same whichever way it ran.
+    """
+    if err.filename is not None:
+        echo(f"t2gen: {err.filename}: {err.strerror or type(err).__name__}", err=True)
+        return 1
+    return stdout_failed(err)
 
 
 def stdout_failed(err: OSError) -> int:

@@ -145,16 +145,10 @@ def _run(arguments: list[str]) -> int:
     if command is not None:
         try:
             return command()
-        except OSError as err:
-            if err.filename is None:
-                raise
-            # a file no command reported: one line, exit 1, as t2gen.cli.app.main
-            from t2gen.cli.commands import echo
+        except OSError as err:  # one no command reported: as t2gen.cli.app.main
+            from t2gen.cli.commands import os_error_exit
 
-            echo(
-                f"t2gen: {err.filename}: {err.strerror or type(err).__name__}", err=True
-            )
-            return 1
+            return os_error_exit(err)
     from t2gen.cli.app import main as run_cli
 
     run_cli()  # always raises SystemExit

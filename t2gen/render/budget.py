@@ -207,9 +207,8 @@ def charge_binop(operator: str, left: Any, right: Any) -> None:
     units = BINOP_UNITS
     if type(left) is int and type(right) is int and operator != "+":
         left_digits = left.bit_length() // 30 + 1
-        if (
-            operator == "**"
-        ):  # squarings of the result, at most MAX_INT_BITS (check_binop)
+        if operator == "**":
+            # squarings of the result, at most MAX_INT_BITS (check_binop)
             result = min(left.bit_length() * max(right, 0), MAX_INT_BITS) // 30 + 1
             products = result * result * max(right.bit_length(), 1)
         else:
