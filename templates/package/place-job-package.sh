@@ -59,8 +59,11 @@ attempt=0
 why="no attempt"
 while :; do
   left=$((deadline - $(date +%s)))
-  [ "$left" -gt 0 ] ||
-    fail "not had from $shown within $seconds s ($attempt attempts; the last: $why)"
+  if [ "$left" -le 0 ]; then
+    [ "$attempt" -eq 0 ] ||
+      fail "not had from $shown within $seconds s ($attempt attempts; the last: $why)"
+    left=1 # the first attempt is made however late this started (a whole second passed)
+  fi
   attempt=$((attempt + 1))
   rm -f "$part"
   timeout "$left" wget -q --tries=1 --timeout=60 -O "$part" "$url"

@@ -204,6 +204,19 @@ def test_the_package_arrives_whole_and_twister2_takes_it(
     _twister2_takes_it(memory, package)
 
 
+def test_the_first_attempt_is_made_however_late_the_container_starts(
+    tmp_path: Path, server: _Server, package: bytes
+) -> None:
+    """A deadline already passed when the loop starts (``date +%s`` counts whole seconds:
+    a 1 s deadline could end before the first try on a slow start) still downloads once."""
+    server.body = package
+    url = f"http://127.0.0.1:{server.server_port}/wordcount-url.tar.gz"
+    result, memory, _ = _run(tmp_path, url, package, deadline=0)
+    assert result.returncode == 0, result.stderr
+    assert server.requests == 1
+    assert (memory / "wordcount-url.tar.gz").read_bytes() == package
+
+
 def test_a_server_that_appears_late_still_works(
     tmp_path: Path, server: _Server, package: bytes
 ) -> None:
