@@ -156,11 +156,23 @@ def kubectl_objects(kubectl: Any, *manifests: Path) -> list[dict[str, Any]]:
     other). The annotation kubectl adds is removed again, so the result can be
     compared with the objects t2gen meant.
     """
-    files = [part for manifest in manifests for part in ("-f", str(manifest))]
-    result = kubectl("annotate", "--local", *files, "t2gen.test/read=1", "-o", "json")
+    result = kubectl_read_files(kubectl, *manifests)
     assert result.returncode == 0, result.stderr
+    return read_objects(result.stdout)
+
+
+def kubectl_read_files(
+    kubectl: Any, *manifests: Path
+) -> subprocess.CompletedProcess[str]:
+    """kubectl's reading of ``manifests``: ``annotate --local -f ... -o json`` (:func:`kubectl_objects`)."""
+    files = [part for manifest in manifests for part in ("-f", str(manifest))]
+    return kubectl("annotate", "--local", *files, "t2gen.test/read=1", "-o", "json")  # type: ignore[no-any-return]
+
+
+def read_objects(text: str) -> list[dict[str, Any]]:
+    """The objects of :func:`kubectl_read_files`'s output, without the annotation it added."""
     decoder = json.JSONDecoder()
-    text, index, objects = result.stdout, 0, []
+    index, objects = 0, []
     while True:
         while index < len(text) and text[index].isspace():
             index += 1
