@@ -108,19 +108,24 @@ def _batch(tmp_path: Path, count: int = 12, **special: str) -> list[str]:
     return names
 
 
-def _same(args: list[str], tmp_path: Path, *, processes: str = "3") -> list[str]:
-    """Assert one process and several give the same bytes; return what the pool did."""
+def _same(
+    args: list[str], tmp_path: Path, *, processes: str = "3"
+) -> tuple[list[str], tuple[int, bytes, bytes]]:
+    """Assert one process and several give the same bytes.
+
+    Returns what the pool did, and the one process's (exit code, stdout, stderr).
+    """
     one = _run(["render", "--jobs", "1", *args], tmp_path)
     assert one[3] == []  # --jobs 1: no pool
     many = _run(["render", "--jobs", processes, *args], tmp_path)
     assert many[:3] == one[:3]
-    return many[3]
+    return many[3], one[:3]
 
 
 def test_a_valid_batch_is_the_same_bytes_through_the_pool(tmp_path: Path) -> None:
     files = _batch(tmp_path)
-    assert _same(files, tmp_path) == ["3 pool"]
-    code, out, err, _ = _run(["render", "--jobs", "1", *files], tmp_path)
+    pool, (code, out, err) = _same(files, tmp_path)
+    assert pool == ["3 pool"]
     assert code == 0 and err == b"" and out.count(b"\nkind: StatefulSet\n") == 24
 
 
@@ -184,9 +189,8 @@ def test_a_bad_batch_reports_exactly_as_one_process(
     tmp_path: Path, problem: dict[str, str]
 ) -> None:
     files = _batch(tmp_path, **problem)
-    one = _run(["render", "--jobs", "1", *files], tmp_path)
+    pool, one = _same(files, tmp_path)
     assert one[2]  # something was reported
-    pool = _same(files, tmp_path)
     assert pool == (["3 pool"] if one[0] == 0 else ["3 again"])
 
 
@@ -198,7 +202,7 @@ def test_a_template_error_reports_exactly_as_one_process(tmp_path: Path) -> None
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ nope.name }}\n",
         encoding="utf-8",
     )
-    assert _same(["--templates", "overlay", *files], tmp_path) == ["3 again"]
+    assert _same(["--templates", "overlay", *files], tmp_path)[0] == ["3 again"]
 
 
 def test_a_finding_across_jobs_reports_exactly_as_one_process(tmp_path: Path) -> None:
@@ -215,11 +219,9 @@ def test_a_finding_across_jobs_reports_exactly_as_one_process(tmp_path: Path) ->
         ),
         encoding="utf-8",
     )
-    code, _, err, _ = _run(
-        ["render", "--jobs", "1", "--templates", "overlay", *files], tmp_path
-    )
+    pool, (code, _, err) = _same(["--templates", "overlay", *files], tmp_path)
     assert code == 1 and b"RoleBinding/wc-11" in err
-    assert _same(["--templates", "overlay", *files], tmp_path) == ["3 again"]
+    assert pool == ["3 again"]
     alone = _run(
         ["render", "--jobs", "1", "--templates", "overlay", files[5]], tmp_path
     )
@@ -261,7 +263,7 @@ def test_options_work_through_the_pool(tmp_path: Path, options: list[str]) -> No
         "data:\n  braces: '{{ '{{' }} not a template }}'\n",
         encoding="utf-8",
     )
-    assert _same([*options, *files], tmp_path) == ["3 pool"]
+    assert _same([*options, *files], tmp_path)[0] == ["3 pool"]
 
 
 def test_output_directory_through_the_pool(tmp_path: Path) -> None:
