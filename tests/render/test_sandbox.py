@@ -220,6 +220,9 @@ def hook(event, args):
     elif event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.fork"):
         events.append((event, str(args)))
 sys.addaudithook(hook)
+import functools, typer.main
+# Typer builds its click command again on every call: once serves all the cases
+typer.main.get_command = functools.cache(typer.main.get_command)
 from t2gen.cli.app import main
 results = {}
 for name, overlay in cases.items():
