@@ -230,7 +230,9 @@ def test_a_killed_render_leaves_the_old_or_the_new_render(
 
 
 def test_concurrent_renders_into_one_directory_are_serialised(tmp_path: Path) -> None:
-    figures = _concurrent_run(tmp_path, rounds=1)
+    # Four renders at once (each a process of some 0.25 s of CPU); the slow tier
+    # runs ten rounds of eight.
+    figures = _concurrent_run(tmp_path, rounds=1, writers=4)
     print(f"\n-o DIR concurrency: {figures}")
     assert figures["failures"] == 0
 
