@@ -90,7 +90,7 @@ def start_supervising(
         **RENDERED_ENV,
         "T2_NAMESPACE": NAMESPACE,  # the downward API's metadata.namespace
         "T2_RUN": RUN,  # the downward API's batch.kubernetes.io/controller-uid label
-        "T2_POLL": "0.1",  # how long each turn waits: the speed, never the outcome
+        "T2_POLL": "0.02",  # how long each turn waits: the speed, never the outcome
         "T2_TERMINATION_LOG": str(tmp_path / "termination-log"),
         "T2_WORK_DIR": str(tmp_path / "work"),
         "HOME": str(tmp_path),
