@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import textwrap
+from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -71,4 +75,78 @@ def run_console(argv: list[str]) -> ConsoleResult:
         code = command()
         return ConsoleResult(
             code, stdout.getvalue().decode(), stderr.getvalue().decode()
+        )
+
+
+class Completed:
+    """What :func:`run_cli` ran: ``args``, ``returncode``, ``stdout``, ``stderr``.
+
+    The attributes of :class:`subprocess.CompletedProcess` in text mode, so a test
+    can swap ``subprocess.run([sys.executable, "-m", "t2gen", ...])`` for it.
+    """
+
+    def __init__(
+        self, args: list[str], returncode: int, stdout: str, stderr: str
+    ) -> None:
+        self.args, self.returncode, self.stdout, self.stderr = (
+            args,
+            returncode,
+            stdout,
+            stderr,
+        )
+
+
+def _universal_newlines(text: str) -> str:
+    """``text`` as ``subprocess.run(..., text=True)`` reads it: ``\\r\\n`` and ``\\r`` are ``\\n``."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def run_cli(
+    argv: list[str],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str | None] | None = None,
+    input: str | None = None,
+) -> Completed:
+    """Run ``t2gen ARGV`` in this process as the console script's ``main`` does.
+
+    The same dispatch as a ``t2gen`` process (:func:`t2gen.cli.launch._run`:
+    ``--version``/``--help``, the fast start, else :func:`t2gen.cli.app.main` with
+    its one-line usage errors and exit codes), with ``sys.argv``, standard
+    input (``input``, else empty), standard output and error, the working
+    directory (``cwd``) and the variables in ``env`` (None removes one) set for
+    the run and put back after. A ``SystemExit`` is the exit code, as in
+    :func:`t2gen.cli.launch.main`; any other exception reaches the test (where a
+    process would print a traceback and exit 1).
+
+    Not a process: no interpreter start or shutdown, no real file descriptors,
+    and module state (caches) is shared with the test. Tests whose subject is the
+    process itself (closed or full streams, signals, encodings of stdio or argv,
+    the entry points) run ``python -m t2gen`` or the console script instead.
+    """
+    from t2gen.cli.launch import _run
+
+    runner = CliRunner()
+    old_argv, old_cwd = sys.argv, Path.cwd()
+    with runner.isolation(input=input, env=env) as (stdout, stderr, _):
+        sys.argv = ["t2gen", *argv]
+        try:
+            if cwd is not None:
+                os.chdir(cwd)
+            try:
+                code = _run(list(argv))
+            except SystemExit as exit:
+                if exit.code is not None and not isinstance(exit.code, int):
+                    raise
+                code = exit.code or 0
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            sys.argv = old_argv
+            os.chdir(old_cwd)
+        return Completed(
+            list(argv),
+            code,
+            _universal_newlines(stdout.getvalue().decode()),
+            _universal_newlines(stderr.getvalue().decode("utf-8", "backslashreplace")),
         )

@@ -21,16 +21,24 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.helpers import Completed, run_cli
 
 JOB = str(ROOT / "examples/wordcount.yaml")
 BIN = Path(sys.executable).parent
 
 
-def _t2gen(
-    *args: str, cwd: Path, env: dict[str, str] | None = None
+def _t2gen(*args: str, cwd: Path) -> Completed:
+    """``t2gen ARGS`` run in this process (:func:`tests.helpers.run_cli`)."""
+    return run_cli(list(args), cwd=cwd)
+
+
+def _process(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, input: str | None = None
 ) -> subprocess.CompletedProcess[str]:
+    """``python -m t2gen ARGS`` as a process: for completion and the entry point itself."""
     return subprocess.run(
         [sys.executable, "-m", "t2gen", *args],
+        input=input,
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -38,6 +46,30 @@ def _t2gen(
         env={**os.environ, **(env or {})},
         check=False,
         timeout=120,
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "stdin", "code"),
+    [
+        (["render", JOB, "-o", "json"], False, 0),
+        (["render", "-f", "-", "-o", "helm"], True, 0),
+        (["render", JOB, "-o", "base"], False, 2),
+    ],
+    ids=["typer", "stdin", "usage-error"],
+)
+def test_python_m_t2gen_prints_what_the_tests_run_in_process(
+    tmp_path: Path, argv: list[str], stdin: bool, code: int
+) -> None:
+    """The tests below run t2gen in this process; ``python -m t2gen`` gives the same bytes."""
+    text = Path(JOB).read_text(encoding="utf-8") if stdin else None
+    process = _process(*argv, cwd=tmp_path, input=text)
+    in_process = run_cli(argv, cwd=tmp_path, input=text)
+    assert process.returncode == code, process.stderr
+    assert (in_process.returncode, in_process.stdout, in_process.stderr) == (
+        process.returncode,
+        process.stdout,
+        process.stderr,
     )
 
 
@@ -125,7 +157,7 @@ def test_shell_completion(tmp_path: Path) -> None:
         (f"t2gen render {JOB} -o ", ["yaml", "json", "helm"]),
         (f"t2gen plan {JOB} -o j", ["json"]),
     ):
-        result = _t2gen(
+        result = _process(
             cwd=tmp_path,
             env={
                 "_T2GEN_COMPLETE": "complete_bash",
@@ -234,16 +266,7 @@ def test_f_is_a_job_file(tmp_path: Path, command: str) -> None:
 
 def test_f_reads_standard_input_and_repeats(tmp_path: Path) -> None:
     text = Path(JOB).read_text(encoding="utf-8")
-    piped = subprocess.run(
-        [sys.executable, "-m", "t2gen", "render", "-f", "-"],
-        input=text,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=tmp_path,
-        check=False,
-        timeout=120,
-    )
+    piped = run_cli(["render", "-f", "-"], input=text, cwd=tmp_path)
     assert piped.returncode == 0, piped.stderr
     other = str(ROOT / "examples/mixed-cpu-gpu.yaml")
     both = _t2gen("validate", "-f", JOB, "-f", other, cwd=tmp_path)
@@ -311,7 +334,7 @@ def test_plan_takes_one_job(tmp_path: Path) -> None:
 
 
 def _complete(words: str, cwd: Path) -> list[str]:
-    return _t2gen(
+    return _process(
         cwd=cwd,
         env={
             "_T2GEN_COMPLETE": "complete_bash",

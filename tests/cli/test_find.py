@@ -8,11 +8,17 @@ import sys
 from pathlib import Path
 
 from tests.conftest import ROOT
+from tests.helpers import Completed, run_cli
 
 BIN = Path(sys.executable).parent
 
 
-def _t2gen(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _t2gen(*args: str, cwd: Path) -> Completed:
+    """``t2gen ARGS`` run in this process (:func:`tests.helpers.run_cli`)."""
+    return run_cli(list(args), cwd=cwd)
+
+
+def _process(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "t2gen", *args], capture_output=True, text=True,
         encoding="utf-8", cwd=cwd, check=False, timeout=120,
@@ -45,6 +51,20 @@ def test_find_prints_the_job_files_one_a_line(tmp_path: Path) -> None:
         "find", "jobs/kustomization.yaml", "jobs/wordcount.yaml", cwd=tmp_path
     )
     assert named.stdout == "jobs/wordcount.yaml\n"
+
+
+def test_python_m_t2gen_finds_what_the_tests_find_in_process(tmp_path: Path) -> None:
+    """The other tests run t2gen in this process; ``python -m t2gen`` prints the same."""
+    _tree(tmp_path)
+    for args in (["find", "-R", "jobs"], ["render", "-R", "-f", "jobs"]):
+        process = _process(*args, cwd=tmp_path)
+        assert process.returncode == 0, process.stderr
+        in_process = _t2gen(*args, cwd=tmp_path)
+        assert (in_process.returncode, in_process.stdout, in_process.stderr) == (
+            process.returncode,
+            process.stdout,
+            process.stderr,
+        )
 
 
 def test_finding_none_is_no_error(tmp_path: Path) -> None:

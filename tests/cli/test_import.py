@@ -13,13 +13,20 @@ from t2gen.importer.ports import port_name
 from t2gen.inputs.jobfile import parse_job
 from t2gen.kube.yamlio import load_all_yaml
 from tests.conftest import ROOT
+from tests.helpers import Completed, run_cli
 
 T2GEN = Path(sys.executable).parent / "t2gen"
 CONF = str(ROOT / "examples/twister2-conf")
 TCP = "edu.iu.dsc.tws.comms.tcp.TWSTCPChannel"
 
 
-def t2gen(*argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+def t2gen(*argv: str, stdin: str = "") -> Completed:
+    """``t2gen ARGV`` run in this process (:func:`tests.helpers.run_cli`)."""
+    return run_cli(list(argv), input=stdin)
+
+
+def _process(*argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """``t2gen ARGV`` run by the console script."""
     return subprocess.run(
         [str(T2GEN), *argv],
         input=stdin,
@@ -86,7 +93,14 @@ def test_bad_option_values_are_usage_errors(argv: list[str], expected: str) -> N
 
 
 def test_good_option_values_are_used() -> None:
+    """The one command line of this file that runs through the console script too."""
     result = t2gen("import", CONF, "--name", "wc", "--jar", "wc-1.0+b.jar")
+    process = _process("import", CONF, "--name", "wc", "--jar", "wc-1.0+b.jar")
+    assert (process.returncode, process.stdout, process.stderr) == (
+        result.returncode,
+        result.stdout,
+        result.stderr,
+    )
     assert result.returncode == 0, result.stderr
     job = parse_job(result.stdout, path="<import>").data
     assert job["metadata"]["name"] == "wc"

@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
+from tests.helpers import Completed, run_cli
 from tests.package.cases import jar_bytes
 
 T2GEN = Path(sys.executable).parent / "t2gen"
@@ -28,11 +29,15 @@ WORDCOUNT = ROOT / "examples" / "wordcount.yaml"
 ANNOTATION = "t2gen.dev/package-namespace"
 
 
-def _t2gen(
-    *argv: str, cwd: Path, stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
+def _t2gen(*argv: str, cwd: Path, stdin: str | None = None) -> Completed:
+    """``t2gen ARGV`` run in this process (:func:`tests.helpers.run_cli`)."""
+    return run_cli(list(argv), cwd=cwd, input=stdin)
+
+
+def _process(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``t2gen ARGV`` run by the console script."""
     return subprocess.run(
-        [str(T2GEN), *argv], cwd=cwd, input=stdin, capture_output=True, text=True,
+        [str(T2GEN), *argv], cwd=cwd, capture_output=True, text=True,
         encoding="utf-8", check=False, timeout=120,
     )  # fmt: skip
 
@@ -78,6 +83,13 @@ def test_an_overlays_namespace_other_than_the_packages_is_refused_by_check(
         "wordcount\"; render and package the job for 'analytics' (t2gen render -n analytics, "
         "t2gen package -n analytics), or apply it to 'default'"
     ) in line
+    # The console script prints the same as the in-process run.
+    process = _process("check", "built.yaml", cwd=tmp_path)
+    assert (process.returncode, process.stdout, process.stderr) == (
+        checked.returncode,
+        checked.stdout,
+        checked.stderr,
+    )
     assert _t2gen("check", "-", cwd=tmp_path, stdin=built).returncode == 1
 
 

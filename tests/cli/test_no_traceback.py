@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.helpers import Completed, run_cli
 
 BIN = Path(sys.executable).parent
 JOB = str(ROOT / "examples/wordcount.yaml")
@@ -35,6 +36,15 @@ def _run(
     )
 
 
+def _in_process(*argv: str, cwd: Path, **env: str) -> Completed:
+    """``t2gen ARGV`` run in this process (:func:`tests.helpers.run_cli`), as ``_run`` sets it.
+
+    For messages and exit codes; what belongs to the process (``COLUMNS``, the
+    scripts, ``--install-completion`` finding its shell) runs in ``_run``.
+    """
+    return run_cli(list(argv), cwd=cwd, env={"T2GEN_NO_FAST_START": "1", **env})
+
+
 @pytest.mark.parametrize("columns", ["100000000", "99999999999999999999"])
 def test_a_huge_columns_value_still_prints_the_help(
     tmp_path: Path, columns: str
@@ -51,13 +61,17 @@ def test_a_huge_columns_value_still_prints_the_help(
 def test_help_for_no_arguments_is_a_usage_error_on_stderr(
     tmp_path: Path, script: str, argv: tuple[str, ...]
 ) -> None:
-    result = _run(*argv, cwd=tmp_path, script=script)
+    result = (
+        _in_process(*argv, cwd=tmp_path)
+        if script == "t2gen"
+        else _run(*argv, cwd=tmp_path, script=script)
+    )
     assert (result.returncode, result.stdout) == (2, "")
     assert "Usage:" in result.stderr
 
 
 def test_a_templates_directory_name_too_long_is_one_line(tmp_path: Path) -> None:
-    result = _run("render", JOB, "--templates", "a" * 300, cwd=tmp_path)
+    result = _in_process("render", JOB, "--templates", "a" * 300, cwd=tmp_path)
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr.endswith(": File name too long\n"), result.stderr
     assert len(result.stderr.splitlines()) == 1
@@ -98,7 +112,13 @@ def test_install_completion_into_a_broken_home_is_one_line(
 def test_an_equals_sign_after_a_short_option_says_how_to_write_it(
     tmp_path: Path,
 ) -> None:
-    result = _run("render", JOB, "-o=json", cwd=tmp_path)
+    result = _in_process("render", JOB, "-o=json", cwd=tmp_path)
+    process = _run("render", JOB, "-o=json", cwd=tmp_path)  # the script: the same
+    assert (process.returncode, process.stdout, process.stderr) == (
+        result.returncode,
+        result.stdout,
+        result.stderr,
+    )
     assert (result.returncode, result.stdout) == (2, "")
     assert "write -o json or --output=json" in result.stderr
     assert list(tmp_path.iterdir()) == []
@@ -118,7 +138,7 @@ def test_an_equals_sign_before_what_is_no_format_says_what_it_is(
 ) -> None:
     # `-o=.` once wrote into a directory named "=." (or, for `-o=/`, tried to
     # replace one, "Device or resource busy"); then it advised `-o .`, no format either.
-    result = _run("render", JOB, f"-o={value}", cwd=tmp_path)
+    result = _in_process("render", JOB, f"-o={value}", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
     assert f"`-o={value}` gives -o the value '={value}'; " in result.stderr
     assert advice in result.stderr, result.stderr

@@ -14,13 +14,20 @@ from t2gen.importer import import_config
 from t2gen.jobfile.schema import apply_defaults
 from t2gen.kube.quantity import parse_quantity
 from tests.conftest import ROOT
+from tests.helpers import Completed, run_cli
 from tests.package.cases import jar_bytes
 
 T2GEN = Path(sys.executable).parent / "t2gen"
 ELASTIC = ROOT / "tests/fixtures/package/scalable"
 
 
-def t2gen(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def t2gen(*argv: str, cwd: Path) -> Completed:
+    """``t2gen ARGV`` from ``cwd``, run in this process (:func:`tests.helpers.run_cli`)."""
+    return run_cli(list(argv), cwd=cwd)
+
+
+def _process(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``t2gen ARGV`` from ``cwd``, run by the console script."""
     return subprocess.run(
         [str(T2GEN), *argv],
         cwd=cwd,
@@ -41,8 +48,12 @@ def jar(tmp_path: Path) -> Path:
 def test_import_of_the_package_configuration_gives_the_job_back(
     tmp_path: Path, jar: Path
 ) -> None:
-    """Package then import is the identity on what they share: workers, namespace, ports."""
-    done = t2gen(
+    """Package then import is the identity on what they share: workers, namespace, ports.
+
+    The one ``t2gen package`` of this file run by the console script; the rest run
+    in the test's process.
+    """
+    done = _process(
         "package",
         str(ELASTIC / "job.yaml"),
         "--jar",

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
+from tests.helpers import Completed, run_cli
 from tests.package.cases import jar_bytes
 
 T2GEN = Path(sys.executable).parent / "t2gen"
@@ -19,7 +20,13 @@ URL_EXAMPLE = ROOT / "examples" / "package-url.yaml"
 OCI_EXAMPLE = ROOT / "examples" / "package-oci.yaml"
 
 
-def t2gen(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def t2gen(*argv: str, cwd: Path) -> Completed:
+    """``t2gen ARGV`` from ``cwd``, run in this process (:func:`tests.helpers.run_cli`)."""
+    return run_cli(list(argv), cwd=cwd)
+
+
+def _process(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``t2gen ARGV`` from ``cwd``, run by the console script."""
     return subprocess.run(
         [str(T2GEN), *argv],
         cwd=cwd,
@@ -79,6 +86,15 @@ def test_render_package_pins_the_files_digest_and_size(
     job = _with_source(tmp_path, URL_EXAMPLE, sha256=digest, size=None)
     done = t2gen("render", str(job), "--package", "wordcount-url.tar.gz", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+    # The console script prints the same as the in-process run.
+    process = _process(
+        "render", str(job), "--package", "wordcount-url.tar.gz", cwd=tmp_path
+    )
+    assert (process.returncode, process.stdout, process.stderr) == (
+        done.returncode,
+        done.stdout,
+        done.stderr,
+    )
     for template in _pods(done.stdout):
         assert (
             template["metadata"]["annotations"]["t2gen.dev/job-package-sha256"]

@@ -24,6 +24,7 @@ from t2gen.plan.workermap import (
     write_table,
 )
 from tests.conftest import ROOT
+from tests.helpers import Completed, run_cli
 
 
 def _t2gen(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -40,7 +41,13 @@ def _t2gen(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[
     )
 
 
+def _in_process(*args: str, stdin: str | None = None) -> Completed:
+    """``t2gen ARGS`` run in this process (:func:`tests.helpers.run_cli`), from the root."""
+    return run_cli(list(args), cwd=ROOT, input=stdin)
+
+
 def test_import_pipes_into_render() -> None:
+    """End to end: ``t2gen import ... | t2gen render -``, both real processes."""
     imported = _t2gen("import", "examples/twister2-conf", "--jar", "wordcount.jar")
     assert imported.returncode == 0, imported.stderr
     assert "warning: keys with no t2gen equivalent" in imported.stderr
@@ -56,7 +63,9 @@ def test_import_pipes_into_render() -> None:
 
 def test_import_writes_a_file_and_nothing_on_stdout(tmp_path: Path) -> None:
     target = tmp_path / "job.yaml"
-    result = _t2gen("import", "examples/twister2-conf", "--output-file", str(target))
+    result = _in_process(
+        "import", "examples/twister2-conf", "--output-file", str(target)
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
     assert f"wrote {target}" in result.stderr
@@ -66,7 +75,7 @@ def test_import_writes_a_file_and_nothing_on_stdout(tmp_path: Path) -> None:
 
 def test_import_error_writes_nothing(tmp_path: Path) -> None:
     target = tmp_path / "job.yaml"
-    result = _t2gen("import", str(tmp_path), "--output-file", str(target))
+    result = _in_process("import", str(tmp_path), "--output-file", str(target))
     assert result.returncode == 1
     assert result.stdout == ""
     assert "holds no Twister2 configuration file" in result.stderr
@@ -75,7 +84,7 @@ def test_import_error_writes_nothing(tmp_path: Path) -> None:
 
 def test_plan_reads_the_job_from_stdin() -> None:
     text = (ROOT / "examples" / "wordcount.yaml").read_text(encoding="utf-8")
-    result = _t2gen("plan", "-", "--nodes", "examples/nodes.json", stdin=text)
+    result = _in_process("plan", "-", "--nodes", "examples/nodes.json", stdin=text)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("feasible: all 5 pods fit at once")
 
@@ -231,7 +240,8 @@ def test_a_node_list_of_megabytes_is_read(tmp_path: Path, in_root: Path) -> None
 
 def test_a_fifo_as_node_list_is_refused_not_waited_on(tmp_path: Path) -> None:
     # The node list is read like a job file (t2gen.inputs.textfile.read_source), only
-    # without the 1 MiB limit: a FIFO would block for ever, so it is refused.
+    # without the 1 MiB limit: a FIFO would block for ever, so it is refused. A process,
+    # so that a regression ends at the timeout instead of hanging the test run.
     fifo = tmp_path / "nodes"
     os.mkfifo(fifo)
     result = _t2gen("plan", str(ROOT / "examples/wordcount.yaml"), "--nodes", str(fifo))

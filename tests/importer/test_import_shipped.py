@@ -2,7 +2,9 @@
 
 Run as a user would: the CLI from a temporary directory, on a copy of
 ``tests/fixtures/twister2-0.8-shipped`` (Twister2 0.8's ``conf/common`` and
-``conf/kubernetes`` as shipped).
+``conf/kubernetes`` as shipped). The command lines run in the test's process
+(:func:`tests.helpers.run_cli`); the first test runs its ``t2gen import conf``
+with the console script too and asks for the same exit code and output.
 """
 
 from __future__ import annotations
@@ -15,12 +17,19 @@ from pathlib import Path
 from t2gen.importer.keys import lookup
 from t2gen.kube.yamlio import load_all_yaml
 from tests.conftest import ROOT
+from tests.helpers import Completed, run_cli
 
 T2GEN = Path(sys.executable).parent / "t2gen"
 SHIPPED = ROOT / "tests/fixtures/twister2-0.8-shipped"
 
 
-def _run(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+def _run(cwd: Path, *argv: str) -> Completed:
+    """``t2gen ARGV`` from ``cwd``, run in this process (:func:`tests.helpers.run_cli`)."""
+    return run_cli(list(argv), cwd=cwd)
+
+
+def _process(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """``t2gen ARGV`` from ``cwd``, run by the console script."""
     return subprocess.run(
         [str(T2GEN), *argv],
         cwd=cwd,
@@ -40,6 +49,12 @@ def _conf(tmp_path: Path) -> Path:
 def test_shipped_conf_fails_at_the_commented_out_examples(tmp_path: Path) -> None:
     _conf(tmp_path)
     result = _run(tmp_path, "import", "conf")
+    process = _process(tmp_path, "import", "conf")
+    assert (process.returncode, process.stdout, process.stderr) == (
+        result.returncode,
+        result.stdout,
+        result.stderr,
+    )
     assert result.returncode == 1
     assert result.stdout == ""
     lines = result.stderr.splitlines()

@@ -22,6 +22,7 @@ from t2gen.importer import import_config
 from t2gen.inputs.package import read_package
 from t2gen.inputs.twister2conf import package_settings, parse_conf, read_conf_file
 from tests.conftest import ROOT
+from tests.helpers import run_cli
 from tests.package.cases import jar_bytes
 
 T2GEN = Path(sys.executable).parent / "t2gen"
@@ -74,13 +75,7 @@ def _package_with(tmp_path: Path, checkpoint: bytes) -> Path:
     """t2gen's package of JOB with ``common/checkpoint.yaml`` replaced, as another client might write it."""
     (tmp_path / "nb.yaml").write_text(JOB, encoding="utf-8")
     (tmp_path / "nb.jar").write_bytes(jar_bytes())
-    done = subprocess.run(
-        [str(T2GEN), "package", "nb.yaml", "--jar", "nb.jar"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_cli(["package", "nb.yaml", "--jar", "nb.jar"], cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     out = io.BytesIO()
     with (
@@ -106,13 +101,7 @@ def test_a_packages_no_is_false_so_a_package_that_agrees_is_accepted(
     package = _package_with(tmp_path, b"twister2.checkpointing.enable: no\n")
     settings = package_settings(read_package(str(package)))
     assert settings["twister2.checkpointing.enable"].value is False
-    done = subprocess.run(
-        [str(T2GEN), "render", "nb.yaml", "--package", str(package)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_cli(["render", "nb.yaml", "--package", str(package)], cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "checkpointing" not in done.stderr
 
@@ -121,13 +110,7 @@ def test_a_packages_yes_is_true_and_disagrees_with_a_job_without_checkpointing(
     tmp_path: Path,
 ) -> None:
     package = _package_with(tmp_path, b"twister2.checkpointing.enable: yes\n")
-    done = subprocess.run(
-        [str(T2GEN), "render", "nb.yaml", "--package", str(package)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_cli(["render", "nb.yaml", "--package", str(package)], cwd=tmp_path)
     assert done.returncode == 1
     assert "package sets twister2.checkpointing.enable True" in done.stderr
 
@@ -143,6 +126,8 @@ def test_import_package_conf_and_a_package_read_one_value_alike(tmp_path: Path) 
     assert imported.job["spec"]["checkpointing"]["enabled"] is False
     (tmp_path / "nb.yaml").write_text(JOB, encoding="utf-8")
     (tmp_path / "nb.jar").write_bytes(jar_bytes())
+    # The console script, as a user runs it; the other command lines of this file
+    # run in the test's process (tests.helpers.run_cli).
     done = subprocess.run(
         [str(T2GEN), "package", "nb.yaml", "--jar", "nb.jar", "--conf", str(conf)],
         cwd=tmp_path,

@@ -9,7 +9,7 @@ from typing import Any
 
 from t2gen.kube.yamlio import load_all_yaml
 from t2gen.render.context import build_context
-from tests.helpers import job_text, problems, valid_job
+from tests.helpers import Completed, job_text, problems, run_cli, valid_job
 
 T2GEN = Path(sys.executable).parent / "t2gen"
 
@@ -204,7 +204,13 @@ def test_group_expressions_are_checked() -> None:
     assert "at least one value" in message
 
 
-def _run(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+def _run(cwd: Path, *argv: str) -> Completed:
+    """``t2gen ARGV`` from ``cwd``, run in this process (:func:`tests.helpers.run_cli`)."""
+    return run_cli(list(argv), cwd=cwd)
+
+
+def _process(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """``t2gen ARGV`` from ``cwd``, run by the console script."""
     return subprocess.run(
         [str(T2GEN), *argv],
         cwd=cwd,
@@ -260,6 +266,13 @@ def test_import_places_twister2_mapping_on_group_0_only(tmp_path: Path) -> None:
     ) in imported.stderr
     rendered = _run(tmp_path, "render", "job.yaml")
     assert rendered.returncode == 0, rendered.stderr
+    # The console script prints the same as the in-process run.
+    process = _process(tmp_path, "render", "job.yaml")
+    assert (process.returncode, process.stdout, process.stderr) == (
+        rendered.returncode,
+        rendered.stdout,
+        rendered.stderr,
+    )
     specs = {
         obj["metadata"]["name"]: obj["spec"]["template"]["spec"]
         for obj in load_all_yaml(rendered.stdout)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.helpers import Completed, run_cli
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -59,9 +60,19 @@ def _git(repo: Path, *args: str) -> str:
     return result.stdout
 
 
-def _render(repo: Path) -> subprocess.CompletedProcess[str]:
+def _render(
+    repo: Path, *, process: bool = False
+) -> Completed | subprocess.CompletedProcess[str]:
+    """``t2gen render job.yaml --output-dir base`` in ``repo``.
+
+    In the test's process (:func:`tests.helpers.run_cli`), or with ``process``
+    as ``python -m t2gen`` (the first render of the first test).
+    """
+    argv = ["render", "job.yaml", "--output-dir", "base"]
+    if not process:
+        return run_cli(argv, cwd=repo)
     return subprocess.run(
-        [sys.executable, "-m", "t2gen", "render", "job.yaml", "--output-dir", "base"],
+        [sys.executable, "-m", "t2gen", *argv],
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -89,7 +100,7 @@ def test_two_branches_changing_different_fields_merge_and_render_again(
     repo.mkdir()
     _git(repo, "init", "-q", "-b", "main")
     (repo / "job.yaml").write_text(JOB, encoding="utf-8")
-    result = _render(repo)
+    result = _render(repo, process=True)
     assert result.returncode == 0, result.stderr
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "wordcount")

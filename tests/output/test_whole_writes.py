@@ -31,6 +31,7 @@ from t2gen.errors import OutputError
 from t2gen.output import write_text
 from t2gen.output.files import write_file
 from tests.conftest import ROOT
+from tests.helpers import Completed, run_cli
 from tests.package.cases import jar_bytes
 
 JOB = "examples/wordcount.yaml"
@@ -358,7 +359,14 @@ def test_a_directory_is_no_file(tmp_path: Path) -> None:
 # --- the commands that write to a path --------------------------------------------------
 
 
+def _in_process(*argv: str, cwd: Path) -> Completed:
+    """``t2gen ARGV`` from ``cwd``, run in this process (:func:`tests.helpers.run_cli`)."""
+    return run_cli(list(argv), cwd=cwd)
+
+
 def _run(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m t2gen ARGV`` as a process: for a FIFO target, which a regression would
+    open and wait on for ever, so that it ends at the timeout instead of hanging the run."""
     return subprocess.run(
         [sys.executable, "-m", "t2gen", *argv],
         cwd=cwd,
@@ -377,14 +385,14 @@ def test_import_output_file_follows_the_rule(tmp_path: Path) -> None:
     )
     assert done.returncode == 1 and "is a FIFO" in done.stderr
     (tmp_path / "mine.yaml").write_text("hand: written\n", encoding="utf-8")
-    done = _run(
+    done = _in_process(
         "import", CONF, "--jar", "a.jar", "--output-file", "mine.yaml", cwd=tmp_path
     )
     assert done.returncode == 1 and "pass --force to replace it" in done.stderr
-    done = _run("import", CONF, "--jar", "a.jar", "--output-file", "mine.yaml", "--force", cwd=tmp_path)  # fmt: skip
+    done = _in_process("import", CONF, "--jar", "a.jar", "--output-file", "mine.yaml", "--force", cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "mine.yaml").read_text(encoding="utf-8").startswith(MARKER)
-    done = _run("import", CONF, "--force", cwd=tmp_path)
+    done = _in_process("import", CONF, "--force", cwd=tmp_path)
     assert done.returncode == 2 and "standard output replaces nothing" in done.stderr
 
 
@@ -395,13 +403,15 @@ def test_output_dir_follows_the_rule(tmp_path: Path) -> None:
     assert done.returncode == 1 and "is a FIFO" in done.stderr
     dangling = tmp_path / "base"
     dangling.symlink_to(tmp_path / "elsewhere")
-    done = _run("render", job, "--output-dir", "base", cwd=tmp_path)
+    done = _in_process("render", job, "--output-dir", "base", cwd=tmp_path)
     assert done.returncode == 1 and "which does not exist" in done.stderr
     assert not (tmp_path / "elsewhere").exists()
     # A directory holding a FIFO, or a link to one, is the user's: judged without
     # reading either (a read would wait for ever), and refused.
     out = tmp_path / "out"
-    assert _run("render", job, "--output-dir", "out", cwd=tmp_path).returncode == 0
+    assert (
+        _in_process("render", job, "--output-dir", "out", cwd=tmp_path).returncode == 0
+    )
     (out / "pipe.yaml").symlink_to(fifo)
     done = _run("render", job, "--output-dir", "out", cwd=tmp_path)
     assert (
@@ -419,22 +429,26 @@ def test_package_output_follows_the_rule(tmp_path: Path) -> None:
     jar = tmp_path / "user.jar"
     jar.write_bytes(jar_bytes())
     package = ("package", job, "--jar", str(jar))
-    assert _run(*package, cwd=tmp_path).returncode == 0
+    assert _in_process(*package, cwd=tmp_path).returncode == 0
     written = (tmp_path / "wordcount.tar.gz").read_bytes()
-    assert _run(*package, cwd=tmp_path).returncode == 0  # its own file: replaced
+    assert _in_process(*package, cwd=tmp_path).returncode == 0  # its own file: replaced
     link = tmp_path / "link.tar.gz"
     link.symlink_to(tmp_path / "wordcount.tar.gz")
-    done = _run(*package, "--output-file", "link.tar.gz", cwd=tmp_path)
+    done = _in_process(*package, "--output-file", "link.tar.gz", cwd=tmp_path)
     assert done.returncode == 0, done.stderr  # written through to t2gen's file
     assert link.is_symlink() and (tmp_path / "wordcount.tar.gz").read_bytes() == written
     (tmp_path / "other.tar.gz").write_bytes(b"\x1f\x8b\x08\x08 made by tar -czf")
-    done = _run(*package, "--output-file", "other.tar.gz", cwd=tmp_path)
+    done = _in_process(*package, "--output-file", "other.tar.gz", cwd=tmp_path)
     assert done.returncode == 1 and "pass --force to replace it" in done.stderr
-    done = _run(*package, "--output-file", "other.tar.gz", "--force", cwd=tmp_path)
+    done = _in_process(
+        *package, "--output-file", "other.tar.gz", "--force", cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     dangling = tmp_path / "dangling.tar.gz"
     dangling.symlink_to(tmp_path / "elsewhere" / "x.tar.gz")
-    done = _run(*package, "--output-file", "dangling.tar.gz", "--force", cwd=tmp_path)
+    done = _in_process(
+        *package, "--output-file", "dangling.tar.gz", "--force", cwd=tmp_path
+    )
     assert done.returncode == 1 and "which does not exist" in done.stderr
     fifo = _fifo(tmp_path)
     done = _run(*package, "--output-file", str(fifo), "--force", cwd=tmp_path)

@@ -24,7 +24,7 @@ from t2gen.errors import Warning_
 from t2gen.inputs.jobfile import parse_job
 from t2gen.pipeline.job import generate
 from t2gen.pipeline.load import validate
-from tests.helpers import job_text
+from tests.helpers import Completed, job_text, run_cli
 from tests.package.cases import jar_bytes
 from tests.render.test_network_policy import allowed
 
@@ -174,7 +174,13 @@ def test_a_name_node_in_job_config_is_judged_by_address_and_port(
         )
 
 
-def _t2gen(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _t2gen(*argv: str, cwd: Path) -> Completed:
+    """``t2gen ARGV`` from ``cwd``, run in this process (:func:`tests.helpers.run_cli`)."""
+    return run_cli(list(argv), cwd=cwd)
+
+
+def _process(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``t2gen ARGV`` from ``cwd``, run by the console script."""
     return subprocess.run(
         [str(T2GEN), *argv], cwd=cwd, capture_output=True, text=True, encoding="utf-8",
         check=False, timeout=120,
@@ -205,6 +211,13 @@ def test_the_packages_dashboard_and_name_node_are_checked_with_package(
     assert packaged.returncode == 0, packaged.stderr
     done = _t2gen("render", "job.yaml", "--package", "job.tar.gz", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+    # The console script prints the same as the in-process run.
+    process = _process("render", "job.yaml", "--package", "job.tar.gz", cwd=tmp_path)
+    assert (process.returncode, process.stdout, process.stderr) == (
+        done.returncode,
+        done.stdout,
+        done.stderr,
+    )
     warned = [line for line in done.stderr.splitlines() if ": warning: " in line]
     assert len(warned) == 2, done.stderr
     dashboard, name_node = sorted(warned, key=lambda line: "HDFS" in line)
