@@ -22,8 +22,9 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from t2gen.errors import ConfigError
-from t2gen.inputs.yaml.fastload import fast_load, fast_load_doc
+from t2gen.inputs.yaml.fastload import _REREAD_NODES, fast_load, fast_load_doc
 from t2gen.inputs.yaml.loader import parse_config
+from t2gen.inputs.yaml.source import MAX_ENTRIES, MAX_NODES
 from t2gen.inputs.yaml.source import YAML11_LINE_BREAKS as _YAML11_BREAKS
 from t2gen.jobfile.schema import is_valid_fast, schema_problems
 from t2gen.kube.yamlio import dump_yaml
@@ -458,30 +459,50 @@ _FLOOD_SHAPES = [
 # tagged keys; before it, a line break, a tagged key and a refused core tag. Every
 # shape is read by both readers without a flood in the tests above. `make test`
 # keeps one of each kind (a line break after, a core tag read after, a tagged key
-# after, a refused core tag before); the rest are the slow tier (`make fuzz`).
+# after, a refused core tag before) in a small flood; every one at the value limit
+# is the slow tier (`make fuzz`).
 _FLOOD_FAST = {(0, "end"), (7, "end"), (9, "end"), (11, "start")}
+
+# Values per key of a flood of 990 keys (the root mapping 10 entries under its limit,
+# MAX_ENTRIES). 18 (19,800 values, just under MAX_NODES, as in bench/floods.py) costs
+# ruamel.yaml 2.5 s a file; 2 (3,960 values) 0.45 s, and is still past _REREAD_NODES
+# (2,000), the one count at which the fast reader changes what it does before the
+# value limit. A flood at the value limit ending in a tag stays in `make test`:
+# test_a_flood_ending_in_a_tag_long_integer_or_second_document_is_judged_fast.
+_AT_THE_LIMIT, _SMALL = 18, 2
 
 
 @pytest.mark.parametrize(
-    ("shape", "where"),
+    ("shape", "where", "per_key"),
     [
-        pytest.param(
-            _FLOOD_SHAPES[index],
-            where,
-            marks=() if (index, where) in _FLOOD_FAST else pytest.mark.slow,
-        )
-        for index, where in (
-            *((index, "end") for index in (0, 2, 5, 6, 7, 9, 10, 12, 13, 14)),
-            *((index, "start") for index in (0, 8, 11)),
-        )
+        *(
+            pytest.param(
+                _FLOOD_SHAPES[index],
+                where,
+                _SMALL,
+                id=f"{_FLOOD_SHAPES[index]}-{where}-small",
+            )
+            for index, where in sorted(_FLOOD_FAST)
+        ),
+        *(
+            pytest.param(
+                _FLOOD_SHAPES[index], where, _AT_THE_LIMIT, marks=pytest.mark.slow
+            )
+            for index, where in (
+                *((index, "end") for index in (0, 2, 5, 6, 7, 9, 10, 12, 13, 14)),
+                *((index, "start") for index in (0, 8, 11)),
+            )
+        ),
     ],
 )
 def test_a_flood_holding_a_core_tag_tagged_key_or_yaml11_break_is_judged_fast(
-    shape: str, where: str
+    shape: str, where: str, per_key: int
 ) -> None:
-    # 990 keys x 19 values, just under the value limit (as in bench/floods.py):
-    # the fast reader reads or refuses the file itself, exactly as the full reader.
-    values = "[" + ",".join(["1"] * 18) + "]"
+    # 990 keys x per_key values: the fast reader reads or refuses the file itself,
+    # exactly as the full reader.
+    assert _REREAD_NODES < 990 * (2 + per_key) < MAX_NODES
+    assert MAX_ENTRIES > 990
+    values = "[" + ",".join(["1"] * per_key) + "]"
     flood = "".join(f"x{i}: {values}\n" for i in range(990))
     text = flood + shape if where == "end" else shape + flood
     fast, full = _both(text)
