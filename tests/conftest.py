@@ -288,17 +288,12 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 # up): even at 2 examples each, the tests that draw them took 30-65 s apiece on a
 # loaded machine, the largest part of the suite's time (issue 41). In `make test`
 # they run only their explicit examples (`@example`: the example jobs, which render);
-# `make fuzz` draws the profile's full count, 1,500. WHOLE_JOBS_DRAWN, for a test
-# whose draws cannot be written as an explicit example (`st.data()`), keeps two
-# derandomised draws.
+# `make fuzz` draws the profile's full count, 1,500.
 _DEFAULT_PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default") == "default"
 WHOLE_JOBS = (
     settings(phases=[Phase.explicit])
     if _DEFAULT_PROFILE
     else settings(max_examples=settings.default.max_examples)
-)
-WHOLE_JOBS_DRAWN = settings(
-    max_examples=2 if _DEFAULT_PROFILE else settings.default.max_examples
 )
 
 
