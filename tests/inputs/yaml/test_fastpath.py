@@ -172,7 +172,7 @@ _FIXED_MUTATIONS: list[list[Mutation]] = [
 def _each_example_changed(test: Any) -> Any:
     """Give ``test`` an explicit example per example job, with one of :data:`_FIXED_MUTATIONS` each."""
     for index, path in enumerate(EXAMPLES):
-        job = yaml.safe_load(path.read_text(encoding="utf-8"))
+        job = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
         changes = _FIXED_MUTATIONS[index % len(_FIXED_MUTATIONS)]
         test = example(job=job, mutations=changes)(test)
     return test
