@@ -289,23 +289,43 @@ def test_tags_long_integers_and_second_documents_are_refused_alike_by_both_reade
     assert fast.value.lines() == full.value.lines()
 
 
+# Values per key of the floods below, of 990 keys each (the root mapping 10 entries
+# under its limit, MAX_ENTRIES). 18 (19,800 values, just under MAX_NODES, as in
+# bench/floods.py) costs ruamel.yaml 2.5 s a file; 2 (3,960 values) 0.45 s, and is
+# still past _REREAD_NODES (2,000), the one count at which the fast reader acts
+# differently before the value limit (checked in each test). `make test` reads the
+# small floods; the slow tier (`make fuzz`) every shape at the value limit. That both
+# readers count values alike up to the limit is
+# test_hostile.py::test_both_readers_stop_a_flood_at_the_same_place (in `make test`).
+_AT_THE_LIMIT, _SMALL = 18, 2
+
+
+def _flood(per_key: int) -> str:
+    """990 keys of ``per_key`` values each (a flood the fast reader reads itself)."""
+    assert _REREAD_NODES < 990 * (2 + per_key) < MAX_NODES
+    assert MAX_ENTRIES > 990
+    values = "[" + ",".join(["1"] * per_key) + "]"
+    return "".join(f"x{i}: {values}\n" for i in range(990))
+
+
 @pytest.mark.parametrize(
-    "tail",
+    ("tail", "per_key"),
     [
-        "y: !custom x\n",
-        # a tag inside a flow list is refused as a block one is; the long integer and the
-        # second document are compared without a flood above (each 3 s here: the slow tier)
-        pytest.param("y: [1, !custom x]\n", marks=pytest.mark.slow),
-        pytest.param(f"y: {_LONG}\n", marks=pytest.mark.slow),
-        pytest.param("y: 1\n---\nz: 1\n", marks=pytest.mark.slow),
+        pytest.param("y: !custom x\n", _SMALL, id="y: !custom x\n-small"),
+        # at the value limit (each 3 s here: the slow tier); a tag inside a flow list is
+        # refused as a block one is; the long integer and the second document are
+        # compared without a flood above
+        pytest.param("y: !custom x\n", _AT_THE_LIMIT, marks=pytest.mark.slow),
+        pytest.param("y: [1, !custom x]\n", _AT_THE_LIMIT, marks=pytest.mark.slow),
+        pytest.param(f"y: {_LONG}\n", _AT_THE_LIMIT, marks=pytest.mark.slow),
+        pytest.param("y: 1\n---\nz: 1\n", _AT_THE_LIMIT, marks=pytest.mark.slow),
     ],
 )
 def test_a_flood_ending_in_a_tag_long_integer_or_second_document_is_judged_fast(
-    tail: str,
+    tail: str, per_key: int
 ) -> None:
-    # 990 keys x 19 values, just under the value limit: the full reader is not needed.
-    values = "[" + ",".join(["1"] * 18) + "]"
-    text = "".join(f"x{i}: {values}\n" for i in range(990)) + tail
+    # The fast reader refuses it itself: the full reader is not needed.
+    text = _flood(per_key) + tail
     with pytest.raises(ConfigError) as fast:
         fast_load_doc(text, path="j")
     with pytest.raises(ConfigError) as full:
@@ -499,17 +519,9 @@ _FLOOD_SHAPES = [
 # tagged keys; before it, a line break, a tagged key and a refused core tag. Every
 # shape is read by both readers without a flood in the tests above. `make test`
 # keeps one of each kind (a line break after, a core tag read after, a tagged key
-# after, a refused core tag before) in a small flood; every one at the value limit
-# is the slow tier (`make fuzz`).
+# after, a refused core tag before) in a small flood (_SMALL); every one at the value
+# limit is the slow tier (`make fuzz`).
 _FLOOD_FAST = {(0, "end"), (7, "end"), (9, "end"), (11, "start")}
-
-# Values per key of a flood of 990 keys (the root mapping 10 entries under its limit,
-# MAX_ENTRIES). 18 (19,800 values, just under MAX_NODES, as in bench/floods.py) costs
-# ruamel.yaml 2.5 s a file; 2 (3,960 values) 0.45 s, and is still past _REREAD_NODES
-# (2,000), the one count at which the fast reader changes what it does before the
-# value limit. A flood at the value limit ending in a tag stays in `make test`:
-# test_a_flood_ending_in_a_tag_long_integer_or_second_document_is_judged_fast.
-_AT_THE_LIMIT, _SMALL = 18, 2
 
 
 @pytest.mark.parametrize(
@@ -538,12 +550,8 @@ _AT_THE_LIMIT, _SMALL = 18, 2
 def test_a_flood_holding_a_core_tag_tagged_key_or_yaml11_break_is_judged_fast(
     shape: str, where: str, per_key: int
 ) -> None:
-    # 990 keys x per_key values: the fast reader reads or refuses the file itself,
-    # exactly as the full reader.
-    assert _REREAD_NODES < 990 * (2 + per_key) < MAX_NODES
-    assert MAX_ENTRIES > 990
-    values = "[" + ",".join(["1"] * per_key) + "]"
-    flood = "".join(f"x{i}: {values}\n" for i in range(990))
+    # The fast reader reads or refuses the file itself, exactly as the full reader.
+    flood = _flood(per_key)
     text = flood + shape if where == "end" else shape + flood
     fast, full = _both(text)
     assert fast is not None
