@@ -7,7 +7,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -300,20 +300,16 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 # up): even at 2 examples each, the tests that draw them took 30-65 s apiece on a
 # loaded machine, the largest part of the suite's time (issue 41). In `make test`
 # they run only their explicit examples (`@example`: the example jobs, which render);
-# `make fuzz` draws the profile's full count, 1,500. WHOLE_JOBS_DRAWN, for a test
-# whose draws cannot be written as an explicit example (`st.data()`), keeps two
-# derandomised draws.
+# `make fuzz` draws the profile's full count, 1,500.
 _DEFAULT_PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default") == "default"
 WHOLE_JOBS = (
     settings(phases=[Phase.explicit])
     if _DEFAULT_PROFILE
     else settings(max_examples=settings.default.max_examples)
 )
-WHOLE_JOBS_DRAWN = settings(
-    max_examples=2 if _DEFAULT_PROFILE else settings.default.max_examples
-)
 
 
+@functools.cache
 def _schema_jobs() -> SearchStrategy[dict[str, Any]]:
     from hypothesis_jsonschema import from_schema
 
@@ -322,11 +318,26 @@ def _schema_jobs() -> SearchStrategy[dict[str, Any]]:
     return from_schema(load_schema())
 
 
+def lazy_strategy(
+    make: Callable[[], SearchStrategy[Any]],
+) -> SearchStrategy[Any]:
+    """A strategy that calls ``make`` (cache it) only when a test draws from it.
+
+    hypothesis validates every strategy of ``@given`` before the first example,
+    explicit ones included, and validating an ``st.deferred`` builds what it
+    defers to. A flatmap validates only its base (``st.just(None)``): the tests
+    of ``make test`` that run only their explicit examples (:data:`WHOLE_JOBS`)
+    never build the schema's strategy, and draws are those of ``make()``.
+    """
+    return st.just(None).flatmap(lambda _: make())
+
+
 # hypothesis-jsonschema resolves and canonicalises the whole schema when a strategy
 # is made (1-3 s of CPU each): made at import, in every process that collected the
 # tests, that was five times per xdist worker. This one strategy is made when first
-# drawn from, once per process, and shared by every test drawing whole job files.
-SCHEMA_JOBS: SearchStrategy[dict[str, Any]] = st.deferred(_schema_jobs)
+# drawn from (not when a test that runs only its explicit examples is validated),
+# once per process, and shared by every test drawing whole job files.
+SCHEMA_JOBS: SearchStrategy[dict[str, Any]] = lazy_strategy(_schema_jobs)
 
 # The `slow` tier: tests (or parametrizations) that repeat at length what a faster
 # test already shows, run by `make fuzz` (T2GEN_SLOW=1) and skipped by `make test`,

@@ -139,15 +139,13 @@ def _nested_home(key: str, schema: dict[str, Any]) -> str | None:
     (``spec.placement.tolerations``): a key one level too high is the usual
     misplacement, and no spelling suggestion finds it.
     """
-    defs: dict[str, Any] | None = None
     for name, sub in sorted(schema.get("properties", {}).items()):
         if isinstance(sub, dict) and isinstance(sub.get("$ref"), str):
-            if defs is None:
-                from t2gen.jobfile.schema import load_schema
+            from t2gen.jobfile.schema import defined_keys
 
-                defs = load_schema().get("$defs", {})
-            sub = defs.get(sub["$ref"].rsplit("/", 1)[-1], {})
-        if isinstance(sub, dict) and key in sub.get("properties", {}):
+            if key in defined_keys(sub["$ref"].rsplit("/", 1)[-1]):
+                return str(name)
+        elif isinstance(sub, dict) and key in sub.get("properties", {}):
             return str(name)
     return None
 

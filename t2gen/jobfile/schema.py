@@ -22,6 +22,7 @@ from t2gen.resources import schema_path
 
 __all__ = [
     "apply_defaults",
+    "defined_keys",
     "is_valid_fast",
     "load_schema",
     "schema_findings",
@@ -52,6 +53,19 @@ def load_schema() -> dict[str, Any]:
     """
     schema: dict[str, Any] = _copied(_schema())
     return schema
+
+
+@functools.cache
+def defined_keys(name: str) -> frozenset[str]:
+    """The property names of the job schema's ``$defs[name]`` (none for an unknown name).
+
+    Read from the schema parsed once: a report of many unknown keys asks for
+    each of them, and a copy of the whole schema (:func:`load_schema`) a key
+    made a flood of 990 unknown keys cost seconds.
+    """
+    definition = _schema().get("$defs", {}).get(name, {})
+    properties = definition.get("properties") if isinstance(definition, dict) else None
+    return frozenset(properties) if isinstance(properties, dict) else frozenset()
 
 
 def _is_integer(_checker: Any, instance: Any) -> bool:
