@@ -22,10 +22,6 @@ from t2gen.output.stream import to_yaml_stream
 from t2gen.pipeline.job import generate
 from tests.conftest import kubectl_objects, kubectl_read_files, read_objects
 
-# One worker runs the whole module (`make test`'s --dist loadgroup), so the batch
-# fixture below renders and reads the cases once.
-pytestmark = pytest.mark.xdist_group("injection")
-
 HOSTILE = [
     "a\nb", "x\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: stolen}", "key: value", "# comment",
     "'quoted'", '"double"', "{{ .Values.x }}", "{% if true %}x{% endif %}", "\ttab", "\x00nul", "\u202eevil",
