@@ -341,7 +341,7 @@ SCHEMA_JOBS: SearchStrategy[dict[str, Any]] = lazy_strategy(_schema_jobs)
 
 # The `slow` tier: tests (or parametrizations) that repeat at length what a faster
 # test already shows, run by `make fuzz` (T2GEN_SLOW=1) and skipped by `make test`,
-# which keeps the suite near three minutes on an idle two-core machine.
+# which keeps the suite under three minutes on an idle two-core machine.
 SLOW = os.environ.get("T2GEN_SLOW") == "1"
 
 
