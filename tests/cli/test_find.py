@@ -45,6 +45,9 @@ def test_find_prints_the_job_files_one_a_line(tmp_path: Path) -> None:
         0,
         "jobs/team/volcano.yml\njobs/wordcount.yaml\n",
     )
+    # -f names what is looked at (not the default "."): one subdirectory alone
+    team = _t2gen("find", "-f", "jobs/team", cwd=tmp_path)
+    assert (team.returncode, team.stdout) == (0, "jobs/team/volcano.yml\n")
     here = _t2gen("find", cwd=tmp_path / "jobs")  # the current directory by default
     assert here.stdout == "wordcount.yaml\n"
     named = _t2gen(
