@@ -141,6 +141,51 @@ def test_both_readers_stop_a_flood_at_the_same_place(text: str) -> None:
     assert "t2gen stopped reading here" in str(full.value)
 
 
+def _values_flood(last: int) -> str:
+    """20 keys of 990 values each and a key ``z`` of ``last``: 19,843 + ``last`` values.
+
+    A value is each scalar (keys included), list and mapping: 20 x 990 + 21 keys
+    + 21 lists + the root mapping. Every list and mapping stays under
+    MAX_ENTRIES, so only MAX_NODES can stop it.
+    """
+    assert MAX_ENTRIES > 990
+    lists = "".join(f"k{i}: [" + ",".join(["1"] * 990) + "]\n" for i in range(20))
+    return lists + "z: [" + ",".join(["1"] * last) + "]\n"
+
+
+_AT_THE_VALUE_LIMIT = MAX_NODES - (20 * 990 + 21 + 21 + 1)
+
+
+def test_the_fast_reader_takes_the_value_limit_and_stops_one_past_it() -> None:
+    # The floods above stop at MAX_ENTRIES first; this one reaches MAX_NODES.
+    assert 0 < _AT_THE_VALUE_LIMIT < 990
+    fast = fast_load_doc(_values_flood(_AT_THE_VALUE_LIMIT), path="j")
+    assert fast is not None
+    expected = {f"k{i}": [1] * 990 for i in range(20)}
+    assert fast.data == {**expected, "z": [1] * _AT_THE_VALUE_LIMIT}
+    with pytest.raises(ConfigError) as past:
+        fast_load_doc(_values_flood(_AT_THE_VALUE_LIMIT + 1), path="j")
+    assert past.value.lines() == [
+        f"j:21:{3 + 2 * (_AT_THE_VALUE_LIMIT + 1)}: the job file holds more than "
+        f"{MAX_NODES:,} values; a job file holds far fewer (t2gen stopped reading here)"
+    ]
+
+
+# ruamel.yaml reads 20,000 values in some 2 s: the full reader meets the same
+# flood in the slow tier (`make fuzz`).
+@pytest.mark.slow
+def test_the_full_reader_stops_one_past_the_value_limit_as_the_fast_one() -> None:
+    text = _values_flood(_AT_THE_VALUE_LIMIT)
+    fast = fast_load_doc(text, path="j")
+    assert fast is not None and fast.data == parse_config(text, path="j").data
+    past = _values_flood(_AT_THE_VALUE_LIMIT + 1)
+    with pytest.raises(ConfigError) as full:
+        parse_config(past, path="j")
+    with pytest.raises(ConfigError) as fast_past:
+        fast_load_doc(past, path="j")
+    assert fast_past.value.lines() == full.value.lines()
+
+
 def test_no_schema_limit_is_above_the_readers_entry_limit() -> None:
     def limits(node: Any) -> list[int]:
         if isinstance(node, dict):

@@ -295,8 +295,9 @@ def test_tags_long_integers_and_second_documents_are_refused_alike_by_both_reade
 # still past _REREAD_NODES (2,000), the one count at which the fast reader acts
 # differently before the value limit (checked in each test). `make test` reads the
 # small floods; the slow tier (`make fuzz`) every shape at the value limit. That both
-# readers count values alike up to the limit is
-# test_hostile.py::test_both_readers_stop_a_flood_at_the_same_place (in `make test`).
+# readers take MAX_NODES values and stop at one more is test_hostile.py's
+# test_the_fast_reader_takes_the_value_limit_and_stops_one_past_it (in `make test`)
+# and test_the_full_reader_stops_one_past_the_value_limit_as_the_fast_one (slow).
 _AT_THE_LIMIT, _SMALL = 18, 2
 
 
