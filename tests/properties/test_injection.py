@@ -17,6 +17,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from t2gen.errors import SchemaError
+from t2gen.fastpaths import switch_variable
 from t2gen.kube.yamlio import dump_yaml
 from t2gen.output.stream import to_yaml_stream
 from t2gen.pipeline.job import generate
@@ -148,6 +149,17 @@ def read_by_kubectl(
     for index, (field, value) in enumerate(CASES):
         directory = tmp_path_factory.mktemp(f"case{index}")
         rendered[field, value] = _render(field, value, directory)
+        if rendered[field, value] is not None:
+            # The same bytes without the skeleton fast path, whose values are never
+            # written by the flow writer (t2gen/render/skeleton.py): a value written
+            # raw there would change the plain render's text.
+            plain = tmp_path_factory.mktemp(f"plain{index}")
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setenv(switch_variable("SKELETON"), "1")
+                assert _render(field, value, plain) is not None
+            assert (plain / "out.yaml").read_bytes() == (
+                directory / "out.yaml"
+            ).read_bytes(), (field, value)
     manifests = [found for found in rendered.values() if found is not None]
     result = kubectl_read_files(kubectl, *(path for path, _ in manifests))
     if result.returncode != 0:
