@@ -3,7 +3,8 @@
 The node list (``plan --nodes``), the pod list (``--pods``), the quota file
 (``--quota``) and a job's objects (``status --cluster``) are all such lists.
 
-Input bound: :data:`MAX_LIST_BYTES` (512 MiB) for node and pod lists, measured
+Input bounds: :data:`MAX_LIST_BYTES` (96 MiB) and :data:`MAX_LIST_ITEMS` (20,000
+nodes or pods, counted before any is decoded) for node and pod lists, the bytes measured
 while reading (a regular file is mapped, after its size is checked; anything
 else is read through :func:`t2gen.inputs.textfile.read_source`, which reads
 at most one byte past the bound); the quota file and the cluster file state
@@ -39,7 +40,10 @@ from t2gen.kube.yamlread import load_all_bounded
 __all__ = [
     "LIST_BOUNDS",
     "MAX_LIST_BYTES",
+    "MAX_LIST_ITEMS",
     "MAX_LOCATE_BYTES",
+    "MAX_OBJECT_BYTES",
+    "PLAIN_MAX_BYTES",
     "json_path",
     "list_contents",
     "list_items",
@@ -47,6 +51,7 @@ __all__ = [
     "plain_document",
     "read_list",
     "string_map",
+    "too_many",
     "utf8_view",
     "with_positions",
 ]
@@ -54,16 +59,38 @@ __all__ = [
 _BOM = b"\xef\xbb\xbf"
 _CHUNK = 1 << 20
 
-#: The largest node or pod list read, in bytes (512 MiB). ``kubectl get nodes -o
-#: json`` is about 10 KiB a node, so this is about 50,000 nodes: ten times the
-#: 5,000 nodes Kubernetes supports per cluster
-#: (https://kubernetes.io/docs/setup/best-practices/cluster-large/). A larger file
-#: is refused before it is read, so no list costs unbounded memory or time.
-MAX_LIST_BYTES = 512 * 1024 * 1024
+#: The largest node or pod list read, in bytes (96 MiB). A regular file is mapped
+#: whole, and its pages count toward the process's memory, so this and the records
+#: read from it stay within the budget of docs/untrusted-input.md (200 MB):
+#: ``kubectl get nodes -o json`` is about 11 KB a node, so this is some 9,000
+#: nodes of a managed cloud cluster, over twice the 5,000 nodes Kubernetes supports
+#: per cluster (https://kubernetes.io/docs/setup/best-practices/cluster-large/).
+#: A larger file is refused before it is read.
+MAX_LIST_BYTES = 96 * 1024 * 1024
 _LIST_ADVICE = (
-    "a node or pod list of a cluster Kubernetes supports (5,000 nodes) is well "
-    "under that; pass the output of `kubectl get nodes -o json` (or pods)"
+    "pass only the nodes the job can use (`kubectl get nodes -l KEY=VALUE -o json`) "
+    "and the pods bound to them"
 )
+
+MAX_LIST_ITEMS = 20_000
+"""The most nodes, or pods, a list may hold: four times the 5,000 nodes Kubernetes
+supports per cluster (https://kubernetes.io/docs/setup/best-practices/cluster-large/).
+Counted before any item is decoded (:mod:`t2gen.plan.typedread`), so a list of
+millions of tiny items costs no more than one of 20,000: each node or pod costs
+about 10 µs and 1 KB once read, and the bound keeps a list within the budget."""
+
+MAX_OBJECT_BYTES = 1536 * 1024
+"""The largest node or pod in a list, in bytes of JSON (1.5 MiB): the API server
+stores no object larger than etcd's request limit (``--max-request-bytes``, 1.5 MiB
+by default: https://etcd.io/docs/v3.5/dev-guide/limit/), so a larger item is not what
+``kubectl`` printed. Each item of a large list is decoded on its own, so this bounds
+the memory one item can take while it is read."""
+
+PLAIN_MAX_BYTES = 2 * 1024 * 1024
+"""Lists up to this size (2 MiB) that the typed reader cannot take are read whole by
+the plain reader (``json``, then YAML), whose messages are the contract; every Python
+object it builds costs some 20 times its bytes, so a larger list is judged item by
+item instead (:mod:`t2gen.plan.typedread`)."""
 
 
 def read_list(path: str, *, limit: int, advice: str) -> bytes:
@@ -89,14 +116,15 @@ LIST_BOUNDS = ReadBounds(
     what="a node or pod list",
     advice="pass `kubectl get nodes -o json` (or pods), which t2gen reads without this bound",
     depth=100,
-    nodes=5_000_000,
+    nodes=400_000,
     int_digits=4300,
 )
 """Bounds of a node or pod list read as YAML (JSON goes to the typed reader first).
 
-``kubectl get pods -o yaml`` nests about 15 levels (managed fields); five million
-values is a list of about 5,000 nodes in YAML, the most Kubernetes supports
-per cluster."""
+``kubectl get pods -o yaml`` nests about 15 levels (managed fields). The bounded
+reader costs some 4 µs a value, so 400,000 values keeps a YAML list within the
+budget of docs/untrusted-input.md; that is about 800 nodes of a managed cloud
+cluster in YAML (``-o json`` lists are read by the typed reader, without this bound)."""
 
 
 MAX_LOCATE_BYTES = 64 * 1024 * 1024
@@ -187,9 +215,13 @@ def load_document(text: str, source: str) -> object:
 
 
 def list_items(
-    document: object, kind: str, command: str, source: str
+    document: object, kind: str, command: str, source: str, most: int | None = None
 ) -> list[tuple[str, Any]]:
-    """Return (json path, item) of a List/<kind>List or a single <kind>, or raise."""
+    """Return (json path, item) of a List/<kind>List or a single <kind>, or raise.
+
+    ``most``: the most items the list may hold (:data:`MAX_LIST_ITEMS`); more is
+    one problem, at the first item past it, before any item is looked at.
+    """
 
     def fail(message: str) -> InputError:
         return InputError(problems=[Problem(source, 0, 0, message)])
@@ -205,9 +237,27 @@ def list_items(
         items = document.get("items")
         if not isinstance(items, list):
             raise fail(f"items: must be a list of {kind}s, from `{command}`")
+        if most is not None and len(items) > most:
+            raise too_many(source, kind, most)
         return [(f"items[{i}]", item) for i, item in enumerate(items)]
     shown = f"a {found}" if isinstance(found, str) and found else "a map without `kind`"
     raise fail(f"is {shown}, not a {kind} list: pass the output of `{command}`")
+
+
+def too_many(source: str, kind: str, most: int) -> InputError:
+    """The problem of a list of more than ``most`` items, placed at the first one past it."""
+    return InputError(
+        problems=[
+            Problem(
+                source,
+                0,
+                0,
+                f"holds more than {most:,} {kind}s, the most t2gen reads; "
+                f"{_LIST_ADVICE}",
+                f"items[{most}]",
+            )
+        ]
+    )
 
 
 def string_map(raw: object) -> dict[str, str]:

@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from t2gen.errors import InputError, Problem
-from t2gen.inputs.kubelist import json_path, list_items, string_map
+from t2gen.inputs.kubelist import MAX_LIST_ITEMS, json_path, list_items, string_map
 from t2gen.kube.validators import (
     is_dns1123_subdomain,
     is_label_value,
@@ -229,7 +229,7 @@ def parse_nodes(
             malformed quantity, taint or duplicate name; every problem at once.
     """
     command = "kubectl get nodes -o json"
-    items = list_items(document, "Node", command, source)
+    items = list_items(document, "Node", command, source, MAX_LIST_ITEMS)
     problems: list[Problem] = []
     nodes: list[Node] = []
     seen: set[str] = set()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from t2gen.errors import InputError, Problem
-from t2gen.inputs.kubelist import json_path, list_items, string_map
+from t2gen.inputs.kubelist import MAX_LIST_ITEMS, json_path, list_items, string_map
 from t2gen.plan.filters.interpod import PodAffinityTerm, parse_affinity_terms
 from t2gen.plan.podspec import pod_resources
 from t2gen.plan.quantities import PODS, Resources, add_requests, with_quantity_hint
@@ -78,7 +78,7 @@ def parse_pods(document: object, source: str = "--pods") -> tuple[ExistingPod, .
         InputError: not a pod list, or a pod with a malformed quantity.
     """
     command = "kubectl get pods -A -o json"
-    items = list_items(document, "Pod", command, source)
+    items = list_items(document, "Pod", command, source, MAX_LIST_ITEMS)
     problems: list[Problem] = []
     pods: list[ExistingPod] = []
     for path, item in items:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
+from t2gen.inputs.kubelist import MAX_LIST_ITEMS
 from t2gen.kube.validators import (
     is_dns1123_subdomain,
     is_label_value,
@@ -30,7 +31,17 @@ from t2gen.plan.pods import ExistingPod
 from t2gen.plan.podspec import pod_resources
 from t2gen.plan.quantities import Resources, parse_resource_list
 
-__all__ = ["POD_DECODER", "node_decoder", "typed_nodes", "typed_pods"]
+__all__ = [
+    "POD_DECODER",
+    "POD_ITEM_DECODER",
+    "NodeReader",
+    "PodReader",
+    "Untyped",
+    "node_decoder",
+    "node_item_decoder",
+    "typed_nodes",
+    "typed_pods",
+]
 
 
 # The records name only what parse_nodes/parse_pods read (nodes.py, pods.py,
@@ -96,8 +107,8 @@ class _PodList(Struct, omit_defaults=True):
 
 
 @functools.lru_cache(maxsize=16)
-def node_decoder(label_keys: tuple[str, ...] | None) -> msgspec.json.Decoder[Any]:
-    """A decoder for a Node, NodeList or List that keeps only ``label_keys`` of the labels."""
+def _node_types(label_keys: tuple[str, ...] | None) -> tuple[Any, Any]:
+    """The record of a Node, NodeList or List and of one Node, keeping only ``label_keys`` of the labels."""
     labels: Any = dict[str, str] | None
     if label_keys is not None:
         fields = [(f"k{i}", str, UNSET) for i in range(len(label_keys))]
@@ -127,10 +138,23 @@ def node_decoder(label_keys: tuple[str, ...] | None) -> msgspec.json.Decoder[Any
         [*parts, ("items", list[item] | UnsetType | None, UNSET)],  # type: ignore[valid-type]
         omit_defaults=True,
     )
-    return msgspec.json.Decoder(document)
+    return document, item
+
+
+@functools.lru_cache(maxsize=16)
+def node_decoder(label_keys: tuple[str, ...] | None) -> msgspec.json.Decoder[Any]:
+    """A decoder for a Node, NodeList or List that keeps only ``label_keys`` of the labels."""
+    return msgspec.json.Decoder(_node_types(label_keys)[0])
+
+
+@functools.lru_cache(maxsize=16)
+def node_item_decoder(label_keys: tuple[str, ...] | None) -> msgspec.json.Decoder[Any]:
+    """A decoder for one Node (an item of a list) that keeps only ``label_keys`` of the labels."""
+    return msgspec.json.Decoder(_node_types(label_keys)[1])
 
 
 POD_DECODER = msgspec.json.Decoder(_PodList)
+POD_ITEM_DECODER = msgspec.json.Decoder(_Pod)
 _ENCODER = msgspec.json.Encoder()
 _DONE = ("Succeeded", "Failed")
 
@@ -212,30 +236,44 @@ def _ready(conditions: list[_Condition] | UnsetType | None) -> str | None:
     return found
 
 
-def typed_nodes(document: Any, keys: tuple[str, ...] | None) -> tuple[Node, ...] | None:
-    """The nodes of a well-formed typed list, or None where :func:`parse_nodes` must judge."""
-    items = _items(document, "Node")
-    if not items:
-        return None
-    fields = None if keys is None else [(f"k{i}", key) for i, key in enumerate(keys)]
-    amounts: dict[tuple[tuple[str, Any], ...], Resources] = {}
-    seen: set[str] = set()
-    out = []
-    for item in items:
+class Untyped(Exception):
+    """An item the typed reader does not take: the plain reader says what is wrong with it."""
+
+
+class NodeReader:
+    """Turns typed node items into :class:`Node` records, one at a time.
+
+    Each distinct resource list is parsed once for all the nodes this reader
+    sees. :meth:`node` raises :class:`Untyped` for anything
+    :func:`~t2gen.plan.nodes.parse_nodes` would report as a problem; a name seen
+    before is the caller's to judge (:attr:`names`).
+    """
+
+    def __init__(self, keys: tuple[str, ...] | None) -> None:
+        self.fields = (
+            None if keys is None else [(f"k{i}", key) for i, key in enumerate(keys)]
+        )
+        self.amounts: dict[tuple[tuple[str, Any], ...], Resources] = {}
+
+    def node(self, item: Any) -> Node:
+        """The node of one typed item (``node_item_decoder``'s record).
+
+        Raises:
+            Untyped: the item is not a well-formed Node.
+        """
         if item.kind is not UNSET and item.kind != "Node":
-            return None
+            raise Untyped
         metadata, spec, status = item.metadata, item.spec, item.status
         if not metadata or not status:
-            return None
+            raise Untyped
         name = metadata.name
-        if type(name) is not str or not is_dns1123_subdomain(name) or name in seen:
-            return None  # parse_nodes says what is wrong
-        seen.add(name)
+        if type(name) is not str or not is_dns1123_subdomain(name):
+            raise Untyped  # parse_nodes says what is wrong
         taints: list[Taint] = []
         unschedulable = False
         if spec:
             if spec.taints and type(spec.taints) is not list:
-                return None
+                raise Untyped
             for raw in spec.taints or ():
                 if (
                     type(raw) is not dict
@@ -246,92 +284,125 @@ def typed_nodes(document: Any, keys: tuple[str, ...] | None) -> tuple[Node, ...]
                         and not is_label_value(raw.get("value"))
                     )
                 ):
-                    return None
+                    raise Untyped
                 taints.append(
                     Taint(
                         str(raw["key"]), str(raw.get("value") or ""), str(raw["effect"])
                     )
                 )
             if spec.unschedulable not in (UNSET, None, True, False):
-                return None
+                raise Untyped
             unschedulable = spec.unschedulable is True
         if type(status.allocatable) is not dict:
-            return None
-        allocatable = _amounts(status.allocatable, amounts)
+            raise Untyped
+        allocatable = _amounts(status.allocatable, self.amounts)
         capacity = None
         if type(status.capacity) is dict:
-            capacity = _amounts(status.capacity, amounts)
+            capacity = _amounts(status.capacity, self.amounts)
             if capacity is None:
-                return None
+                raise Untyped
         if allocatable is None:
-            return None
+            raise Untyped
         ready = _ready(status.conditions)
         if ready is None:
-            return None  # parse_nodes says what is wrong
-        labels = _labels(metadata.labels, fields)
+            raise Untyped  # parse_nodes says what is wrong
+        labels = _labels(metadata.labels, self.fields)
         if not all(
             is_qualified_name(key) and is_label_value(value)
             for key, value in labels.items()
         ):
-            return None  # parse_nodes says what is wrong
-        out.append(
-            Node(
-                name=name,
-                labels=labels,
-                taints=tuple(taints),
-                unschedulable=unschedulable,
-                allocatable=allocatable,
-                capacity=capacity,
-                ready=ready,
-            )
+            raise Untyped  # parse_nodes says what is wrong
+        return Node(
+            name, labels, tuple(taints), unschedulable, allocatable, capacity, ready
         )
+
+
+def typed_nodes(document: Any, keys: tuple[str, ...] | None) -> tuple[Node, ...] | None:
+    """The nodes of a well-formed typed list, or None where :func:`parse_nodes` must judge."""
+    items = _items(document, "Node")
+    if not items or len(items) > MAX_LIST_ITEMS:
+        return None
+    reader = NodeReader(keys)
+    seen: set[str] = set()
+    out = []
+    try:
+        for item in items:
+            node = reader.node(item)
+            if node.name in seen:
+                return None  # parse_nodes says what is wrong
+            seen.add(node.name)
+            out.append(node)
+    except Untyped:
+        return None
     return tuple(out)
 
 
-def typed_pods(document: Any) -> tuple[ExistingPod, ...] | None:
-    """The bound pods of a well-formed typed list, or None where :func:`parse_pods` must judge."""
-    items = _items(document, "Pod")
-    if items is None:
-        return None
-    resources: dict[bytes, tuple[Resources, int, bool]] = {}
-    out = []
-    for item in items:
+class PodReader:
+    """Turns typed pod items into :class:`ExistingPod` records, one at a time.
+
+    Pods of equal requests share one parse. :meth:`pod` raises :class:`Untyped`
+    for anything :func:`~t2gen.plan.pods.parse_pods` would report as a problem.
+    """
+
+    def __init__(self) -> None:
+        self.resources: dict[bytes, tuple[Resources, int, bool]] = {}
+
+    def pod(self, item: Any) -> ExistingPod | None:
+        """The pod of one typed item (``POD_ITEM_DECODER``'s record); None if it holds no node resources.
+
+        Raises:
+            Untyped: the item is not a well-formed Pod.
+        """
         if item.kind is not UNSET and item.kind != "Pod":
-            return None
+            raise Untyped
         spec = item.spec
         if not spec:
-            continue
+            return None
         phase = item.status.phase if item.status else None
         node_name = spec.nodeName
         if type(node_name) is not str or not node_name or phase in _DONE:
-            continue
+            return None
         needs = _Requests(
             spec.containers, spec.initContainers, spec.resources, spec.overhead
         )
         try:
             key = _ENCODER.encode(needs)
         except (TypeError, ValueError, OverflowError):
-            return None
-        found = resources.get(key)
+            raise Untyped from None
+        found = self.resources.get(key)
         if found is None:
             try:
-                found = resources[key] = pod_resources(msgspec.to_builtins(needs))
+                found = self.resources[key] = pod_resources(msgspec.to_builtins(needs))
             except ValueError:
-                return None
+                raise Untyped from None
         metadata = item.metadata or _Meta()
-        out.append(
-            ExistingPod(
-                namespace=str(metadata.namespace or "default"),
-                name=str(metadata.name or ""),
-                node_name=node_name,
-                labels=metadata.labels or {},
-                requests=found[0],
-                exclusive_cores=found[1],
-                anti_affinity=(
-                    parse_affinity_terms({"affinity": spec.affinity}, "podAntiAffinity")
-                    if spec.affinity
-                    else ()
-                ),
-            )
+        return ExistingPod(
+            namespace=str(metadata.namespace or "default"),
+            name=str(metadata.name or ""),
+            node_name=node_name,
+            labels=metadata.labels or {},
+            requests=found[0],
+            exclusive_cores=found[1],
+            anti_affinity=(
+                parse_affinity_terms({"affinity": spec.affinity}, "podAntiAffinity")
+                if spec.affinity
+                else ()
+            ),
         )
+
+
+def typed_pods(document: Any) -> tuple[ExistingPod, ...] | None:
+    """The bound pods of a well-formed typed list, or None where :func:`parse_pods` must judge."""
+    items = _items(document, "Pod")
+    if items is None or len(items) > MAX_LIST_ITEMS:
+        return None
+    reader = PodReader()
+    out = []
+    try:
+        for item in items:
+            pod = reader.pod(item)
+            if pod is not None:
+                out.append(pod)
+    except Untyped:
+        return None
     return tuple(out)

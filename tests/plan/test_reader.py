@@ -309,5 +309,163 @@ def test_a_list_over_the_size_limit_is_refused_before_it_is_read(
         handle.truncate(MAX_LIST_BYTES + 1)
     with pytest.raises(T2genError) as raised:
         reader(str(path))
-    assert "larger than 524288 KiB" in str(raised.value)
+    assert f"larger than {MAX_LIST_BYTES // 1024} KiB" in str(raised.value)
     assert str(path) in str(raised.value)
+
+
+# A list over PLAIN_MAX_BYTES is read item by item (typedread's module docstring). These
+# read otherwise there, by design: a large list must be JSON (YAML is refused with the
+# decoder's own message, at its line:col), JSON nested past the decoder's depth is one
+# problem, and a problem the YAML reader places inside one item is placed at the item.
+_LARGE_DIFFERS = {
+    "YAML",
+    "not JSON or YAML",
+    "deep nesting where nothing is read",
+    "deep nesting in labels",
+    "a 5,000-digit integer",
+}
+
+
+@pytest.mark.parametrize(
+    ("kind", "case"),
+    [("nodes", case) for case in NODE_CASES] + [("pods", case) for case in POD_CASES],
+)
+def test_large_lists_read_alike_item_by_item(
+    kind: str, case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every case read by the item-by-item reader of large lists (the size that sends a
+    list there set to 0): the same records, or the plain reader's own messages, at the
+    same places; the cases of _LARGE_DIFFERS give one located problem instead."""
+    monkeypatch.setattr(typedread, "PLAIN_MAX_BYTES", 0)
+    raw = (NODE_CASES if kind == "nodes" else POD_CASES)[case]
+    typed, plain = _both(tmp_path, raw, kind)
+    if case in _LARGE_DIFFERS:
+        assert isinstance(typed, tuple) and typed[0] == "InputError", typed
+        assert plain != typed
+        return
+    assert typed == plain
+
+
+def _tiny_items(path: Path, count: int) -> Path:
+    path.write_text('{"kind": "List", "items": [' + ",".join(["{}"] * count) + "]}")
+    return path
+
+
+@pytest.mark.parametrize(
+    "reader",
+    [lambda path: typedread._read_nodes(path, None), typedread._read_pods],
+    ids=["nodes", "pods"],
+)
+def test_a_large_list_of_more_items_than_the_bound_builds_none_past_it(
+    reader: Callable[[str], object], tmp_path: Path
+) -> None:
+    """A 3 MB list of 1,000,000 empty items (over PLAIN_MAX_BYTES, so counted first) is
+    refused at items[MAX_LIST_ITEMS], and no item past the bound is ever built: before,
+    a 2 MB list of 700,000 took 31 s and 632 MB of `plan`; 40,000,000 items, 1.1 s.
+    (Measured without placing the problem in the file, which reads at most 250,000
+    events on the error path: ``with_positions``.)"""
+    import tracemalloc
+
+    from t2gen.inputs.kubelist import MAX_LIST_ITEMS, PLAIN_MAX_BYTES
+
+    path = _tiny_items(tmp_path / "tiny.json", 1_000_000)
+    assert path.stat().st_size > PLAIN_MAX_BYTES
+    typedread._counted_decoder()  # built once per process; not what this measures
+    tracemalloc.start()
+    try:
+        with pytest.raises(InputError) as raised:
+            reader(str(path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    (problem,) = raised.value.problems
+    assert problem.json_path == f"items[{MAX_LIST_ITEMS}]"
+    assert f"holds more than {MAX_LIST_ITEMS:,}" in problem.message
+    # 20,001 raw views of the file and their slots: about 3 MB; 1,000,000 records: 70 MB
+    assert peak < 8 * 1024 * 1024, peak
+
+
+@pytest.mark.parametrize("reader", [typedread.read_nodes, typedread.read_pods])
+def test_a_small_list_of_more_items_than_the_bound_is_refused_alike(
+    reader: Callable[[str], object], tmp_path: Path
+) -> None:
+    """Under PLAIN_MAX_BYTES the plain reader judges, with the same bound and message."""
+    from t2gen.inputs.kubelist import MAX_LIST_ITEMS
+
+    path = _tiny_items(tmp_path / "small.json", MAX_LIST_ITEMS + 1)
+    with pytest.raises(InputError) as raised:
+        reader(str(path))
+    (problem,) = raised.value.problems
+    assert problem.json_path == f"items[{MAX_LIST_ITEMS}]"
+    assert f"holds more than {MAX_LIST_ITEMS:,}" in problem.message
+    # At the bound: judged item by item, not refused whole.
+    _tiny_items(path, MAX_LIST_ITEMS)
+    try:
+        found = reader(str(path))
+    except InputError as err:  # nodes without names
+        assert "holds more than" not in str(err)
+    else:
+        assert found == ()  # pods bound to no node hold nothing
+
+
+def test_an_item_larger_than_the_api_server_stores_is_refused(tmp_path: Path) -> None:
+    """One node of 1.6 MiB (a label value of that size) in a large list: refused at
+    its path before it is decoded; etcd stores no object over 1.5 MiB."""
+    from t2gen.inputs.kubelist import MAX_OBJECT_BYTES
+
+    nodes = copy.deepcopy(NODES)
+    nodes["items"][3]["metadata"]["annotations"] = {"a": "x" * (MAX_OBJECT_BYTES + 1)}
+    nodes["items"][5]["metadata"]["annotations"] = {"a": "x" * (MAX_OBJECT_BYTES // 2)}
+    path = tmp_path / "nodes.json"
+    path.write_text(json.dumps(nodes))
+    with pytest.raises(InputError) as raised:
+        typedread.read_nodes(str(path))
+    (problem,) = raised.value.problems
+    assert problem.json_path == "items[3]" and problem.line > 0
+    assert "stores no object over 1536 KiB" in problem.message
+
+
+def test_a_large_list_keeps_at_most_max_kept_values(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Taints, resource amounts and labels are counted as items are read (80 nodes of
+    38,000 taints each, within the byte bounds, took 26 s and 971 MB before)."""
+    monkeypatch.setattr(typedread, "PLAIN_MAX_BYTES", 0)
+    monkeypatch.setattr(typedread, "MAX_KEPT_VALUES", 40)
+    path = tmp_path / "nodes.json"
+    path.write_text(json.dumps(NODES))
+    with pytest.raises(InputError) as raised:
+        typedread.read_nodes(str(path))
+    (problem,) = raised.value.problems
+    assert "more than 40 taints, resource amounts and labels" in problem.message
+    assert problem.json_path.startswith("items[") and problem.line > 0
+    monkeypatch.setattr(typedread, "MAX_KEPT_VALUES", 10_000)
+    assert len(typedread.read_nodes(str(path))) == len(NODES["items"])
+
+
+def test_a_large_list_that_is_not_json_is_refused_at_the_decoders_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(typedread, "PLAIN_MAX_BYTES", 0)
+    path = tmp_path / "nodes.json"
+    path.write_text('{\n  "kind": "List",\n  "items": [1,, 2]\n}\n')
+    with pytest.raises(InputError) as raised:
+        typedread.read_nodes(str(path))
+    (problem,) = raised.value.problems
+    assert (problem.line, problem.col) == (3, 15)
+    assert problem.message.startswith("not JSON (JSON is malformed: invalid character")
+
+
+def test_a_large_list_not_utf8_is_refused_as_the_plain_reader_refuses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    raw = b'{"kind": "List", "items": [{"metadata": {"name": "\xff"}}]}'
+    path = tmp_path / "nodes.json"
+    path.write_bytes(raw)
+    with pytest.raises(T2genError) as plain:
+        typedread.read_nodes(str(path))
+    monkeypatch.setattr(typedread, "PLAIN_MAX_BYTES", 0)
+    with pytest.raises(T2genError) as large:
+        typedread.read_nodes(str(path))
+    assert large.value.lines() == plain.value.lines()
+    assert "is not UTF-8 (byte 50)" in str(large.value)
