@@ -193,6 +193,110 @@ def plan_nodes(
     return ["t2gen", "plan", str(EXAMPLE), "--nodes", str(nodes)], None
 
 
+def _stream_list(path: Path, count: int, item: Callable[[int], str]) -> Path:
+    """Write a ``List`` of ``count`` items (each JSON text ``item(i)``) a piece at a time."""
+    with path.open("w", encoding="utf-8") as out:
+        out.write('{"apiVersion": "v1", "kind": "List", "items": [')
+        for start in range(0, count, 100_000):
+            out.write(
+                ",".join(item(i) for i in range(start, min(count, start + 100_000)))
+            )
+            if start + 100_000 < count:
+                out.write(",")
+        out.write("]}")
+    return path
+
+
+def _minimal_node(i: int) -> str:
+    return (
+        f'{{"kind": "Node", "metadata": {{"name": "n-{i}"}}, "status": {{"allocatable": '
+        '{"cpu": "8", "memory": "32Gi", "pods": "110"}, "conditions": '
+        '[{"type": "Ready", "status": "True"}]}}'
+    )
+
+
+def _minimal_pod(i: int) -> str:
+    return (
+        f'{{"kind": "Pod", "metadata": {{"name": "p-{i}", "namespace": "d"}}, '
+        f'"spec": {{"nodeName": "n-{i % 1000}", "containers": [{{"name": "c", '
+        '"resources": {"requests": {"cpu": "1m"}}}]}}'
+    )
+
+
+def plan_minimal(tmp: Path, nodes: int, pods: int = 0) -> Made:
+    """``plan --nodes --pods`` of ``nodes`` minimal Ready nodes and ``pods`` minimal bound pods (the item bound: 20,000 each)."""
+    made = ["t2gen", "plan", str(EXAMPLE), "--nodes"]
+    made.append(str(_stream_list(tmp / f"min-nodes-{nodes}.json", nodes, _minimal_node)))
+    if pods:
+        made += ["--pods", str(_stream_list(tmp / f"min-pods-{pods}.json", pods, _minimal_pod))]
+    return made, None
+
+
+def plan_tiny_items(tmp: Path, count: int) -> Made:
+    """``plan --nodes`` of ``count`` empty items ``{}`` (3 bytes each: 32,000,000 fit 96 MiB)."""
+    path = _stream_list(tmp / f"tiny-{count}.json", count, lambda i: "{}")
+    return ["t2gen", "plan", str(EXAMPLE), "--nodes", str(path)], None
+
+
+def plan_realistic(tmp: Path, size: int, *, broken_end: bool = False) -> Made:
+    """``plan --nodes --pods`` of realistic nodes and pods (``bench/plan_bench.py``, about 11 and 14 KB each), ``size`` bytes of each; ``broken_end``: the node list's last byte is cut."""
+    import plan_bench
+
+    def fill(path: Path, item: Callable[[int], Any]) -> Path:
+        count = int(size * 0.97) // len(plan_bench._indented(item(0), 8).encode())
+        plan_bench.write_list(path, item, max(1, count - 1))
+        return path
+
+    nodes = fill(tmp / f"real-nodes-{size}.json", plan_bench.node)
+    pods = fill(
+        tmp / f"real-pods-{size}.json",
+        lambda i: plan_bench.pod(i, plan_bench.node_name(i % 8000)),
+    )
+    if broken_end:
+        with nodes.open("r+b") as out:
+            out.truncate(nodes.stat().st_size - 3)
+    return ["t2gen", "plan", str(EXAMPLE), "--nodes", str(nodes), "--pods", str(pods)], None
+
+
+def plan_taints(tmp: Path, nodes: int, taints: int) -> Made:
+    """``plan --nodes`` of ``nodes`` nodes of ``taints`` taints each (the kept-value bound: 200,000 in all)."""
+
+    def node(i: int) -> str:
+        listed = ",".join(
+            f'{{"key": "k-{k}", "effect": "PreferNoSchedule"}}' for k in range(taints)
+        )
+        return (
+            f'{{"kind": "Node", "metadata": {{"name": "n-{i}"}}, "spec": {{"taints": [{listed}]}}, '
+            '"status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}}'
+        )
+
+    path = _stream_list(tmp / f"taints-{nodes}-{taints}.json", nodes, node)
+    return ["t2gen", "plan", str(EXAMPLE), "--nodes", str(path)], None
+
+
+def plan_fat_items(tmp: Path, count: int, size: int) -> Made:
+    """``plan --nodes`` of ``count`` nodes of ``size`` bytes each, nearly all an annotation no filter reads (an item's bound: 1.5 MiB)."""
+
+    def node(i: int) -> str:
+        return _minimal_node(i).replace(
+            '"metadata": {', '"metadata": {"annotations": {"a": "' + "x" * size + '"}, ', 1
+        )
+
+    path = _stream_list(tmp / f"fat-{count}-{size}.json", count, node)
+    return ["t2gen", "plan", str(EXAMPLE), "--nodes", str(path)], None
+
+
+def plan_bad_items(tmp: Path, count: int, *, pad: int = 0) -> Made:
+    """``plan --nodes`` of ``count`` nodes, none with ``status.allocatable``: a located problem each (``pad`` bytes of label make a list large)."""
+
+    def node(i: int) -> str:
+        label = f', "labels": {{"pad": "{"x" * pad}"}}' if pad else ""
+        return f'{{"kind": "Node", "metadata": {{"name": "n-{i}"{label}}}, "status": {{}}}}'
+
+    path = _stream_list(tmp / f"bad-{count}-{pad}.json", count, node)
+    return ["t2gen", "plan", str(EXAMPLE), "--nodes", str(path)], None
+
+
 def _check(tmp: Path, name: str, text: str) -> Made:
     path = tmp / f"check-{name}.yaml"
     path.write_text(text)

@@ -59,9 +59,21 @@ KINDS: list[tuple[str, list[tuple[str, Callable[[Path], h.Made]]]]] = [
         ("refused: 100,000 limits (16 MiB holds them)", P(h.quota_limits, count=100_000)),
         ("refused: 10 LimitRanges of 10,000", P(h.quota_limits, count=10_000, ranges=10)),
     ]),
-    ("plan --nodes", [
+    ("plan --nodes, --pods (96 MiB; 20,000 items; 1.5 MiB an item; 200,000 kept values)", [
         ("accepted: 20,000 nodes, 4 taints each", P(h.plan_nodes, count=20_000, tainted=True)),
         ("refused: 10,000 nodes of one name", P(h.plan_nodes, count=10_000, tainted=False, same_name=True)),
+        ("accepted: 20,000 minimal nodes, 20,000 pods", P(h.plan_minimal, nodes=20_000, pods=20_000)),
+        ("refused: 20,001 minimal nodes", P(h.plan_minimal, nodes=20_001)),
+        ("refused: 32,000,000 empty items (96 MiB)", P(h.plan_tiny_items, count=32_000_000)),
+        ("refused: 690,000 empty items (2 MiB, read whole)", P(h.plan_tiny_items, count=690_000)),
+        ("accepted: 96 MiB of realistic nodes, of pods", P(h.plan_realistic, size=96 * 2**20)),
+        ("refused: the same, the node list cut short", P(h.plan_realistic, size=96 * 2**20, broken_end=True)),
+        ("accepted: 6,000 nodes of 29 taints (198,000 kept)", P(h.plan_taints, nodes=6_000, taints=29)),
+        ("refused: 50 nodes of 38,000 taints", P(h.plan_taints, nodes=50, taints=38_000)),
+        ("accepted: 63 nodes of 1.5 MB", P(h.plan_fat_items, count=63, size=1_500_000)),
+        ("refused: a node of 1.7 MB", P(h.plan_fat_items, count=2, size=1_700_000)),
+        ("refused: 20,000 nodes, no allocatable (2.6 MB)", P(h.plan_bad_items, count=20_000, pad=50)),
+        ("refused: 20,000 nodes, no allocatable (read whole)", P(h.plan_bad_items, count=20_000)),
     ]),
     ("check (20 MiB, 25,000 objects, 300,000 values; 60,000 with aliases; 60,000 by jsonschema)", [
         ("accepted: 25,000 objects", P(h.check_objects, count=25_000)),

@@ -65,7 +65,9 @@ FAST_PATHS: dict[str, str] = {
         "file. Must preserve: the nodes and pods the plain reader (json, then YAML) "
         "makes, and its every message: anything not a well-formed kubectl list "
         "(YAML, other field types, deep nesting, long numbers, bad UTF-8, a "
-        "malformed node or pod) goes to the plain reader."
+        "malformed node or pod) goes to the plain reader; a list over 2 MiB is "
+        "read item by item, each item the typed records refuse by the plain "
+        "reader alone (with the switch, every item; the bounds stay)."
     ),
     "PROCESSES": (
         "t2gen/pipeline/batch.py: many job files are rendered over the usable CPUs in "

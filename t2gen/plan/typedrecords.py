@@ -254,6 +254,34 @@ class NodeReader:
             None if keys is None else [(f"k{i}", key) for i, key in enumerate(keys)]
         )
         self.amounts: dict[tuple[tuple[str, Any], ...], Resources] = {}
+        self.taints: dict[tuple[Any, Any, Any], Taint] = {}
+        self.labels: set[tuple[str, str]] = set()
+
+    def _taint(self, raw: dict[str, Any]) -> Taint:
+        """The taint of a ``spec.taints`` entry, checked once per distinct entry.
+
+        Alike entries (the same key, value and effect on many nodes) share one record.
+
+        Raises:
+            Untyped: a key, value or effect the API server would refuse.
+        """
+        key, value, effect = raw.get("key"), raw.get("value"), raw.get("effect")
+        try:
+            found = self.taints.get((key, value, effect))
+        except TypeError:  # an unhashable field: no taint the API writes
+            raise Untyped from None
+        if found is not None:
+            return found
+        if (
+            not is_qualified_name(key)
+            or effect not in TAINT_EFFECTS
+            or (value not in (None, "") and not is_label_value(value))
+        ):
+            raise Untyped
+        found = self.taints[key, value, effect] = Taint(
+            str(key), str(value or ""), str(effect)
+        )
+        return found
 
     def node(self, item: Any) -> Node:
         """The node of one typed item (``node_item_decoder``'s record).
@@ -275,21 +303,9 @@ class NodeReader:
             if spec.taints and type(spec.taints) is not list:
                 raise Untyped
             for raw in spec.taints or ():
-                if (
-                    type(raw) is not dict
-                    or not is_qualified_name(raw.get("key"))
-                    or raw.get("effect") not in TAINT_EFFECTS
-                    or (
-                        raw.get("value") not in (None, "")
-                        and not is_label_value(raw.get("value"))
-                    )
-                ):
+                if type(raw) is not dict:
                     raise Untyped
-                taints.append(
-                    Taint(
-                        str(raw["key"]), str(raw.get("value") or ""), str(raw["effect"])
-                    )
-                )
+                taints.append(self._taint(raw))
             if spec.unschedulable not in (UNSET, None, True, False):
                 raise Untyped
             unschedulable = spec.unschedulable is True
@@ -307,11 +323,11 @@ class NodeReader:
         if ready is None:
             raise Untyped  # parse_nodes says what is wrong
         labels = _labels(metadata.labels, self.fields)
-        if not all(
-            is_qualified_name(key) and is_label_value(value)
-            for key, value in labels.items()
-        ):
-            raise Untyped  # parse_nodes says what is wrong
+        for pair in labels.items():
+            if pair not in self.labels:
+                if not (is_qualified_name(pair[0]) and is_label_value(pair[1])):
+                    raise Untyped  # parse_nodes says what is wrong
+                self.labels.add(pair)
         return Node(
             name, labels, tuple(taints), unschedulable, allocatable, capacity, ready
         )
