@@ -13,7 +13,13 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from t2gen.errors import InputError, Problem
-from t2gen.inputs.kubelist import MAX_LIST_ITEMS, json_path, list_items, string_map
+from t2gen.inputs.kubelist import (
+    MAX_LIST_ITEMS,
+    json_path,
+    list_items,
+    reported,
+    string_map,
+)
 from t2gen.kube.validators import (
     is_dns1123_subdomain,
     is_label_value,
@@ -379,5 +385,5 @@ def parse_nodes(
             )
         )
     if problems:
-        raise InputError(problems=problems)
+        raise InputError(problems=reported(problems, source, "Node"))
     return tuple(nodes)

@@ -14,7 +14,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from t2gen.errors import InputError, Problem
-from t2gen.inputs.kubelist import MAX_LIST_ITEMS, json_path, list_items, string_map
+from t2gen.inputs.kubelist import (
+    MAX_LIST_ITEMS,
+    json_path,
+    list_items,
+    reported,
+    string_map,
+)
 from t2gen.plan.filters.interpod import PodAffinityTerm, parse_affinity_terms
 from t2gen.plan.podspec import pod_resources
 from t2gen.plan.quantities import PODS, Resources, add_requests, with_quantity_hint
@@ -140,7 +146,7 @@ def parse_pods(document: object, source: str = "--pods") -> tuple[ExistingPod, .
             )
         )
     if problems:
-        raise InputError(problems=problems)
+        raise InputError(problems=reported(problems, source, "Pod"))
     return tuple(pods)
 
 

@@ -51,11 +51,14 @@ from t2gen.fastpaths import enabled
 from t2gen.inputs.kubelist import (
     MAX_LIST_ITEMS,
     MAX_OBJECT_BYTES,
+    MAX_REPORTED_ITEMS,
     PLAIN_MAX_BYTES,
     list_contents,
     list_items,
     load_document,
+    more_items,
     plain_document,
+    reported,
     too_many,
     utf8_view,
     with_positions,
@@ -137,14 +140,6 @@ all (each item counted as it is read). Reading and placing one costs some 5 µs 
 150 bytes, so this keeps a list within the budget of docs/untrusted-input.md; a
 cluster of 9,000 cloud nodes (the byte bound) holds about 150,000 (seven resources
 in allocatable, seven in capacity, a few taints and selected labels a node)."""
-
-
-MAX_JUDGED_ITEMS = 1_000
-"""The most items of a large list the plain reader reads one by one (each one the typed
-records refuse); past them, the rest that fail are counted in one last problem. A list
-whose every item is malformed would otherwise cost a plain read and a located message
-per item (20,000 nodes without allocatable took 16x a render), and ``plan`` prints the
-first 100 problems in any case."""
 
 
 def _size(value: object) -> int:
@@ -355,7 +350,7 @@ def _one_by_one(
                 if record is not None:
                     out.append((i, record))
                 continue
-        if judged >= MAX_JUDGED_ITEMS:
+        if judged >= MAX_REPORTED_ITEMS:
             unjudged += 1  # counted, not read: the error is certain, its messages many
             if unjudged == 1:
                 first_unjudged = i
@@ -373,17 +368,8 @@ def _one_by_one(
             problems += [_moved(p, prefix, i) for p in err.problems]
         else:
             out += [(i, r) for r in records]
-    if unjudged:
-        problems.append(
-            Problem(
-                source,
-                0,
-                0,
-                f"and {unjudged:,} more {kind}s from this one on that are not as kubectl "
-                f"prints them, not read one by one (t2gen stops after {MAX_JUDGED_ITEMS:,})",
-                f"{prefix}[{first_unjudged}]",
-            )
-        )
+    if unjudged:  # the judged items are at most MAX_REPORTED_ITEMS: none dropped here
+        problems.append(more_items(source, kind, unjudged, first_unjudged))
     if problems:
         raise InputError(problems=problems)
     return out
@@ -534,7 +520,7 @@ def _large_nodes(
             )
         first.setdefault(node.name, i)
     if problems:
-        raise InputError(problems=problems)
+        raise InputError(problems=reported(problems, source, "Node"))
     return tuple(node for _, node in found)
 
 
