@@ -823,6 +823,6 @@ if __name__ == "__main__":
     )
     args = parser.parse_args()
     with appended_to(
-        args.append, "t2gen plan: 100 to 20,000 realistic nodes (bench/plan_bench.py)"
+        args.append, "t2gen plan: 100 to 8,000 realistic nodes (bench/plan_bench.py)"
     ):
         main(args.previous)
