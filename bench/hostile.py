@@ -226,9 +226,14 @@ def _minimal_pod(i: int) -> str:
 def plan_minimal(tmp: Path, nodes: int, pods: int = 0) -> Made:
     """``plan --nodes --pods`` of ``nodes`` minimal Ready nodes and ``pods`` minimal bound pods (the item bound: 20,000 each)."""
     made = ["t2gen", "plan", str(EXAMPLE), "--nodes"]
-    made.append(str(_stream_list(tmp / f"min-nodes-{nodes}.json", nodes, _minimal_node)))
+    made.append(
+        str(_stream_list(tmp / f"min-nodes-{nodes}.json", nodes, _minimal_node))
+    )
     if pods:
-        made += ["--pods", str(_stream_list(tmp / f"min-pods-{pods}.json", pods, _minimal_pod))]
+        made += [
+            "--pods",
+            str(_stream_list(tmp / f"min-pods-{pods}.json", pods, _minimal_pod)),
+        ]
     return made, None
 
 
@@ -255,7 +260,15 @@ def plan_realistic(tmp: Path, size: int, *, broken_end: bool = False) -> Made:
     if broken_end:
         with nodes.open("r+b") as out:
             out.truncate(nodes.stat().st_size - 3)
-    return ["t2gen", "plan", str(EXAMPLE), "--nodes", str(nodes), "--pods", str(pods)], None
+    return [
+        "t2gen",
+        "plan",
+        str(EXAMPLE),
+        "--nodes",
+        str(nodes),
+        "--pods",
+        str(pods),
+    ], None
 
 
 def plan_taints(tmp: Path, nodes: int, taints: int) -> Made:
@@ -279,7 +292,9 @@ def plan_fat_items(tmp: Path, count: int, size: int) -> Made:
 
     def node(i: int) -> str:
         return _minimal_node(i).replace(
-            '"metadata": {', '"metadata": {"annotations": {"a": "' + "x" * size + '"}, ', 1
+            '"metadata": {',
+            '"metadata": {"annotations": {"a": "' + "x" * size + '"}, ',
+            1,
         )
 
     path = _stream_list(tmp / f"fat-{count}-{size}.json", count, node)

@@ -25,7 +25,6 @@ import contextlib
 import json
 import mmap
 import os
-import re
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -44,16 +43,13 @@ __all__ = [
     "MAX_LIST_ITEMS",
     "MAX_LOCATE_BYTES",
     "MAX_OBJECT_BYTES",
-    "MAX_REPORTED_ITEMS",
     "PLAIN_MAX_BYTES",
     "json_path",
     "list_contents",
     "list_items",
     "load_document",
-    "more_items",
     "plain_document",
     "read_list",
-    "reported",
     "string_map",
     "too_many",
     "utf8_view",
@@ -79,7 +75,7 @@ _LIST_ADVICE = (
 MAX_LIST_ITEMS = 20_000
 """The most nodes, or pods, a list may hold: four times the 5,000 nodes Kubernetes
 supports per cluster (https://kubernetes.io/docs/setup/best-practices/cluster-large/).
-Counted before any item is decoded (:mod:`t2gen.plan.typedread`), so a list of
+Counted before any item is decoded (:mod:`t2gen.plan.largelists`), so a list of
 millions of tiny items costs no more than one of 20,000: each node or pod costs
 about 10 µs and 1 KB once read, and the bound keeps a list within the budget."""
 
@@ -94,7 +90,7 @@ PLAIN_MAX_BYTES = 2 * 1024 * 1024
 """Lists up to this size (2 MiB) that the typed reader cannot take are read whole by
 the plain reader (``json``, then YAML), whose messages are the contract; every Python
 object it builds costs some 20 times its bytes, so a larger list is judged item by
-item instead (:mod:`t2gen.plan.typedread`)."""
+item instead (:mod:`t2gen.plan.largelists`)."""
 
 
 def read_list(path: str, *, limit: int, advice: str) -> bytes:
@@ -262,58 +258,6 @@ def too_many(source: str, kind: str, most: int) -> InputError:
             )
         ]
     )
-
-
-MAX_REPORTED_ITEMS = 1_000
-"""The most items of a node or pod list whose problems are reported one by one; the
-items with problems past them are counted in one last problem. Each reported problem
-is placed in the file (:func:`with_positions`, up to 250,000 events of reading) and a
-list of 20,000 malformed nodes took 10-16x a render; ``plan`` prints the first 100
-problems in any case."""
-
-_ITEM = re.compile(r"items\[(\d+)\]")
-
-
-def more_items(source: str, kind: str, count: int, index: int) -> Problem:
-    """The one problem that counts ``count`` items with problems from item ``index`` on."""
-    return Problem(
-        source,
-        0,
-        0,
-        f"and {count:,} more {kind}s from this one on that t2gen cannot read, not "
-        f"each reported (t2gen reports the first {MAX_REPORTED_ITEMS:,})",
-        f"items[{index}]",
-    )
-
-
-def reported(problems: list[Problem], source: str, kind: str) -> list[Problem]:
-    """The problems of at most :data:`MAX_REPORTED_ITEMS` items, and one that counts the rest.
-
-    Args:
-        problems: a list's problems, in item order (paths ``items[N]...``).
-        source: the file, for the counting problem (:func:`more_items`).
-        kind: ``Node`` or ``Pod``.
-    """
-    seen: set[int] = set()
-    kept: list[Problem] = []
-    rest: set[int] = set()
-    first = 0
-    for problem in problems:
-        found = _ITEM.match(problem.json_path)
-        if found is None:
-            kept.append(problem)
-            continue
-        index = int(found.group(1))
-        if index in seen or len(seen) < MAX_REPORTED_ITEMS:
-            seen.add(index)
-            kept.append(problem)
-        else:
-            if not rest:
-                first = index
-            rest.add(index)
-    if rest:
-        kept.append(more_items(source, kind, len(rest), first))
-    return kept
 
 
 def string_map(raw: object) -> dict[str, str]:

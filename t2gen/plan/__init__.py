@@ -7,8 +7,11 @@ that t2gen's output uses and finds one placement of every pod at once. It
 predicts feasibility; the real scheduler may choose different nodes.
 
 Modules, in the order data flows:
-    typedread, typedrecords: JSON lists decoded into only the fields the filters
-        read (the plain reader is :mod:`t2gen.inputs.kubelist`).
+    typedread, typedrecords, typedpods: JSON lists decoded into only the fields
+        the filters read (the plain reader is :mod:`t2gen.inputs.kubelist`).
+    largelists, itemreader, listproblems: lists over 2 MiB, counted before they
+        are built and read item by item within their bounds; the problems of at
+        most 1,000 items of any list.
     nodes, pods: node and pod lists into typed records; per-node requested resources.
     quantities: resource amounts, resource lists and their text.
     podspec: a pod spec's requests, QoS class and exclusive cores.

@@ -17,7 +17,6 @@ from t2gen.inputs.kubelist import (
     MAX_LIST_ITEMS,
     json_path,
     list_items,
-    reported,
     string_map,
 )
 from t2gen.kube.validators import (
@@ -26,6 +25,7 @@ from t2gen.kube.validators import (
     is_qualified_name,
 )
 from t2gen.plan.filters.taints import Taint
+from t2gen.plan.listproblems import reported
 from t2gen.plan.quantities import Resources, parse_resource_list, with_quantity_hint
 from t2gen.record import Record
 

@@ -18,10 +18,10 @@ from t2gen.inputs.kubelist import (
     MAX_LIST_ITEMS,
     json_path,
     list_items,
-    reported,
     string_map,
 )
 from t2gen.plan.filters.interpod import PodAffinityTerm, parse_affinity_terms
+from t2gen.plan.listproblems import reported
 from t2gen.plan.podspec import pod_resources
 from t2gen.plan.quantities import PODS, Resources, add_requests, with_quantity_hint
 from t2gen.record import Record

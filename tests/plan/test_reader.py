@@ -17,7 +17,15 @@ import pytest
 
 from t2gen.errors import InputError, T2genError
 from t2gen.inputs.kubelist import MAX_LIST_BYTES, plain_document, with_positions
-from t2gen.plan import parse_nodes, parse_pods, typedread, workload_templates
+from t2gen.plan import (
+    itemreader,
+    largelists,
+    listproblems,
+    parse_nodes,
+    parse_pods,
+    typedread,
+    workload_templates,
+)
 from t2gen.plan.typedread import (
     node_label_keys,
     read_nodes,
@@ -370,7 +378,7 @@ def test_a_large_list_of_more_items_than_the_bound_builds_none_past_it(
 
     path = _tiny_items(tmp_path / "tiny.json", 1_000_000)
     assert path.stat().st_size > PLAIN_MAX_BYTES
-    typedread._counted_decoder()  # built once per process; not what this measures
+    largelists._counted_decoder()  # built once per process; not what this measures
     tracemalloc.start()
     try:
         with pytest.raises(InputError) as raised:
@@ -431,7 +439,7 @@ def test_a_large_list_keeps_at_most_max_kept_values(
     """Taints, resource amounts and labels are counted as items are read (80 nodes of
     38,000 taints each, within the byte bounds, took 26 s and 971 MB before)."""
     monkeypatch.setattr(typedread, "PLAIN_MAX_BYTES", 0)
-    monkeypatch.setattr(typedread, "MAX_KEPT_VALUES", 40)
+    monkeypatch.setattr(itemreader, "MAX_KEPT_VALUES", 40)
     path = tmp_path / "nodes.json"
     path.write_text(json.dumps(NODES))
     with pytest.raises(InputError) as raised:
@@ -439,7 +447,7 @@ def test_a_large_list_keeps_at_most_max_kept_values(
     (problem,) = raised.value.problems
     assert "more than 40 taints, resource amounts and labels" in problem.message
     assert problem.json_path.startswith("items[") and problem.line > 0
-    monkeypatch.setattr(typedread, "MAX_KEPT_VALUES", 10_000)
+    monkeypatch.setattr(itemreader, "MAX_KEPT_VALUES", 10_000)
     assert len(typedread.read_nodes(str(path))) == len(NODES["items"])
 
 
@@ -479,12 +487,10 @@ def test_the_problems_of_at_most_max_reported_items_are_reported(
     of its own); past MAX_REPORTED_ITEMS the rest are counted in one last problem, at
     the first of them, alike on both paths (20,000 nodes without allocatable took
     10x a render read whole, 16x item by item)."""
-    from t2gen.inputs import kubelist
-
     if large:
         monkeypatch.setattr(typedread, "PLAIN_MAX_BYTES", 0)
-    monkeypatch.setattr(typedread, "MAX_REPORTED_ITEMS", 3)
-    monkeypatch.setattr(kubelist, "MAX_REPORTED_ITEMS", 3)
+    monkeypatch.setattr(itemreader, "MAX_REPORTED_ITEMS", 3)
+    monkeypatch.setattr(listproblems, "MAX_REPORTED_ITEMS", 3)
     nodes = copy.deepcopy(NODES)
     for item in nodes["items"]:
         del item["status"]["allocatable"]
