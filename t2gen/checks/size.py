@@ -94,7 +94,11 @@ def surely_fits(job: Job, text_bytes: int) -> bool:
     the object and its pods, placement, volumes), plus fixed parts larger than
     any measured. A job under it needs no rendering to be judged; one over it
     is rendered and measured exactly, by ``validate`` as by ``render``
-    (:func:`t2gen.pipeline.job.validate_files`), so the two never disagree.
+    (:func:`t2gen.pipeline.load.validate_files`,
+    :func:`t2gen.pipeline.job.render_loaded`, which measures only jobs this
+    cannot clear, rendered with the built-in templates alone), so the two
+    never disagree. ``tests/checks/test_size.py`` checks the bound against
+    the measured size of every example, golden and case job.
     """
     containers = max((group.per_pod for group in job.spec.workers), default=1)
     text = _TEXT_GROWTH * text_bytes

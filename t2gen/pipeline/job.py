@@ -14,7 +14,7 @@ from typing import IO, TYPE_CHECKING, TypedDict
 
 from t2gen.checks import object_problems
 from t2gen.checks.duplicates import duplicate_findings
-from t2gen.checks.size import size_problems
+from t2gen.checks.size import size_problems, surely_fits
 from t2gen.errors import (
     Problem,
     SchemaError,
@@ -180,6 +180,10 @@ def render_loaded(
 ) -> list[RenderedDocument]:
     """Render jobs already read and validated, checking each object's size only.
 
+    A job that :func:`t2gen.checks.size.surely_fits` clears from its text
+    (with the built-in templates alone and no ``--job-object``) is not
+    measured: as ``validate`` judges it, none of its objects can be too large.
+
     Returns:
         The objects, job by job in the given order, each job's in render order.
 
@@ -203,18 +207,22 @@ def render_loaded(
         job_object_bytes = read_job_object(job_object)
     documents: list[RenderedDocument] = []
     problems: list[Problem] = []
+    # Only the built-in templates' objects are bounded by the job file's text
+    # (surely_fits, which validate judges by too): the rest are measured.
+    bounded = not templates.overlays and job_object is None
     for job, doc in loaded:
         rendered = render(
             build_context(job, job_object=job_object_bytes, kube_version=version),
             templates,
         )
-        problems += size_problems(
-            job,
-            doc,
-            rendered,
-            job_object=job_object,
-            builtin=f"{templates.name}/" if templates.overlays else None,
-        )
+        if not (bounded and surely_fits(job, len(doc.text.encode("utf-8")))):
+            problems += size_problems(
+                job,
+                doc,
+                rendered,
+                job_object=job_object,
+                builtin=f"{templates.name}/" if templates.overlays else None,
+            )
         documents.extend(rendered)
     if problems:
         raise SchemaError(problems=problems)
