@@ -115,8 +115,9 @@ def check_object_size(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]
     the job file, as a lower bound of the object's JSON, and refuses a job whose
     StatefulSet surely cannot fit, naming the fields that multiply; so a 64 KiB
     variable with 64 workers per pod is refused at once, without rendering 4 MB
-    per group. ``render`` measures every rendered object exactly too, so a job
-    just under this estimate can still be refused there.
+    per group. ``render`` and ``validate`` measure exactly every rendered object
+    of a job the upper bound ``surely_fits`` cannot clear, so a job just under
+    this estimate can still be refused there.
     """
     spec = as_dict(data.get("spec"))
     metadata = as_dict(data.get("metadata"))
