@@ -35,7 +35,8 @@ _T = TypeVar("_T")
 
 MAX_KEPT_VALUES = 200_000
 """The most taints, resource amounts and labels a large node or pod list may hold in
-all (each item counted as it is read). Reading and placing one costs some 5 µs and
+all (each item counted as it is read; of a pod, every value of its containers'
+and its own resources and of its affinity). Reading and placing one costs some 5 µs and
 150 bytes, so this keeps a list within the budget of docs/untrusted-input.md; a
 cluster of 9,000 cloud nodes (the byte bound) holds about 150,000 (seven resources
 in allocatable, seven in capacity, a few taints and selected labels a node)."""
@@ -72,23 +73,60 @@ def node_weight(item: Any) -> int:
     return weight
 
 
+def _leaves(value: object) -> int:
+    """How many values a decoded JSON value holds, containers and scalars alike (1 for a scalar)."""
+    count, stack = 0, [value]
+    while stack:
+        top = stack.pop()
+        count += 1
+        if isinstance(top, dict):
+            stack.extend(top.values())
+        elif isinstance(top, list):
+            stack.extend(top)
+        elif isinstance(top, msgspec.Struct):
+            stack.extend(
+                v
+                for v in msgspec.structs.astuple(top)
+                if v is not msgspec.UNSET and v is not None
+            )
+    return count
+
+
 def pod_weight(item: Any) -> int:
-    """What a pod item keeps: its labels and containers (typed record or plain map)."""
+    """What a pod item keeps (typed record or plain map).
+
+    Its labels, and every value of its containers' and its own resources and of
+    its affinity.
+    """
     if isinstance(item, dict):
         spec, meta = item.get("spec"), item.get("metadata")
         spec = spec if isinstance(spec, dict) else {}
         meta = meta if isinstance(meta, dict) else {}
-        return (
-            1
-            + _size(meta.get("labels"))
-            + _size(spec.get("containers"))
-            + _size(spec.get("initContainers"))
-        )
+        parts = [
+            spec.get(name)
+            for name in (
+                "containers",
+                "initContainers",
+                "resources",
+                "overhead",
+                "affinity",
+            )
+        ]
+        return 1 + _size(meta.get("labels")) + sum(_leaves(p) for p in parts if p)
     weight = 1
     if item.metadata:
         weight += _size(item.metadata.labels)
-    if item.spec:
-        weight += _size(item.spec.containers) + _size(item.spec.initContainers)
+    spec = item.spec
+    if spec:
+        for part in (
+            spec.containers,
+            spec.initContainers,
+            spec.resources,
+            spec.overhead,
+            spec.affinity,
+        ):
+            if part:
+                weight += _leaves(part)
     return weight
 
 

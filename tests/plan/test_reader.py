@@ -531,3 +531,40 @@ def test_a_large_list_cut_short_is_refused_without_building_it(tmp_path: Path) -
     (problem,) = raised.value.problems
     assert problem.message.startswith("not JSON (Input data was truncated)")
     assert peak < 8 * 1024 * 1024, peak
+
+
+def test_a_large_pod_list_weighs_affinity_and_resources(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pod keeps its anti-affinity terms and its containers' requests: every value of
+    them counts against MAX_KEPT_VALUES, as read typed or plain."""
+    monkeypatch.setattr(typedread, "PLAIN_MAX_BYTES", 0)
+    pod = {
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "d"},
+        "spec": {
+            "nodeName": "n",
+            "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
+            "affinity": {
+                "podAntiAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [
+                        {
+                            "labelSelector": {"matchLabels": {f"k{i}": "v"}},
+                            "topologyKey": "kubernetes.io/hostname",
+                        }
+                        for i in range(50)
+                    ]
+                }
+            },
+        },
+    }
+    path = tmp_path / "pods.json"
+    path.write_text(json.dumps({"kind": "List", "items": [pod] * 4}))
+    assert len(typedread.read_pods(str(path))) == 4
+    monkeypatch.setattr(itemreader, "MAX_KEPT_VALUES", 500)  # 4 pods of some 260 values
+    for switch in ("", "1"):
+        monkeypatch.setenv("T2GEN_NO_TYPED_READER", switch)
+        with pytest.raises(InputError) as raised:
+            typedread.read_pods(str(path))
+        (problem,) = raised.value.problems
+        assert problem.json_path == "items[1]", switch
