@@ -19,7 +19,7 @@ import msgspec
 from t2gen.errors import InputError, Problem
 from t2gen.fastpaths import enabled
 from t2gen.inputs.kubelist import load_document
-from t2gen.plan.listproblems import MAX_REPORTED_ITEMS, more_items
+from t2gen.plan.listproblems import MAX_REPORTED_ITEMS, more_items, reported
 from t2gen.plan.typedrecords import Untyped
 
 __all__ = [
@@ -48,29 +48,22 @@ def _size(value: object) -> int:
 
 
 def node_weight(item: Any) -> int:
-    """What a node item keeps: its taints, resource amounts and labels (typed record or plain map)."""
+    """What a node item keeps: its taints and resource amounts (typed record or plain map).
+
+    The same count either way, so ``T2GEN_NO_TYPED_READER`` changes no verdict.
+    (Of the labels, the typed records keep only those the job's pods select on.)
+    """
     if isinstance(item, dict):
-        spec, status, meta = (
-            item.get("spec"),
-            item.get("status"),
-            item.get("metadata"),
-        )
+        spec, status = item.get("spec"), item.get("status")
         spec = spec if isinstance(spec, dict) else {}
         status = status if isinstance(status, dict) else {}
-        meta = meta if isinstance(meta, dict) else {}
-        return (
-            1
-            + _size(spec.get("taints"))
-            + _size(status.get("allocatable"))
-            + _size(status.get("capacity"))
-            + _size(meta.get("labels"))
-        )
-    weight = 1
-    if item.spec:
-        weight += _size(item.spec.taints)
-    if item.status:
-        weight += _size(item.status.allocatable) + _size(item.status.capacity)
-    return weight
+        taints = spec.get("taints")
+        allocatable, capacity = status.get("allocatable"), status.get("capacity")
+    else:
+        taints = item.spec.taints if item.spec else None
+        allocatable = item.status.allocatable if item.status else None
+        capacity = item.status.capacity if item.status else None
+    return 1 + _size(taints) + _size(allocatable) + _size(capacity)
 
 
 def _leaves(value: object) -> int:
@@ -83,50 +76,35 @@ def _leaves(value: object) -> int:
             stack.extend(top.values())
         elif isinstance(top, list):
             stack.extend(top)
-        elif isinstance(top, msgspec.Struct):
-            stack.extend(
-                v
-                for v in msgspec.structs.astuple(top)
-                if v is not msgspec.UNSET and v is not None
-            )
     return count
 
 
-def pod_weight(item: Any) -> int:
-    """What a pod item keeps (typed record or plain map).
+def _get(value: Any, name: str) -> Any:
+    """Field ``name`` of a plain map or a typed record (None if absent or neither)."""
+    if isinstance(value, dict):
+        return value.get(name)
+    found = getattr(value, name, None)
+    return None if found is msgspec.UNSET else found
 
-    Its labels, and every value of its containers' and its own resources and of
-    its affinity.
+
+def pod_weight(item: Any) -> int:
+    """What a pod item keeps (typed record or plain map, counted alike).
+
+    Its labels, and every value of its containers' resources, its own resources
+    and overhead, and its affinity.
     """
-    if isinstance(item, dict):
-        spec, meta = item.get("spec"), item.get("metadata")
-        spec = spec if isinstance(spec, dict) else {}
-        meta = meta if isinstance(meta, dict) else {}
-        parts = [
-            spec.get(name)
-            for name in (
-                "containers",
-                "initContainers",
-                "resources",
-                "overhead",
-                "affinity",
-            )
-        ]
-        return 1 + _size(meta.get("labels")) + sum(_leaves(p) for p in parts if p)
-    weight = 1
-    if item.metadata:
-        weight += _size(item.metadata.labels)
-    spec = item.spec
-    if spec:
-        for part in (
-            spec.containers,
-            spec.initContainers,
-            spec.resources,
-            spec.overhead,
-            spec.affinity,
-        ):
-            if part:
-                weight += _leaves(part)
+    meta, spec = _get(item, "metadata"), _get(item, "spec")
+    weight = 1 + _size(_get(meta, "labels"))
+    if spec is None or isinstance(spec, (str, int, float, bool, list)):
+        return weight
+    for name in ("containers", "initContainers"):
+        containers = _get(spec, name)
+        if isinstance(containers, list):
+            weight += sum(1 + _leaves(_get(c, "resources")) for c in containers)
+    for name in ("resources", "overhead", "affinity"):
+        part = _get(spec, name)
+        if part:
+            weight += _leaves(part)
     return weight
 
 
@@ -181,7 +159,7 @@ def one_by_one(
                 where,
             )
 
-    judged = unjudged = first_unjudged = 0
+    failed = unjudged = first_unjudged = 0
     for i, raw in enumerate(items):
         if typed:
             try:
@@ -194,12 +172,13 @@ def one_by_one(
                 if record is not None:
                     out.append((i, record))
                 continue
-        if judged >= MAX_REPORTED_ITEMS:
-            unjudged += 1  # counted, not read: the error is certain, its messages many
+        if typed and failed >= MAX_REPORTED_ITEMS:
+            # The typed records refused it, and the problems of as many items as
+            # are reported are found: counted, not read (its error is certain).
+            unjudged += 1
             if unjudged == 1:
                 first_unjudged = i
             continue
-        judged += 1
         text = bytes(raw).decode("utf-8-sig")
         item = load_document(text, source)  # json, or the bounded YAML reader
         if not typed:
@@ -209,10 +188,13 @@ def one_by_one(
                 {"kind": f"{kind}List", "items": [item]} if prefix else item
             )
         except InputError as err:
+            failed += 1
             problems += [_moved(p, prefix, i) for p in err.problems]
         else:
             out += [(i, r) for r in records]
-    if unjudged:  # the judged items are at most MAX_REPORTED_ITEMS: none dropped here
+    if problems:
+        problems = reported(problems, source, kind)  # the switch reads every item
+    if unjudged:  # after the problems of MAX_REPORTED_ITEMS items: none dropped
         problems.append(more_items(source, kind, unjudged, first_unjudged))
     if problems:
         raise InputError(problems=problems)

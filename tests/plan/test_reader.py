@@ -491,6 +491,12 @@ def test_the_problems_of_at_most_max_reported_items_are_reported(
         monkeypatch.setattr(typedread, "PLAIN_MAX_BYTES", 0)
     monkeypatch.setattr(itemreader, "MAX_REPORTED_ITEMS", 3)
     monkeypatch.setattr(listproblems, "MAX_REPORTED_ITEMS", 3)
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(NODES))
+    for switch in ("", "1"):  # well-formed items are never counted, read typed or plain
+        monkeypatch.setenv("T2GEN_NO_TYPED_READER", switch)
+        assert len(typedread.read_nodes(str(good))) == len(NODES["items"])
+    monkeypatch.setenv("T2GEN_NO_TYPED_READER", "")
     nodes = copy.deepcopy(NODES)
     for item in nodes["items"]:
         del item["status"]["allocatable"]
@@ -568,3 +574,27 @@ def test_a_large_pod_list_weighs_affinity_and_resources(
             typedread.read_pods(str(path))
         (problem,) = raised.value.problems
         assert problem.json_path == "items[1]", switch
+
+
+def test_what_an_item_keeps_weighs_alike_typed_and_plain() -> None:
+    """MAX_KEPT_VALUES judges a list alike with or without the typed records
+    (`T2GEN_NO_TYPED_READER=1` read the 2,500 realistic pods of bench/ablation.py
+    as 200,000 values past the bound: the plain map counted every container field)."""
+    from t2gen.plan.typedpods import POD_ITEM_DECODER
+    from t2gen.plan.typedrecords import node_item_decoder
+
+    nodes = [_realistic(n) for n in NODES["items"]]
+    for node in nodes:
+        raw = json.dumps(node).encode()
+        for keys in (None, ("kubernetes.io/hostname",)):
+            typed = node_item_decoder(keys).decode(raw)
+            assert itemreader.node_weight(typed) == itemreader.node_weight(node) > 1
+    for pod in copy.deepcopy(PODS["items"]):
+        for container in pod["spec"].get("containers", []):  # what kubectl also prints
+            container["env"] = [{"name": f"E{i}", "value": "v"} for i in range(20)]
+            container["ports"] = [{"containerPort": 8080, "protocol": "TCP"}]
+            container["volumeMounts"] = [{"name": "data", "mountPath": "/data"}]
+        pod["metadata"]["managedFields"] = [{"manager": "kubelet", "fieldsV1": {}}]
+        raw = json.dumps(pod).encode()
+        typed = POD_ITEM_DECODER.decode(raw)
+        assert itemreader.pod_weight(typed) == itemreader.pod_weight(pod) > 1
