@@ -345,11 +345,17 @@ def list_contents(path: str) -> Iterator[memoryview]:
     finally:
         if descriptor >= 0:
             os.close(descriptor)
+    view = memoryview(mapped)
     try:
-        with memoryview(mapped) as view:
-            yield view
+        yield view
     finally:
-        mapped.close()
+        try:
+            view.release()
+            mapped.close()
+        except BufferError:
+            # A view of the file is still alive (in the frames of an error's
+            # traceback): the mapping goes when that is freed; the error stays.
+            pass
 
 
 def utf8_view(view: memoryview) -> memoryview | None:

@@ -10,8 +10,8 @@ Modules, in the order data flows:
     typedread, typedrecords, typedpods: JSON lists decoded into only the fields
         the filters read (the plain reader is :mod:`t2gen.inputs.kubelist`).
     largelists, itemreader, listproblems: lists over 2 MiB, counted before they
-        are built and read item by item within their bounds; the problems of at
-        most 1,000 items of any list.
+        are built and read item by item within their bounds; at most 1,000
+        problems of any list reported.
     nodes, pods: node and pod lists into typed records; per-node requested resources.
     quantities: resource amounts, resource lists and their text.
     podspec: a pod spec's requests, QoS class and exclusive cores.

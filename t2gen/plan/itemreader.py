@@ -19,7 +19,7 @@ import msgspec
 from t2gen.errors import InputError, Problem
 from t2gen.fastpaths import enabled
 from t2gen.inputs.kubelist import load_document
-from t2gen.plan.listproblems import MAX_REPORTED_ITEMS, more_items, reported
+from t2gen.plan.listproblems import MAX_REPORTED_PROBLEMS
 from t2gen.plan.typedrecords import Untyped
 
 __all__ = [
@@ -53,17 +53,13 @@ def node_weight(item: Any) -> int:
     The same count either way, so ``T2GEN_NO_TYPED_READER`` changes no verdict.
     (Of the labels, the typed records keep only those the job's pods select on.)
     """
-    if isinstance(item, dict):
-        spec, status = item.get("spec"), item.get("status")
-        spec = spec if isinstance(spec, dict) else {}
-        status = status if isinstance(status, dict) else {}
-        taints = spec.get("taints")
-        allocatable, capacity = status.get("allocatable"), status.get("capacity")
-    else:
-        taints = item.spec.taints if item.spec else None
-        allocatable = item.status.allocatable if item.status else None
-        capacity = item.status.capacity if item.status else None
-    return 1 + _size(taints) + _size(allocatable) + _size(capacity)
+    spec, status = _get(item, "spec"), _get(item, "status")
+    return (
+        1
+        + _size(_get(spec, "taints"))
+        + _size(_get(status, "allocatable"))
+        + _size(_get(status, "capacity"))
+    )
 
 
 def _leaves(value: object) -> int:
@@ -80,9 +76,11 @@ def _leaves(value: object) -> int:
 
 
 def _get(value: Any, name: str) -> Any:
-    """Field ``name`` of a plain map or a typed record (None if absent or neither)."""
+    """Field ``name`` of a plain map or a typed record (None if absent, or of anything else)."""
     if isinstance(value, dict):
         return value.get(name)
+    if not isinstance(value, msgspec.Struct):
+        return None
     found = getattr(value, name, None)
     return None if found is msgspec.UNSET else found
 
@@ -95,8 +93,6 @@ def pod_weight(item: Any) -> int:
     """
     meta, spec = _get(item, "metadata"), _get(item, "spec")
     weight = 1 + _size(_get(meta, "labels"))
-    if spec is None or isinstance(spec, (str, int, float, bool, list)):
-        return weight
     for name in ("containers", "initContainers"):
         containers = _get(spec, name)
         if isinstance(containers, list):
@@ -122,23 +118,26 @@ def one_by_one(
     kind: str,
     source: str,
     weigh: Callable[[Any], int],
-) -> list[tuple[int, _T]]:
+) -> tuple[list[tuple[int, _T]], list[Problem], tuple[int, int]]:
     """Decode and convert each raw item; an item the typed records cannot take is read by ``plain`` alone.
 
     ``plain`` gets ``{"kind": "<kind>List", "items": [item]}`` (or the object
     itself, for a document of one) and its problems are moved to the item's own
     path, so they are the plain reader's own messages.
 
-    ``weigh`` counts what an item keeps (taints, resource amounts, labels), typed
-    or plain; more than :data:`MAX_KEPT_VALUES` in all is refused at the item
-    that passes it, before it is converted.
+    ``weigh`` counts what every item keeps (taints, resource amounts, labels),
+    typed or plain alike; more than :data:`MAX_KEPT_VALUES` in all is refused at
+    the item that passes it, before it is converted. Once
+    :data:`~t2gen.plan.listproblems.MAX_REPORTED_PROBLEMS` problems are found,
+    an item the typed records refuse is counted, not read.
 
     Returns:
-        (index, record) of every item that gives one, in order.
+        (index, record) of every item that gives one, in order; the problems
+        found, in item order; and (count, first index) of the items counted, not
+        read (for :func:`~t2gen.plan.listproblems.reported`).
 
     Raises:
-        InputError: every problem the plain reader finds, in the items' order,
-            or the list keeps too much.
+        InputError: the list keeps too much.
     """
     typed = enabled("TYPED_READER")
     out: list[tuple[int, _T]] = []
@@ -159,12 +158,14 @@ def one_by_one(
                 where,
             )
 
-    failed = unjudged = first_unjudged = 0
+    unread = first_unread = 0
     for i, raw in enumerate(items):
+        weighed = False
         if typed:
             try:
                 decoded = decode(raw)
                 keep(decoded, i)
+                weighed = True
                 record = convert(decoded)
             except (msgspec.DecodeError, RecursionError, Untyped):
                 pass
@@ -172,33 +173,30 @@ def one_by_one(
                 if record is not None:
                     out.append((i, record))
                 continue
-        if typed and failed >= MAX_REPORTED_ITEMS:
-            # The typed records refused it, and the problems of as many items as
-            # are reported are found: counted, not read (its error is certain).
-            unjudged += 1
-            if unjudged == 1:
-                first_unjudged = i
+            if len(problems) >= MAX_REPORTED_PROBLEMS:
+                # As many problems as are reported are found, and the typed records
+                # refused this one: counted, not read (its error is certain).
+                unread += 1
+                if unread == 1:
+                    first_unread = i
+                continue
+        try:
+            text = bytes(raw).decode("utf-8-sig")
+            item = load_document(text, source)  # json, or the bounded YAML reader
+        except InputError as err:  # placed in the item's own text: moved to the item
+            problems += [_moved(p, prefix, i) for p in err.problems]
             continue
-        text = bytes(raw).decode("utf-8-sig")
-        item = load_document(text, source)  # json, or the bounded YAML reader
-        if not typed:
+        if not weighed:
             keep(item, i)
         try:
             records = plain(
                 {"kind": f"{kind}List", "items": [item]} if prefix else item
             )
         except InputError as err:
-            failed += 1
             problems += [_moved(p, prefix, i) for p in err.problems]
         else:
             out += [(i, r) for r in records]
-    if problems:
-        problems = reported(problems, source, kind)  # the switch reads every item
-    if unjudged:  # after the problems of MAX_REPORTED_ITEMS items: none dropped
-        problems.append(more_items(source, kind, unjudged, first_unjudged))
-    if problems:
-        raise InputError(problems=problems)
-    return out
+    return out, problems, (unread, first_unread)
 
 
 def _moved(problem: Problem, prefix: str, index: int) -> Problem:

@@ -16,7 +16,7 @@ its bytes in objects, and the YAML reader reads 4 µs a value).
 Bounds (:mod:`t2gen.inputs.kubelist`): :data:`~t2gen.inputs.kubelist.MAX_LIST_ITEMS`
 items, :data:`~t2gen.inputs.kubelist.MAX_OBJECT_BYTES` an item,
 :data:`~t2gen.plan.itemreader.MAX_KEPT_VALUES` taints, resource amounts and labels in all, and the problems of
-:data:`~t2gen.plan.listproblems.MAX_REPORTED_ITEMS` items. Errors:
+:data:`~t2gen.plan.listproblems.MAX_REPORTED_PROBLEMS` problems reported. Errors:
 :class:`~t2gen.errors.InputError` (a list that is not UTF-8:
 :class:`~t2gen.errors.ConfigError`, as the plain reader says it).
 """
@@ -48,7 +48,7 @@ from t2gen.plan.itemreader import (
     one_other_kind,
     pod_weight,
 )
-from t2gen.plan.listproblems import reported
+from t2gen.plan.listproblems import item_index, reported
 from t2gen.plan.nodes import Node, parse_nodes
 from t2gen.plan.pods import ExistingPod, parse_pods
 from t2gen.plan.typedpods import POD_ITEM_DECODER, PodReader
@@ -233,27 +233,27 @@ def _large_nodes(
         parse_nodes({"kind": "NodeList", "items": []}, source, keys)
     reader = NodeReader(keys)
     decoder = node_item_decoder(keys)
-    try:
-        found = one_by_one(
-            raws,
-            prefix,
-            decoder.decode,
-            reader.node,
-            lambda document: parse_nodes(document, source, keys),
-            "Node",
-            source,
-            node_weight,
-        )
-    except InputError:
+    found, problems, unread = one_by_one(
+        raws,
+        prefix,
+        decoder.decode,
+        reader.node,
+        lambda document: parse_nodes(document, source, keys),
+        "Node",
+        source,
+        node_weight,
+    )
+    if problems or unread[0]:
         other = one_other_kind(raws, "Node") if prefix else None
-        if other is None:
-            raise
-        # parse_nodes' one message for a whole list of another kind
-        parse_nodes({"kind": "List", "items": [{"kind": other}] * 2}, source, keys)
-        raise
-    first: dict[str, int] = {}
-    problems = []
-    for i, node in found:
+        if (
+            other is not None
+        ):  # parse_nodes' one message for a whole list of another kind
+            parse_nodes({"kind": "List", "items": [{"kind": other}] * 2}, source, keys)
+    first: set[str] = set()
+    for (
+        i,
+        node,
+    ) in found:  # as parse_nodes: a name seen before, beside the other problems
         if node.name in first:
             problems.append(
                 Problem(
@@ -264,9 +264,10 @@ def _large_nodes(
                     f"{prefix}[{i}].metadata.name" if prefix else "metadata.name",
                 )
             )
-        first.setdefault(node.name, i)
-    if problems:
-        raise InputError(problems=reported(problems, source, "Node"))
+        first.add(node.name)
+    if problems or unread[0]:
+        problems.sort(key=lambda p: item_index(p) or 0)  # stable: each item's in order
+        raise InputError(problems=reported(problems, source, "Node", unread))
     return tuple(node for _, node in found)
 
 
@@ -274,7 +275,7 @@ def _large_pods(view: memoryview, source: str) -> tuple[ExistingPod, ...]:
     """The bound pods of a list over ``PLAIN_MAX_BYTES``, read item by item within its bounds."""
     prefix, raws = _large(view, source, "Pod", _PODS)
     reader = PodReader()
-    found = one_by_one(
+    found, problems, unread = one_by_one(
         raws,
         prefix,
         POD_ITEM_DECODER.decode,
@@ -284,6 +285,8 @@ def _large_pods(view: memoryview, source: str) -> tuple[ExistingPod, ...]:
         source,
         pod_weight,
     )
+    if problems or unread[0]:
+        raise InputError(problems=reported(problems, source, "Pod", unread))
     return tuple(pod for _, pod in found)
 
 

@@ -51,10 +51,17 @@ class _Container(Record):
 
 def _read_containers(spec: Mapping[str, Any], key: str) -> list[_Container]:
     out = []
-    for container in spec.get(key) or ():
+    listed = spec.get(key) or ()
+    if not isinstance(listed, (list, tuple)):
+        raise ValueError(f"{key} must be a list of containers")
+    for container in listed:
         if not isinstance(container, dict) and not isinstance(container, Mapping):
             continue
         resources = container.get("resources") or {}
+        if not isinstance(resources, Mapping):
+            raise ValueError(
+                "a container's resources must be a map of requests and limits"
+            )
         requests = parse_resource_list(resources.get("requests"))
         limits = parse_resource_list(resources.get("limits"))
         for name, amount in limits.items():
@@ -93,7 +100,8 @@ def pod_resources(spec: Mapping[str, Any]) -> tuple[Resources, int, bool]:
         ``resources.requests`` for cpu and memory when set, plus ``overhead``.
 
     Raises:
-        ValueError: a request, limit or overhead that is not a quantity.
+        ValueError: a request, limit or overhead that is not a quantity, or
+            containers or resources of another type than the API's.
     """
     containers = _read_containers(spec, "containers")
     inits = (

@@ -100,7 +100,7 @@ def parse_label_selector(raw: object) -> LabelSelector | None:
                 str(e.get("operator", "")),
                 strings(e.get("values")),
             )
-            for e in expressions
+            for e in (expressions if isinstance(expressions, (list, tuple)) else ())
             if isinstance(e, Mapping)
         ),
     )

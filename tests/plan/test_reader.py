@@ -480,17 +480,17 @@ def test_a_large_list_not_utf8_is_refused_as_the_plain_reader_refuses_it(
 
 
 @pytest.mark.parametrize("large", [True, False], ids=["item by item", "whole"])
-def test_the_problems_of_at_most_max_reported_items_are_reported(
+def test_at_most_max_reported_problems_are_reported(
     large: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each malformed item costs a located message (and, in a large list, a plain read
-    of its own); past MAX_REPORTED_ITEMS the rest are counted in one last problem, at
-    the first of them, alike on both paths (20,000 nodes without allocatable took
-    10x a render read whole, 16x item by item)."""
+    """Each problem is placed in the file and sorted; past MAX_REPORTED_PROBLEMS the
+    items with problems are counted in one last problem, at the first of them, alike on
+    both paths (20,000 nodes without allocatable took 10x a render read whole, 16x item
+    by item; 100 nodes of 1,900 malformed taints each, 22x)."""
     if large:
         monkeypatch.setattr(typedread, "PLAIN_MAX_BYTES", 0)
-    monkeypatch.setattr(itemreader, "MAX_REPORTED_ITEMS", 3)
-    monkeypatch.setattr(listproblems, "MAX_REPORTED_ITEMS", 3)
+    monkeypatch.setattr(itemreader, "MAX_REPORTED_PROBLEMS", 3)
+    monkeypatch.setattr(listproblems, "MAX_REPORTED_PROBLEMS", 3)
     good = tmp_path / "good.json"
     good.write_text(json.dumps(NODES))
     for switch in ("", "1"):  # well-formed items are never counted, read typed or plain
@@ -513,9 +513,160 @@ def test_the_problems_of_at_most_max_reported_items_are_reported(
     ], problems
     assert problems[-1].message == (
         f"and {len(nodes['items']) - 3:,} more Nodes from this one on that t2gen "
-        "cannot read, not each reported (t2gen reports the first 3)"
+        "cannot read, not each reported (t2gen reports at most 3 problems)"
     )
     assert all(p.line > 0 for p in problems)
+    # One node of five malformed taints: three of its problems, then the rest counted.
+    nodes = copy.deepcopy(NODES)
+    nodes["items"][0]["spec"]["taints"] = [{"key": "k"}] * 5
+    nodes["items"][1]["spec"]["taints"] = [{"key": "k"}]
+    path.write_text(json.dumps(nodes))
+    with pytest.raises(InputError) as raised:
+        typedread.read_nodes(str(path))
+    assert [p.json_path for p in raised.value.problems] == [
+        "items[0].spec.taints[0]",
+        "items[0].spec.taints[1]",
+        "items[0].spec.taints[2]",
+        "items[1]",
+    ]
+
+
+@pytest.mark.parametrize("switch", ["", "1"], ids=["typed", "plain"])
+def test_items_the_typed_records_refuse_are_weighed_too(
+    switch: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A node the typed records refuse (a Ready condition of status "Maybe") went to the
+    plain reader unweighed: 71 nodes of 41,666 taints each were accepted at 55x and
+    766 MB. Every item counts against MAX_KEPT_VALUES, read typed or plain."""
+    monkeypatch.setenv("T2GEN_NO_TYPED_READER", switch)
+    monkeypatch.setattr(typedread, "PLAIN_MAX_BYTES", 0)
+    monkeypatch.setattr(itemreader, "MAX_KEPT_VALUES", 100)
+    nodes = copy.deepcopy(NODES)
+    for item in nodes["items"]:
+        item["status"]["conditions"] = [{"type": "Ready", "status": "Maybe"}]
+        item["spec"]["taints"] = [
+            {"key": f"k{i}", "effect": "NoSchedule"} for i in range(40)
+        ]
+    path = tmp_path / "nodes.json"
+    path.write_text(json.dumps(nodes))
+    with pytest.raises(InputError) as raised:
+        typedread.read_nodes(str(path))
+    total, passing = 0, None
+    for index, item in enumerate(nodes["items"]):
+        total += itemreader.node_weight(item)
+        if total > 100 and passing is None:
+            passing = index
+    (problem,) = raised.value.problems
+    assert problem.json_path == f"items[{passing}]"
+    assert "more than 100 taints" in problem.message
+
+
+def test_malformed_items_are_located_problems_on_every_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Items of no map, pods whose containers, resources or anti-affinity are of
+    another type than the API's: a located problem or nothing, never a traceback (they
+    raised AttributeError or TypeError, and on the large path a BufferError after)."""
+    pods = {
+        "kind": "List",
+        "items": [
+            {"kind": "Pod", "metadata": {"name": "a"}, "spec": {"nodeName": "n", "containers": 5}},
+            {"kind": "Pod", "metadata": {"name": "b"},
+             "spec": {"nodeName": "n", "containers": [{"name": "c", "resources": [1]}]}},
+            {"kind": "Pod", "metadata": {"name": "c"}, "spec": {"nodeName": "n", "containers": [],
+             "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": 5}}}},
+            {"kind": "Pod", "metadata": {"name": "d"}, "spec": {"nodeName": "n", "containers": [],
+             "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                 {"labelSelector": {"matchExpressions": 5}, "topologyKey": "t"}]}}}},
+        ],
+    }  # fmt: skip
+    nodes = {"kind": "List", "items": ["hello", 5, [1, 2], None]}
+    pods_path, nodes_path = tmp_path / "pods.json", tmp_path / "nodes.json"
+    pods_path.write_text(json.dumps(pods))
+    nodes_path.write_text(json.dumps(nodes))
+    for large in (0, typedread.PLAIN_MAX_BYTES):
+        monkeypatch.setattr(typedread, "PLAIN_MAX_BYTES", large)
+        for switch in ("", "1"):
+            monkeypatch.setenv("T2GEN_NO_TYPED_READER", switch)
+            with pytest.raises(InputError) as raised:
+                typedread.read_pods(str(pods_path))
+            assert [p.json_path for p in raised.value.problems] == [
+                "items[0].spec",
+                "items[1].spec",
+            ], (large, switch)
+            with pytest.raises(InputError) as raised:
+                typedread.read_nodes(str(nodes_path))
+            assert [p.json_path for p in raised.value.problems] == [
+                f"items[{i}]" for i in range(4)
+            ], (large, switch)
+            assert all(
+                "must be a Node (a map)" in p.message for p in raised.value.problems
+            )
+
+
+def test_a_large_list_reports_a_duplicate_name_beside_other_problems(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As parse_nodes does: the large path reported only the other problem."""
+    nodes = copy.deepcopy(NODES)
+    nodes["items"][1]["metadata"]["name"] = nodes["items"][0]["metadata"]["name"]
+    del nodes["items"][3]["status"]["allocatable"]
+    path = tmp_path / "nodes.json"
+    path.write_text(json.dumps(nodes))
+    outcomes = []
+    for large in (False, True):
+        monkeypatch.setattr(typedread, "PLAIN_MAX_BYTES", 0 if large else 1 << 21)
+        with pytest.raises(InputError) as raised:
+            typedread.read_nodes(str(path))
+        outcomes.append(raised.value.lines())
+    assert outcomes[0] == outcomes[1]
+    assert [line.split(": ")[1] for line in outcomes[0]] == [
+        "items[1].metadata.name",
+        "items[3].status.allocatable",
+    ]
+
+
+def test_an_item_placed_in_its_own_text_is_placed_at_the_item(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The YAML reader places a number of 5,000 digits at a line and column of the
+    item's own text, which is not the file's: it was printed at that column of the file."""
+    monkeypatch.setattr(typedread, "PLAIN_MAX_BYTES", 0)
+    path = tmp_path / "nodes.json"
+    path.write_bytes(NODE_CASES["a 5,000-digit integer"])
+    with pytest.raises(InputError) as raised:
+        typedread.read_nodes(str(path))
+    (problem,) = raised.value.problems
+    assert problem.json_path.startswith("items[") and "4,300 digits" in problem.message
+    text = path.read_text()
+    line_start = sum(len(line) + 1 for line in text.split("\n")[: problem.line - 1])
+    assert text[line_start + problem.col - 1] == "{"  # the item's own first character
+
+
+def test_a_single_node_over_the_item_bound_and_a_kind_of_any_size(
+    tmp_path: Path,
+) -> None:
+    """A document of one Node over 2 MiB is one item: over 1.5 MiB it is refused; a
+    `kind` of 1.6 MB is no name (read as a map without `kind`), not decoded."""
+    from t2gen.inputs.kubelist import MAX_OBJECT_BYTES
+
+    node = copy.deepcopy(NODES["items"][0])
+    node["kind"] = "Node"
+    node["metadata"]["annotations"] = {"a": "x" * (MAX_OBJECT_BYTES + (1 << 20))}
+    path = tmp_path / "node.json"
+    path.write_text(json.dumps(node))
+    with pytest.raises(InputError) as raised:
+        typedread.read_nodes(str(path))
+    assert "stores no object over 1536 KiB" in "\n".join(raised.value.lines())
+    path.write_text(json.dumps({"kind": "x" * (MAX_OBJECT_BYTES + (1 << 20))}))
+    with pytest.raises(InputError) as raised:
+        typedread.read_nodes(str(path))
+    assert "is a map without `kind`" in "\n".join(raised.value.lines())
+
+
+def test_a_pod_weighs_its_labels() -> None:
+    pod = {"metadata": {"labels": {"a": "b", "c": "d"}}, "spec": {"containers": []}}
+    assert itemreader.pod_weight(pod) == 3
 
 
 def test_a_large_list_cut_short_is_refused_without_building_it(tmp_path: Path) -> None:

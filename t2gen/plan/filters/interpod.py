@@ -93,6 +93,8 @@ def parse_affinity_terms(
     if not isinstance(section, Mapping):
         return ()
     raw = section.get("requiredDuringSchedulingIgnoredDuringExecution") or []
+    if not isinstance(raw, (list, tuple)):
+        return ()  # not a list of terms: none the API server could have stored
     terms = []
     for term in raw:
         if not isinstance(term, Mapping):
