@@ -147,15 +147,12 @@ def quota_limits(
     ]
     quota = _write_list(tmp / f"quota-{count}-{ranges}-{broken_last}.json", items)
     nodes = _nodes(tmp, 10, tainted=False)
-    return [
-        "t2gen",
-        "plan",
-        str(EXAMPLE),
-        "--nodes",
-        str(nodes),
-        "--quota",
-        str(quota),
-    ], None
+    return _plan(nodes, "--quota", str(quota))
+
+
+def _plan(nodes: Path, *more: str) -> Made:
+    """``t2gen plan`` of the example job on the node list ``nodes``, then ``more``."""
+    return ["t2gen", "plan", str(EXAMPLE), "--nodes", str(nodes), *more], None
 
 
 def _node(name: str, *, tainted: bool) -> dict[str, Any]:
@@ -260,15 +257,7 @@ def plan_realistic(tmp: Path, size: int, *, broken_end: bool = False) -> Made:
     if broken_end:
         with nodes.open("r+b") as out:
             out.truncate(nodes.stat().st_size - 3)
-    return [
-        "t2gen",
-        "plan",
-        str(EXAMPLE),
-        "--nodes",
-        str(nodes),
-        "--pods",
-        str(pods),
-    ], None
+    return _plan(nodes, "--pods", str(pods))
 
 
 def plan_taints(tmp: Path, nodes: int, taints: int) -> Made:
