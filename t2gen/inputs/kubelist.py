@@ -123,8 +123,9 @@ LIST_BOUNDS = ReadBounds(
 
 ``kubectl get pods -o yaml`` nests about 15 levels (managed fields). The bounded
 reader costs some 4 µs a value, so 400,000 values keeps a YAML list within the
-budget of docs/untrusted-input.md; that is about 800 nodes of a managed cloud
-cluster in YAML (``-o json`` lists are read by the typed reader, without this bound)."""
+budget of docs/untrusted-input.md. A YAML list is read only up to
+:data:`PLAIN_MAX_BYTES` (2 MiB, some 200 nodes of a managed cloud cluster); a larger
+list must be JSON (``-o json``), which the typed reader reads without this bound."""
 
 
 MAX_LOCATE_BYTES = 64 * 1024 * 1024
