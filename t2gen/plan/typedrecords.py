@@ -186,7 +186,8 @@ class NodeReader:
     Each distinct resource list is parsed once for all the nodes this reader
     sees. :meth:`node` raises :class:`Untyped` for anything
     :func:`~t2gen.plan.nodes.parse_nodes` would report as a problem; a name seen
-    before is the caller's to judge (:attr:`names`).
+    before is the caller's to judge (:func:`typed_nodes`,
+    :mod:`t2gen.plan.largelists`). Alike taints and kept labels are checked once.
     """
 
     def __init__(self, keys: tuple[str, ...] | None) -> None:
