@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import yaml
@@ -220,21 +220,35 @@ _DUMP_OPTIONS: dict[str, Any] = {
     "allow_unicode": True,
     "width": 2**31 - 1,
 }
+_EMITTER_OPTIONS: dict[str, Any] = {"allow_unicode": True, "width": 2**31 - 1}
+""":data:`_DUMP_OPTIONS` that reach the emitter (the others are the representer's)."""
 _STR = "tag:yaml.org,2002:str"
-_MAP_START = yaml.MappingStartEvent(
-    None, "tag:yaml.org,2002:map", True, flow_style=False
-)
+# Events carry no tag: every one is implicit (a scalar's plain_implicit or
+# quoted_implicit is set, a collection's implicit), and then the emitter neither
+# writes nor reads the tag (libyaml's yaml_emitter_analyze_event and
+# yaml_emitter_select_scalar_style), so the text is the same and the C emitter
+# skips encoding and copying it for every node. Scalar values are UTF-8 bytes,
+# which PyYAML's C emitter takes as they are.
+_STREAM_START = yaml.StreamStartEvent()
+_DOCUMENT_START = yaml.DocumentStartEvent(explicit=False)
+_DOCUMENT_END = yaml.DocumentEndEvent(explicit=False)
+_STREAM_END = yaml.StreamEndEvent()
+_MAP_START = yaml.MappingStartEvent(None, None, True, flow_style=False)
 _MAP_END = yaml.MappingEndEvent()
-_SEQ_START = yaml.SequenceStartEvent(
-    None, "tag:yaml.org,2002:seq", True, flow_style=False
-)
+_SEQ_START = yaml.SequenceStartEvent(None, None, True, flow_style=False)
 _SEQ_END = yaml.SequenceEndEvent()
-_TRUE = yaml.ScalarEvent(None, "tag:yaml.org,2002:bool", (True, False), "true")
-_FALSE = yaml.ScalarEvent(None, "tag:yaml.org,2002:bool", (True, False), "false")
-_NULL = yaml.ScalarEvent(None, "tag:yaml.org,2002:null", (True, False), "null")
-_STRING_EVENTS: dict[str, yaml.ScalarEvent] = {}
-"""Scalar events of strings already seen (keys and common values repeat in every object)."""
-_STRING_EVENTS_MAX = 50_000
+_TRUE = yaml.ScalarEvent(None, None, (True, False), b"true")
+_FALSE = yaml.ScalarEvent(None, None, (True, False), b"false")
+_NULL = yaml.ScalarEvent(None, None, (True, False), b"null")
+_SCALAR_EVENTS: dict[str | int, yaml.ScalarEvent] = {}
+"""Events of the strings and ints already seen (keys and common values repeat in
+every object), keyed by the value: a ``str`` key for a string, an ``int`` key for
+an int (the two never compare equal; only values whose type is exactly ``str``
+or ``int`` are looked up, so ``True`` never finds ``1``'s event)."""
+_SCALAR_EVENTS_MAX = 50_000
+_CACHED_LENGTH_MAX = 256
+"""Longer strings are not kept: they seldom repeat, and the cap bounds the memory
+:data:`_SCALAR_EVENTS` holds (the value and its UTF-8 copy) whatever the input."""
 
 
 class _NotJsonShaped(Exception):
@@ -242,68 +256,109 @@ class _NotJsonShaped(Exception):
 
 
 def _string_event(value: str) -> yaml.ScalarEvent:
-    """The event :class:`KubeDumper`'s representer and serializer make for a string."""
-    event = _STRING_EVENTS.get(value)
-    if event is None:
-        implicit = (
-            _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) == _STR,  # type: ignore[no-untyped-call]
-            _RESOLVER.resolve(yaml.ScalarNode, value, (False, True)) == _STR,  # type: ignore[no-untyped-call]
-        )
-        event = yaml.ScalarEvent(
-            None, _STR, implicit, value, style=None if _plain(value) else '"'
-        )
-        if len(_STRING_EVENTS) < _STRING_EVENTS_MAX:
-            _STRING_EVENTS[value] = event
+    """The event :class:`KubeDumper`'s representer and serializer make for a string (cached)."""
+    implicit = (
+        _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) == _STR,  # type: ignore[no-untyped-call]
+        _RESOLVER.resolve(yaml.ScalarNode, value, (False, True)) == _STR,  # type: ignore[no-untyped-call]
+    )
+    event = yaml.ScalarEvent(
+        None, None, implicit, value.encode(), style=None if _plain(value) else '"'
+    )
+    if len(value) <= _CACHED_LENGTH_MAX and len(_SCALAR_EVENTS) < _SCALAR_EVENTS_MAX:
+        _SCALAR_EVENTS[value] = event
     return event
 
 
-def _events(obj: Any, out: list[yaml.Event], seen: set[int]) -> None:
-    """Append the events of ``obj`` to ``out``, as KubeDumper's serializer would emit them."""
+def _int_event(value: int) -> yaml.ScalarEvent:
+    """The event :class:`KubeDumper` makes for an int (cached)."""
+    event = yaml.ScalarEvent(None, None, (True, False), str(value).encode())
+    if len(_SCALAR_EVENTS) < _SCALAR_EVENTS_MAX:
+        _SCALAR_EVENTS[value] = event
+    return event
+
+
+def _events(obj: Any, put: Callable[[yaml.Event], object], seen: set[int]) -> None:
+    """Pass the events of ``obj`` to ``put``, as KubeDumper's serializer would emit them.
+
+    Strings, the most frequent nodes, are looked up where the loops meet them
+    rather than in a call of their own. ``seen`` holds the ids of the
+    containers met so far: one met twice (shared, or a cycle) raises
+    :class:`_NotJsonShaped`.
+    """
     kind = type(obj)
-    if kind is str:
-        out.append(_string_event(obj))
-    elif kind is dict or kind is list:
+    if kind is dict or kind is list:
         if id(obj) in seen:  # PyYAML would write an anchor and an alias
             raise _NotJsonShaped
         seen.add(id(obj))
+        cached = _SCALAR_EVENTS.get
         if kind is dict:
-            out.append(_MAP_START)
+            put(_MAP_START)
             for key, value in obj.items():
-                _events(key, out, seen)
-                _events(value, out, seen)
-            out.append(_MAP_END)
+                if type(key) is str:
+                    put(cached(key) or _string_event(key))
+                else:
+                    _events(key, put, seen)
+                kind = type(value)
+                if kind is str:
+                    put(cached(value) or _string_event(value))
+                elif kind is dict or kind is list:
+                    _events(value, put, seen)
+                else:
+                    put(_scalar(value))
+            put(_MAP_END)
         else:
-            out.append(_SEQ_START)
+            put(_SEQ_START)
             for item in obj:
-                _events(item, out, seen)
-            out.append(_SEQ_END)
-    elif kind is bool:
-        out.append(_TRUE if obj else _FALSE)
-    elif kind is int:
-        out.append(
-            yaml.ScalarEvent(None, "tag:yaml.org,2002:int", (True, False), str(obj))
-        )
-    elif obj is None:
-        out.append(_NULL)
+                kind = type(item)
+                if kind is str:
+                    put(cached(item) or _string_event(item))
+                elif kind is dict or kind is list:
+                    _events(item, put, seen)
+                else:
+                    put(_scalar(item))
+            put(_SEQ_END)
+    elif kind is str:
+        put(_SCALAR_EVENTS.get(obj) or _string_event(obj))
     else:
-        raise _NotJsonShaped
+        put(_scalar(obj))
+
+
+def _scalar(obj: Any) -> yaml.ScalarEvent:
+    """The event of an int, bool or None; raises :class:`_NotJsonShaped` for anything else."""
+    kind = type(obj)
+    if kind is int:
+        return _SCALAR_EVENTS.get(obj) or _int_event(obj)
+    if kind is bool:
+        return _TRUE if obj else _FALSE
+    if obj is None:
+        return _NULL
+    raise _NotJsonShaped
+
+
+_Emitter: type[Any] | None
+try:  # pragma: no branch - the C classes ship in PyYAML's wheels
+    _Emitter = yaml.cyaml.CEmitter
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _Emitter = None  # its Python emitter does not take bytes values
+"""PyYAML's C emitter alone: :class:`KubeDumper`'s representer and resolver are not used by events."""
 
 
 def _emit(obj: Any) -> str:
-    """:func:`dump_yaml` for JSON-shaped data, by events; raises _NotJsonShaped otherwise."""
-    events: list[yaml.Event] = [
-        yaml.StreamStartEvent(),
-        yaml.DocumentStartEvent(explicit=False),
-    ]
-    _events(obj, events, set())
-    events += [yaml.DocumentEndEvent(explicit=False), yaml.StreamEndEvent()]
+    """:func:`dump_yaml` for JSON-shaped data, by events; raises _NotJsonShaped otherwise.
+
+    The events go to the emitter as they are made; when the data turns out not
+    to be JSON-shaped, the half-written text is dropped with the emitter.
+    """
+    if _Emitter is None:  # pragma: no cover - PyYAML built without libyaml
+        raise _NotJsonShaped
     stream = io.StringIO()
-    dumper = KubeDumper(stream, **_DUMP_OPTIONS)
-    try:
-        for event in events:
-            dumper.emit(event)
-    finally:
-        dumper.dispose()
+    emitter = _Emitter(stream, **_EMITTER_OPTIONS)
+    put = emitter.emit
+    put(_STREAM_START)
+    put(_DOCUMENT_START)
+    _events(obj, put, set())
+    put(_DOCUMENT_END)
+    put(_STREAM_END)
     return stream.getvalue()
 
 
