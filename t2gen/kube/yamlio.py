@@ -188,7 +188,7 @@ def dump_yaml(obj: Any) -> str:
 
     JSON-shaped data (``dict``, ``list``, ``str``, ``int``, ``bool``, ``None``,
     every container appearing once) is turned into PyYAML's event stream
-    directly and written by PyYAML's emitter (the C one when available): the
+    directly and written by PyYAML's C emitter (libyaml; without it, by yaml.dump): the
     same text :func:`yaml.dump` with :class:`KubeDumper` writes, about four
     times faster, because PyYAML's representer and resolver (Python code run
     for every node) are skipped. Anything else (floats, other types, a
@@ -223,12 +223,21 @@ _DUMP_OPTIONS: dict[str, Any] = {
 _EMITTER_OPTIONS: dict[str, Any] = {"allow_unicode": True, "width": 2**31 - 1}
 """:data:`_DUMP_OPTIONS` that reach the emitter (the others are the representer's)."""
 _STR = "tag:yaml.org,2002:str"
-# Events carry no tag: every one is implicit (a scalar's plain_implicit or
-# quoted_implicit is set, a collection's implicit), and then the emitter neither
-# writes nor reads the tag (libyaml's yaml_emitter_analyze_event and
-# yaml_emitter_select_scalar_style), so the text is the same and the C emitter
-# skips encoding and copying it for every node. Scalar values are UTF-8 bytes,
-# which PyYAML's C emitter takes as they are.
+
+
+def _scalar(
+    implicit: tuple[bool, bool], value: str, style: str | None = None
+) -> yaml.ScalarEvent:
+    """A scalar event as PyYAML's C emitter reads it fastest, writing what the serializer's would.
+
+    No tag: every event here is implicit (plain or quoted, as a collection's), so
+    libyaml neither writes nor reads the tag (``yaml_emitter_analyze_event``,
+    ``yaml_emitter_select_scalar_style``) and the C emitter need not encode and
+    copy it. The value is UTF-8 bytes, which PyYAML's C emitter takes as they are.
+    """
+    return yaml.ScalarEvent(None, None, implicit, value.encode(), style=style)  # type: ignore[arg-type]
+
+
 _STREAM_START = yaml.StreamStartEvent()
 _DOCUMENT_START = yaml.DocumentStartEvent(explicit=False)
 _DOCUMENT_END = yaml.DocumentEndEvent(explicit=False)
@@ -237,18 +246,17 @@ _MAP_START = yaml.MappingStartEvent(None, None, True, flow_style=False)
 _MAP_END = yaml.MappingEndEvent()
 _SEQ_START = yaml.SequenceStartEvent(None, None, True, flow_style=False)
 _SEQ_END = yaml.SequenceEndEvent()
-_TRUE = yaml.ScalarEvent(None, None, (True, False), b"true")
-_FALSE = yaml.ScalarEvent(None, None, (True, False), b"false")
-_NULL = yaml.ScalarEvent(None, None, (True, False), b"null")
+_TRUE = _scalar((True, False), "true")
+_FALSE = _scalar((True, False), "false")
+_NULL = _scalar((True, False), "null")
 _SCALAR_EVENTS: dict[str | int, yaml.ScalarEvent] = {}
-"""Events of the strings and ints already seen (keys and common values repeat in
-every object), keyed by the value: a ``str`` key for a string, an ``int`` key for
-an int (the two never compare equal; only values whose type is exactly ``str``
-or ``int`` are looked up, so ``True`` never finds ``1``'s event)."""
+"""Events of the strings and ints met so far (keys and common values repeat in every
+object), keyed by the value. A ``str`` never equals an ``int``, and only values of
+type exactly ``str`` or ``int`` are looked up: ``True`` never finds ``1``'s event."""
 _SCALAR_EVENTS_MAX = 50_000
 _CACHED_LENGTH_MAX = 256
 """Longer strings are not kept: they seldom repeat, and the cap bounds the memory
-:data:`_SCALAR_EVENTS` holds (the value and its UTF-8 copy) whatever the input."""
+the cache holds (a value and its UTF-8 copy) whatever the input."""
 
 
 class _NotJsonShaped(Exception):
@@ -261,9 +269,7 @@ def _string_event(value: str) -> yaml.ScalarEvent:
         _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) == _STR,  # type: ignore[no-untyped-call]
         _RESOLVER.resolve(yaml.ScalarNode, value, (False, True)) == _STR,  # type: ignore[no-untyped-call]
     )
-    event = yaml.ScalarEvent(
-        None, None, implicit, value.encode(), style=None if _plain(value) else '"'
-    )
+    event = _scalar(implicit, value, None if _plain(value) else '"')
     if len(value) <= _CACHED_LENGTH_MAX and len(_SCALAR_EVENTS) < _SCALAR_EVENTS_MAX:
         _SCALAR_EVENTS[value] = event
     return event
@@ -271,7 +277,7 @@ def _string_event(value: str) -> yaml.ScalarEvent:
 
 def _int_event(value: int) -> yaml.ScalarEvent:
     """The event :class:`KubeDumper` makes for an int (cached)."""
-    event = yaml.ScalarEvent(None, None, (True, False), str(value).encode())
+    event = _scalar((True, False), str(value))
     if len(_SCALAR_EVENTS) < _SCALAR_EVENTS_MAX:
         _SCALAR_EVENTS[value] = event
     return event
@@ -280,10 +286,9 @@ def _int_event(value: int) -> yaml.ScalarEvent:
 def _events(obj: Any, put: Callable[[yaml.Event], object], seen: set[int]) -> None:
     """Pass the events of ``obj`` to ``put``, as KubeDumper's serializer would emit them.
 
-    Strings, the most frequent nodes, are looked up where the loops meet them
-    rather than in a call of their own. ``seen`` holds the ids of the
-    containers met so far: one met twice (shared, or a cycle) raises
-    :class:`_NotJsonShaped`.
+    Strings, the most frequent nodes, are looked up in the loops, not in a call of
+    their own. ``seen``: the ids of the containers met so far; one met twice
+    (shared, or a cycle) raises :class:`_NotJsonShaped`.
     """
     kind = type(obj)
     if kind is dict or kind is list:
@@ -298,56 +303,43 @@ def _events(obj: Any, put: Callable[[yaml.Event], object], seen: set[int]) -> No
                     put(cached(key) or _string_event(key))
                 else:
                     _events(key, put, seen)
-                kind = type(value)
-                if kind is str:
+                if type(value) is str:
                     put(cached(value) or _string_event(value))
-                elif kind is dict or kind is list:
-                    _events(value, put, seen)
                 else:
-                    put(_scalar(value))
+                    _events(value, put, seen)
             put(_MAP_END)
         else:
             put(_SEQ_START)
             for item in obj:
-                kind = type(item)
-                if kind is str:
+                if type(item) is str:
                     put(cached(item) or _string_event(item))
-                elif kind is dict or kind is list:
-                    _events(item, put, seen)
                 else:
-                    put(_scalar(item))
+                    _events(item, put, seen)
             put(_SEQ_END)
     elif kind is str:
         put(_SCALAR_EVENTS.get(obj) or _string_event(obj))
+    elif kind is int:
+        put(_SCALAR_EVENTS.get(obj) or _int_event(obj))
+    elif kind is bool:
+        put(_TRUE if obj else _FALSE)
+    elif obj is None:
+        put(_NULL)
     else:
-        put(_scalar(obj))
-
-
-def _scalar(obj: Any) -> yaml.ScalarEvent:
-    """The event of an int, bool or None; raises :class:`_NotJsonShaped` for anything else."""
-    kind = type(obj)
-    if kind is int:
-        return _SCALAR_EVENTS.get(obj) or _int_event(obj)
-    if kind is bool:
-        return _TRUE if obj else _FALSE
-    if obj is None:
-        return _NULL
-    raise _NotJsonShaped
+        raise _NotJsonShaped
 
 
 _Emitter: type[Any] | None
 try:  # pragma: no branch - the C classes ship in PyYAML's wheels
-    _Emitter = yaml.cyaml.CEmitter
+    _Emitter = yaml.cyaml.CEmitter  # type: ignore[attr-defined]
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Emitter = None  # its Python emitter does not take bytes values
-"""PyYAML's C emitter alone: :class:`KubeDumper`'s representer and resolver are not used by events."""
+"""PyYAML's C emitter alone (:class:`KubeDumper`'s representer and resolver serve no events)."""
 
 
 def _emit(obj: Any) -> str:
     """:func:`dump_yaml` for JSON-shaped data, by events; raises _NotJsonShaped otherwise.
 
-    The events go to the emitter as they are made; when the data turns out not
-    to be JSON-shaped, the half-written text is dropped with the emitter.
+    The emitter is written to as the events are made; on _NotJsonShaped it is dropped.
     """
     if _Emitter is None:  # pragma: no cover - PyYAML built without libyaml
         raise _NotJsonShaped

@@ -147,3 +147,59 @@ def test_a_container_used_twice_keeps_pyyaml_anchors() -> None:
     value = {"a": shared, "b": shared}
     assert dump_yaml(value) == yamlio._dump_represented(value)
     assert "&id001" in dump_yaml(value)
+
+
+# dump_yaml's events carry no tags, UTF-8 values and cached scalars; whatever the
+# data, the text must stay yaml.dump's, containers used twice (anchors) included.
+_ODD_INTS = st.integers() | st.sampled_from([0, 1, -1, 2**63, -(2**64), 10**40])
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | _ODD_INTS
+    | st.text()
+    | st.sampled_from(TRICKY)
+    | st.text(st.characters(codec="utf-8"), max_size=300)
+)
+_TREES = st.recursive(
+    _SCALARS,
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.text() | st.sampled_from(TRICKY), children, max_size=4)
+        | st.dictionaries(_ODD_INTS | st.booleans() | st.none(), children, max_size=3)
+        | st.just([]) | st.just({}) | st.just([[{}], {"": []}])
+    ),
+    max_leaves=30,
+)  # fmt: skip
+
+
+@given(_TREES, _TREES)
+def test_dump_yaml_writes_what_yaml_dump_writes(value: Any, shared: Any) -> None:
+    # Twice: the second run takes every scalar from the caches.
+    for _ in range(2):
+        assert dump_yaml(value) == yamlio._dump_represented(value)
+    if isinstance(shared, (dict, list)):  # the same container in three places
+        doubled = {"a": shared, "b": [value, shared], "c": {"d": shared}}
+        assert dump_yaml(doubled) == yamlio._dump_represented(doubled)
+        assert "&id001" in dump_yaml(doubled)
+
+
+def test_cached_ints_never_stand_for_bools_or_strings() -> None:
+    data = [1, 0, "1", "0", True, False, 1, 0, {1: True, "1": [True, 1], 0: "0"}]
+    assert dump_yaml(data) == yamlio._dump_represented(data)
+    assert dump_yaml(data).startswith('- 1\n- 0\n- "1"\n- "0"\n- true\n- false\n')
+
+
+def test_a_container_holding_itself_keeps_pyyaml_anchors() -> None:
+    loop: list[Any] = ["x"]
+    loop.append(loop)
+    mapping: dict[str, Any] = {"a": 1}
+    mapping["self"] = mapping
+    for value in (loop, mapping):
+        assert dump_yaml(value) == yamlio._dump_represented(value)
+
+
+def test_a_string_that_is_not_unicode_fails_as_yaml_dump_fails() -> None:
+    with pytest.raises(UnicodeEncodeError):
+        yamlio._dump_represented({"a": "\ud800"})
+    with pytest.raises(UnicodeEncodeError):
+        dump_yaml({"a": "\ud800"})
