@@ -254,9 +254,9 @@ _SCALAR_EVENTS: dict[str | int, yaml.ScalarEvent] = {}
 object), keyed by the value. A ``str`` never equals an ``int``, and only values of
 type exactly ``str`` or ``int`` are looked up: ``True`` never finds ``1``'s event."""
 _SCALAR_EVENTS_MAX = 50_000
-_CACHED_LENGTH_MAX = 256
-"""Longer strings are not kept: they seldom repeat, and the cap bounds the memory
-the cache holds (a value and its UTF-8 copy) whatever the input."""
+_CACHED_LENGTH_MAX = 128
+"""Longer strings (and ints) are not kept: they seldom repeat, and the cap bounds what
+the cache holds (each value and its UTF-8 copy, under 100 MB) whatever the input."""
 
 
 class _NotJsonShaped(Exception):
@@ -277,8 +277,9 @@ def _string_event(value: str) -> yaml.ScalarEvent:
 
 def _int_event(value: int) -> yaml.ScalarEvent:
     """The event :class:`KubeDumper` makes for an int (cached)."""
-    event = _scalar((True, False), str(value))
-    if len(_SCALAR_EVENTS) < _SCALAR_EVENTS_MAX:
+    text = str(value)
+    event = _scalar((True, False), text)
+    if len(text) <= _CACHED_LENGTH_MAX and len(_SCALAR_EVENTS) < _SCALAR_EVENTS_MAX:
         _SCALAR_EVENTS[value] = event
     return event
 
