@@ -226,10 +226,16 @@ def _build(plan: Any, values: list[Any]) -> Any:
     if kind is _Map:
         result = {}
         for key_plan, value_plan in plan.pairs:
-            key = _build(key_plan, values)
+            key = _build(key_plan, values) if type(key_plan) is _Slot else key_plan
             if key in result:
                 raise _Unusual
-            result[key] = _build(value_plan, values)
+            inner = type(value_plan)  # the common cases, without a call
+            if inner is _Slot and not value_plan.flow:
+                result[key] = values[value_plan.index]  # a value slot is never a key
+            elif inner is _Map or inner is _Seq or inner is _Slot:
+                result[key] = _build(value_plan, values)
+            else:
+                result[key] = value_plan  # a constant scalar
         return result
     if kind is _Seq:
         return [_build(item, values) for item in plan.items]
