@@ -39,6 +39,7 @@ from t2gen.render.overlays import (
     file_labels,
     listed_while_unchanged,
     template_files,
+    template_line,
 )
 from t2gen.render.precompiled import (
     PrecompiledLoader,
@@ -199,18 +200,6 @@ def _environment(search_path: tuple[str, ...], precompiled: bool) -> jinja2.Envi
     return new_environment(loader)
 
 
-def _template_line(
-    error: BaseException, filenames: set[str]
-) -> tuple[str | None, int | None]:
-    """Find the template file and line an exception was raised from (Jinja2 rewrites tracebacks)."""
-    import traceback  # only when a template fails
-
-    for frame in reversed(traceback.extract_tb(error.__traceback__)):
-        if frame.filename in filenames:
-            return frame.filename, frame.lineno
-    return None, None
-
-
 def render(
     context: dict[str, Any], template_set: TemplateSet
 ) -> list[RenderedDocument]:
@@ -289,35 +278,42 @@ def _render_all(
             template_set.builtin, template_set.name, template_set.templates
         )
     )
-    for file_name, label in listed:
-        current[0] = label
-        metered_here = file_name in touched
-        account = overlay_account if metered_here else builtin_account
-        with contextlib.nullcontext() if metered_here else unmetered():
-            if skeleton_on and not metered_here:
-                objects = skeleton.render_objects(
-                    environment, file_name, context, scope
-                )
-                if objects is not None:
-                    documents.extend(documents_of(objects, label))
-                    continue
-            text = _render_one(
-                environment,
-                template_set,
-                file_name,
-                label,
-                context,
-                account,
-                metered_here,
-            )
-            documents.extend(
-                parse_output(
-                    text,
+    # Unmetered once with the built-in set alone, else each template an overlay does not touch.
+    outer, each = (
+        (unmetered, contextlib.nullcontext)
+        if scope
+        else (contextlib.nullcontext, unmetered)
+    )
+    with outer():
+        for file_name, label in listed:
+            current[0] = label
+            metered_here = file_name in touched
+            account = overlay_account if metered_here else builtin_account
+            with contextlib.nullcontext() if metered_here else each():
+                if skeleton_on and not metered_here:
+                    objects = skeleton.render_objects(
+                        environment, file_name, context, scope
+                    )
+                    if objects is not None:
+                        documents.extend(documents_of(objects, label))
+                        continue
+                text = _render_one(
+                    environment,
+                    template_set,
+                    file_name,
                     label,
+                    context,
                     account,
-                    OVERLAY_OUTPUT_BOUNDS if metered_here else OUTPUT_BOUNDS,
+                    metered_here,
                 )
-            )
+                documents.extend(
+                    parse_output(
+                        text,
+                        label,
+                        account,
+                        OVERLAY_OUTPUT_BOUNDS if metered_here else OUTPUT_BOUNDS,
+                    )
+                )
     return documents
 
 
@@ -351,7 +347,7 @@ def _render_one(
         labels = file_labels(
             [*template_set.overlays, (template_set.name, template_set.builtin)]
         )
-        filename, line = _template_line(err, set(labels))
+        filename, line = template_line(err, set(labels))
         message = _limit_message(err)
         if isinstance(err, jinja2.TemplateNotFound):
             message = f"no template {err.name!r} in the template directories"

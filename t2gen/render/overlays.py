@@ -158,7 +158,7 @@ def listed_while_unchanged(
     """
     path = os.fspath(directory)
     try:
-        status = os.stat(path)
+        status = os.stat(path)  # noqa: PTH116 - once per job, a Path costs more than the stat
     except OSError:
         return tuple(list_them())
     key = (name, path, status.st_dev, status.st_ino, status.st_mtime_ns)
@@ -190,3 +190,15 @@ def file_labels(
                 f"{label}/{file_name}",
             )
     return labels
+
+
+def template_line(
+    error: BaseException, filenames: set[str]
+) -> tuple[str | None, int | None]:
+    """Find the template file and line an exception was raised from (Jinja2 rewrites tracebacks)."""
+    import traceback  # only when a template fails
+
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        if frame.filename in filenames:
+            return frame.filename, frame.lineno
+    return None, None

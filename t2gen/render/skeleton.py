@@ -317,10 +317,7 @@ def render_objects(
     _environment.capture = _capture(values)
     try:
         template = environment.get_template(name)
-        if scope is None:
-            text = template.render(context)
-        else:
-            text = scope.render(template)
+        text = template.render(context) if scope is None else scope.render(template)
     except Exception:
         return None
     finally:
