@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import weakref
 from collections import ChainMap
 from collections.abc import Callable
 from typing import Any
@@ -253,6 +254,12 @@ def _build(plan: Any, values: list[Any]) -> Any:
     return plan
 
 
+_loaded: weakref.WeakKeyDictionary[jinja2.Environment, dict[str, jinja2.Template]] = (
+    weakref.WeakKeyDictionary()
+)
+"""The templates each environment loaded for :class:`JobScope` (Jinja2's own cache, without its lock)."""
+
+
 class JobScope:
     """What the built-in templates of one job share: the Jinja2 variables their contexts read.
 
@@ -263,7 +270,7 @@ class JobScope:
     loop writes to the template's own context, an include copies it).
     """
 
-    __slots__ = ("context", "environment", "keys", "parent")
+    __slots__ = ("context", "environment", "keys", "parent", "templates")
 
     def __init__(
         self, environment: jinja2.Environment, context: dict[str, Any]
@@ -272,6 +279,19 @@ class JobScope:
         self.context = context
         self.parent = dict(environment.globals, **context)
         self.keys = tuple(environment.globals)
+        templates = _loaded.get(environment)
+        if templates is None:
+            templates = _loaded[environment] = {}
+        self.templates = templates
+
+    def template(self, name: str) -> jinja2.Template:
+        """``environment.get_template(name)``, kept (the environment never reloads a template)."""
+        found = self.templates.get(name)
+        if found is None:
+            if len(self.templates) >= _CACHE_SIZE:
+                self.templates.clear()
+            found = self.templates[name] = self.environment.get_template(name)
+        return found
 
     def render(self, template: jinja2.Template) -> str:
         """``template.render(context)``, as Jinja2 does it, with the shared variables when they are the same."""
@@ -316,8 +336,10 @@ def render_objects(
     previous = _environment.capture
     _environment.capture = _capture(values)
     try:
-        template = environment.get_template(name)
-        text = template.render(context) if scope is None else scope.render(template)
+        if scope is None:
+            text = environment.get_template(name).render(context)
+        else:
+            text = scope.render(scope.template(name))
     except Exception:
         return None
     finally:
