@@ -270,7 +270,7 @@ class JobScope:
     loop writes to the template's own context, an include copies it).
     """
 
-    __slots__ = ("context", "environment", "keys", "parent", "templates")
+    __slots__ = ("context", "environment", "parent", "templates")
 
     def __init__(
         self, environment: jinja2.Environment, context: dict[str, Any]
@@ -278,7 +278,6 @@ class JobScope:
         self.environment = environment
         self.context = context
         self.parent = dict(environment.globals, **context)
-        self.keys = tuple(environment.globals)
         templates = _loaded.get(environment)
         if templates is None:
             templates = _loaded[environment] = {}
@@ -306,9 +305,13 @@ class JobScope:
         ):
             return template.render(self.context)
         context = environment.context_class(
-            environment, self.parent, template.name, template.blocks, globals=self.keys
+            environment,
+            self.parent,
+            template.name,
+            template.blocks,
+            globals=environment.globals,
         )
-        return environment.concat(template.root_render_func(context))  # type: ignore[attr-defined]
+        return environment.concat(template.root_render_func(context))
 
 
 def render_objects(
