@@ -277,7 +277,11 @@ class JobScope:
     ) -> None:
         self.environment = environment
         self.context = context
-        self.parent = dict(environment.globals, **context)
+        self.parent: dict[str, Any] | None
+        try:
+            self.parent = dict(environment.globals, **context)
+        except TypeError:  # a key that is no name: Template.render raises it, located
+            self.parent = None
         templates = _loaded.get(environment)
         if templates is None:
             templates = _loaded[environment] = {}
@@ -296,7 +300,7 @@ class JobScope:
         """``template.render(context)``, as Jinja2 does it, with the shared variables when they are the same."""
         environment = self.environment
         chain = template.globals
-        if not (
+        if self.parent is None or not (
             template.environment is environment
             and type(chain) is ChainMap
             and len(chain.maps) == 2

@@ -12,7 +12,7 @@ from t2gen.pipeline import job as pipeline
 from t2gen.pipeline.load import validate_files
 from t2gen.render import skeleton
 from t2gen.render.context import build_context
-from t2gen.render.engine import make_environment
+from t2gen.render.engine import make_environment, render
 from t2gen.render.overlays import listed_while_unchanged
 from t2gen.render.readback import documents_of
 from tests.conftest import ROOT
@@ -78,3 +78,16 @@ def test_a_kind_that_is_no_name_is_refused_each_time() -> None:
         good,
         good,
     ]
+
+
+def test_a_context_key_that_is_no_name_fails_as_without_the_fast_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    template_set = pipeline.builtin_template_set()
+    messages = []
+    for switch in ("", "1"):
+        monkeypatch.setenv("T2GEN_NO_SKELETON", switch)
+        with pytest.raises(TemplateError) as caught:
+            render({1: 2, "job": {}}, template_set)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
