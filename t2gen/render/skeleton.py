@@ -315,7 +315,14 @@ class JobScope:
             template.blocks,
             globals=environment.globals,
         )
-        return environment.concat(template.root_render_func(context))
+        keys_first = getattr(environment, "t2gen_keys_first", None)
+        if keys_first is None:  # not t2gen's sandbox
+            return environment.concat(template.root_render_func(context))
+        environment.t2gen_keys_first = True  # type: ignore[attr-defined]
+        try:
+            return environment.concat(template.root_render_func(context))
+        finally:
+            environment.t2gen_keys_first = keys_first  # type: ignore[attr-defined]
 
 
 def render_objects(

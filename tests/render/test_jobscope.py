@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import jinja2
 import pytest
 
 from t2gen.errors import TemplateError
@@ -91,3 +92,24 @@ def test_a_context_key_that_is_no_name_fails_as_without_the_fast_path(
             render({1: 2, "job": {}}, template_set)
         messages.append(str(caught.value))
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize(
+    "name", ["a", "missing", "items", "keys", "__class__", "__len__", "get", "pop"]
+)
+def test_keys_first_reads_what_jinja2s_sandbox_reads(name: str) -> None:
+    environment = make_environment([])
+    value = {"a": 1, "keys": 2, "items": 3, "get": 4}
+    seen = []
+    for keys_first in (False, True):
+        environment.t2gen_keys_first = keys_first  # type: ignore[attr-defined]
+        try:
+            found = environment.getattr(value, name)
+        finally:
+            environment.t2gen_keys_first = False  # type: ignore[attr-defined]
+        seen.append(
+            (type(found).__name__, getattr(found, "_undefined_name", None))
+            if isinstance(found, jinja2.Undefined)
+            else found
+        )
+    assert seen[0] == seen[1]
