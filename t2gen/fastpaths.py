@@ -43,7 +43,9 @@ FAST_PATHS: dict[str, str] = {
     "SKELETON": (
         "t2gen/render/skeleton.py: a built-in template's output is built from the "
         "values its `{{ }}` wrote into a structure parsed once, instead of parsing "
-        "the rendered text. Must preserve: the objects, equal in type, value and "
+        "the rendered text; with the built-in set alone, a job's templates share one "
+        "merge of the Jinja2 variables, one template lookup and one unmetered block. "
+        "Must preserve: the objects, equal in type, value and "
         "key order to parsing the text as kubectl does; overlays always parse."
     ),
     "PRECOMPILED": (

@@ -34,7 +34,13 @@ from t2gen.render.budget import (
 )
 from t2gen.render.environment import FILTERS, new_environment
 from t2gen.render.oslimits import OS_MEMORY_MB, os_bounds
-from t2gen.render.overlays import builtin_references, template_files
+from t2gen.render.overlays import (
+    builtin_references,
+    file_labels,
+    listed_while_unchanged,
+    template_files,
+    template_line,
+)
 from t2gen.render.precompiled import (
     PrecompiledLoader,
     compile_builtin_templates,
@@ -194,18 +200,6 @@ def _environment(search_path: tuple[str, ...], precompiled: bool) -> jinja2.Envi
     return new_environment(loader)
 
 
-def _template_line(
-    error: BaseException, filenames: set[str]
-) -> tuple[str | None, int | None]:
-    """Find the template file and line an exception was raised from (Jinja2 rewrites tracebacks)."""
-    import traceback  # only when a template fails
-
-    for frame in reversed(traceback.extract_tb(error.__traceback__)):
-        if frame.filename in filenames:
-            return frame.filename, frame.lineno
-    return None, None
-
-
 def render(
     context: dict[str, Any], template_set: TemplateSet
 ) -> list[RenderedDocument]:
@@ -274,33 +268,52 @@ def _render_all(
     # templates, one for those the overlays touch.
     builtin_account, overlay_account = [0, 0], [0, 0]
     skeleton_on = fastpaths.enabled("SKELETON")
-    for file_name, label in template_set.templates():
-        current[0] = label
-        metered_here = file_name in touched
-        account = overlay_account if metered_here else builtin_account
-        with contextlib.nullcontext() if metered_here else unmetered():
-            if skeleton_on and not metered_here:
-                objects = skeleton.render_objects(environment, file_name, context)
-                if objects is not None:
-                    documents.extend(documents_of(objects, label))
-                    continue
-            text = _render_one(
-                environment,
-                template_set,
-                file_name,
-                label,
-                context,
-                account,
-                metered_here,
-            )
-            documents.extend(
-                parse_output(
-                    text,
+    scope = None
+    if skeleton_on and not template_set.overlays:  # the built-in set alone
+        scope = skeleton.JobScope(environment, context)  # one merge of the variables
+    listed = (
+        template_set.templates()
+        if scope is None
+        else listed_while_unchanged(
+            template_set.builtin, template_set.name, template_set.templates
+        )
+    )
+    # Unmetered once with the built-in set alone, else each template an overlay does not touch.
+    outer, each = (
+        (unmetered, contextlib.nullcontext)
+        if scope
+        else (contextlib.nullcontext, unmetered)
+    )
+    with outer():
+        for file_name, label in listed:
+            current[0] = label
+            metered_here = file_name in touched
+            account = overlay_account if metered_here else builtin_account
+            with contextlib.nullcontext() if metered_here else each():
+                if skeleton_on and not metered_here:
+                    objects = skeleton.render_objects(
+                        environment, file_name, context, scope
+                    )
+                    if objects is not None:
+                        documents.extend(documents_of(objects, label))
+                        continue
+                text = _render_one(
+                    environment,
+                    template_set,
+                    file_name,
                     label,
+                    context,
                     account,
-                    OVERLAY_OUTPUT_BOUNDS if metered_here else OUTPUT_BOUNDS,
+                    metered_here,
                 )
-            )
+                documents.extend(
+                    parse_output(
+                        text,
+                        label,
+                        account,
+                        OVERLAY_OUTPUT_BOUNDS if metered_here else OUTPUT_BOUNDS,
+                    )
+                )
     return documents
 
 
@@ -322,15 +335,19 @@ def _render_one(
             MAX_OUTPUT_CHARS if metered_here else BUILTIN_OUTPUT_CHARS,
         )
     except jinja2.TemplateSyntaxError as err:
-        shown = _labels(template_set).get(os.path.normpath(err.filename or ""))
+        shown = file_labels(
+            [*template_set.overlays, (template_set.name, template_set.builtin)]
+        ).get(os.path.normpath(err.filename or ""))
         raise TemplateError(
             template=shown or _label(err.name, label),
             line=err.lineno,
             message=err.message or "syntax error",
         ) from None
     except Exception as err:  # a template may raise anything ({{ 1 / 0 }})
-        labels = _labels(template_set)
-        filename, line = _template_line(err, set(labels))
+        labels = file_labels(
+            [*template_set.overlays, (template_set.name, template_set.builtin)]
+        )
+        filename, line = template_line(err, set(labels))
         message = _limit_message(err)
         if isinstance(err, jinja2.TemplateNotFound):
             message = f"no template {err.name!r} in the template directories"
@@ -368,26 +385,6 @@ def _render_text(
     except Exception:
         template.environment.handle_exception()
     return "".join(chunks)
-
-
-def _labels(template_set: TemplateSet) -> dict[str, str]:
-    """``{template file, as Jinja2 names it: its label}``: ``DIR/file`` in an overlay, ``set/file`` built in.
-
-    Listed only when a template fails, to name the file the error is in, which
-    may be an overlay's partial included by a built-in template.
-    """
-    labels: dict[str, str] = {}
-    for label, directory in [
-        *template_set.overlays,
-        (template_set.name, template_set.builtin),
-    ]:
-        for file_name in template_files(directory):
-            # The first directory wins, as in Jinja2's search and all_templates().
-            labels.setdefault(
-                os.path.normpath(Path(directory, file_name)),
-                f"{label}/{file_name}",
-            )
-    return labels
 
 
 def _label(name: str | None, fallback: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import jinja2
@@ -138,3 +138,67 @@ def template_files(directory: str | os.PathLike[str]) -> list[str]:
             return sorted(entry.name for entry in entries if entry.name.endswith(".j2"))
     except OSError:
         return []
+
+
+_LISTINGS = 8
+_listings: dict[tuple[str, str, int, int, int], tuple[tuple[str, str], ...]] = {}
+
+
+def listed_while_unchanged(
+    directory: str | os.PathLike[str],
+    name: str,
+    list_them: Callable[[], list[tuple[str, str]]],
+) -> tuple[tuple[str, str], ...]:
+    """What ``list_them()`` lists from ``directory`` (shown as set ``name``), listed again only when the directory changes.
+
+    Keyed on the directory's path, device, inode and modification time (a file
+    added, removed or renamed in it changes the time); at most
+    :data:`_LISTINGS` listings are kept. A directory that cannot be read is
+    listed every time.
+    """
+    path = os.fspath(directory)
+    try:
+        status = os.stat(path)  # noqa: PTH116 - once per job, a Path costs more than the stat
+    except OSError:
+        return tuple(list_them())
+    key = (name, path, status.st_dev, status.st_ino, status.st_mtime_ns)
+    found = _listings.get(key)
+    if found is None:
+        if len(_listings) >= _LISTINGS:
+            _listings.clear()
+        found = _listings[key] = tuple(list_them())
+    return found
+
+
+def file_labels(
+    layers: Sequence[tuple[str, str | os.PathLike[str]]],
+) -> dict[str, str]:
+    """``{template file, as Jinja2 names it: its label}``: ``DIR/file`` in an overlay, ``set/file`` built in.
+
+    Args:
+        layers: ``(label, directory)`` of each overlay, then of the built-in set.
+
+    Listed only when a template fails, to name the file the error is in, which
+    may be an overlay's partial included by a built-in template.
+    """
+    labels: dict[str, str] = {}
+    for label, directory in layers:
+        for file_name in template_files(directory):
+            # The first directory wins, as in Jinja2's search and all_templates().
+            labels.setdefault(
+                os.path.normpath(Path(directory, file_name)),
+                f"{label}/{file_name}",
+            )
+    return labels
+
+
+def template_line(
+    error: BaseException, filenames: set[str]
+) -> tuple[str | None, int | None]:
+    """Find the template file and line an exception was raised from (Jinja2 rewrites tracebacks)."""
+    import traceback  # only when a template fails
+
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        if frame.filename in filenames:
+            return frame.filename, frame.lineno
+    return None, None

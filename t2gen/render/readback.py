@@ -122,6 +122,11 @@ def parse_output(
     return documents_of(objects, label)
 
 
+_NAMED_SIZE = 256
+_named: dict[tuple[str, str], bool] = {}
+"""Whether each ``(apiVersion, kind)`` seen is a pair of names (at most :data:`_NAMED_SIZE` kept)."""
+
+
 def documents_of(objects: list[Any], label: str) -> list[RenderedDocument]:
     """Check that each parsed document is a Kubernetes object; skip empty ones."""
     documents = []
@@ -141,7 +146,14 @@ def documents_of(objects: list[Any], label: str) -> list[RenderedDocument]:
                     line=None,
                     message=f"renders an object without {key}",
                 )
-        if not is_api_version(obj["apiVersion"]) or not is_kind(obj["kind"]):
+        names = (obj["apiVersion"], obj["kind"])
+        named = _named.get(names)
+        if named is None:
+            named = is_api_version(names[0]) and is_kind(names[1])
+            if len(_named) >= _NAMED_SIZE:
+                _named.clear()
+            _named[names] = named
+        if not named:
             raise TemplateError(
                 template=label,
                 line=None,
@@ -157,5 +169,5 @@ def documents_of(objects: list[Any], label: str) -> list[RenderedDocument]:
                 line=None,
                 message=f"renders a {obj['kind']} without metadata.name",
             )
-        documents.append(RenderedDocument(template=label, obj=obj))
+        documents.append(RenderedDocument(label, obj))
     return documents

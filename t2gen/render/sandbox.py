@@ -173,6 +173,10 @@ def _static_text(node: nodes.Node) -> int:
     return sum(len(data.data) for data in node.find_all(nodes.TemplateData))
 
 
+_DICT_NAMES = frozenset(dir(dict))
+"""Every attribute a plain dict has (its type's and ``object``'s)."""
+
+
 class T2genSandbox(ImmutableSandboxedEnvironment):
     """Jinja2's immutable sandbox, stricter: see the module docstring for what a template may do."""
 
@@ -194,6 +198,9 @@ class T2genSandbox(ImmutableSandboxedEnvironment):
         self.t2gen_slice = charged_slice
         self.t2gen_sizes: dict[str, int] = {}
         """Characters of each template file read, by path (an include is charged by it)."""
+        self.t2gen_keys_first = False
+        """While true, :meth:`getattr` reads a plain dict's key without looking for an attribute first
+        (:class:`t2gen.render.skeleton.JobScope` sets it for the built-in set alone)."""
 
     def add_filters(self, filters: dict[str, Callable[..., Any]]) -> None:
         """Add filters, each metered and size-checked as the built-in ones are."""
@@ -212,6 +219,26 @@ class T2genSandbox(ImmutableSandboxedEnvironment):
         kind: type[object] = type(obj)
         allowed = _allowed_methods(kind)
         return allowed is None or attr in allowed
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        """``obj.attribute`` as Jinja2's sandbox reads it: an attribute, else an item, else undefined.
+
+        With :attr:`t2gen_keys_first`, a plain dict's name that no dict has as an
+        attribute (``dir(dict)``: a dict has no others) is read as the key at
+        once: the same value or undefined, without the attribute lookup that
+        must fail (raising costs some 2 µs, ten times the key).
+        """
+        if (
+            self.t2gen_keys_first
+            and type(obj) is dict
+            and type(attribute) is str
+            and attribute not in _DICT_NAMES
+        ):
+            try:
+                return obj[attribute]
+            except LookupError:
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
 
     def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
         """Run ``left operator right`` when the result stays within the limits: charged by its digits."""

@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 import os
 import re
+import weakref
+from collections import ChainMap
 from collections.abc import Callable
 from typing import Any
 
@@ -29,7 +31,7 @@ import yaml
 from t2gen.kube.yamlio import KubeLoader, is_plain
 from t2gen.render import environment as _environment
 
-__all__ = ["render_objects"]
+__all__ = ["JobScope", "render_objects"]
 
 _TOKEN = f"t2gslot{os.urandom(6).hex()}n"
 _TOKEN_PATTERN = re.escape(_TOKEN) + r"([0-9]+)z"
@@ -105,15 +107,21 @@ def _read_back(value: Any, depth: int = 0) -> Any:
 
 
 def _capture(values: list[Any]) -> Callable[[Any], str]:
-    """A finalize hook that records each value and writes a placeholder instead."""
+    """A finalize hook that records each value and writes a placeholder instead.
+
+    A value the fast path cannot stand in for is recorded as :data:`_UNREADABLE`.
+    """
 
     def finalize(value: Any) -> str:
-        if isinstance(value, jinja2.Undefined):
-            str(value)  # raises; the real render reports it
-        try:
-            values.append(_read_back(value))
-        except _Unusual:
-            values.append(_UNREADABLE)
+        if type(value) is str and value.isascii() and value.isprintable():
+            values.append(value)  # the commonest value, as _read_back reads it
+        else:
+            if isinstance(value, jinja2.Undefined):
+                str(value)  # raises; the real render reports it
+            try:
+                values.append(_read_back(value))
+            except _Unusual:
+                values.append(_UNREADABLE)
         return f"{_TOKEN}{len(values) - 1}z"
 
     return finalize
@@ -219,10 +227,16 @@ def _build(plan: Any, values: list[Any]) -> Any:
     if kind is _Map:
         result = {}
         for key_plan, value_plan in plan.pairs:
-            key = _build(key_plan, values)
+            key = _build(key_plan, values) if type(key_plan) is _Slot else key_plan
             if key in result:
                 raise _Unusual
-            result[key] = _build(value_plan, values)
+            inner = type(value_plan)  # the common cases, without a call
+            if inner is _Slot and not value_plan.flow:
+                result[key] = values[value_plan.index]  # a value slot is never a key
+            elif inner is _Map or inner is _Seq or inner is _Slot:
+                result[key] = _build(value_plan, values)
+            else:
+                result[key] = value_plan  # a constant scalar
         return result
     if kind is _Seq:
         return [_build(item, values) for item in plan.items]
@@ -240,8 +254,82 @@ def _build(plan: Any, values: list[Any]) -> Any:
     return plan
 
 
+_loaded: weakref.WeakKeyDictionary[jinja2.Environment, dict[str, jinja2.Template]] = (
+    weakref.WeakKeyDictionary()
+)
+"""The templates each environment loaded for :class:`JobScope` (Jinja2's own cache, without its lock)."""
+
+
+class JobScope:
+    """What the built-in templates of one job share: the Jinja2 variables their contexts read.
+
+    :meth:`jinja2.Template.render` merges the environment's globals with the
+    job's context into a new dict for every template; templates that read the
+    environment's globals alone (all but those given their own globals) can
+    share one merge per job, as no template writes to it (a ``{% set %}`` or a
+    loop writes to the template's own context, an include copies it).
+    """
+
+    __slots__ = ("context", "environment", "parent", "templates")
+
+    def __init__(
+        self, environment: jinja2.Environment, context: dict[str, Any]
+    ) -> None:
+        self.environment = environment
+        self.context = context
+        self.parent: dict[str, Any] | None
+        try:
+            self.parent = dict(environment.globals, **context)
+        except TypeError:  # a key that is no name: Template.render raises it, located
+            self.parent = None
+        templates = _loaded.get(environment)
+        if templates is None:
+            templates = _loaded[environment] = {}
+        self.templates = templates
+
+    def template(self, name: str) -> jinja2.Template:
+        """``environment.get_template(name)``, kept (the environment never reloads a template)."""
+        found = self.templates.get(name)
+        if found is None:
+            if len(self.templates) >= _CACHE_SIZE:
+                self.templates.clear()
+            found = self.templates[name] = self.environment.get_template(name)
+        return found
+
+    def render(self, template: jinja2.Template) -> str:
+        """``template.render(context)``, as Jinja2 does it, with the shared variables when they are the same."""
+        environment = self.environment
+        chain = template.globals
+        if self.parent is None or not (
+            template.environment is environment
+            and type(chain) is ChainMap
+            and len(chain.maps) == 2
+            and not chain.maps[0]
+            and chain.maps[1] is environment.globals
+        ):
+            return template.render(self.context)
+        context = environment.context_class(
+            environment,
+            self.parent,
+            template.name,
+            template.blocks,
+            globals=environment.globals,
+        )
+        keys_first = getattr(environment, "t2gen_keys_first", None)
+        if keys_first is None:  # not t2gen's sandbox
+            return environment.concat(template.root_render_func(context))
+        environment.t2gen_keys_first = True  # type: ignore[attr-defined]
+        try:
+            return environment.concat(template.root_render_func(context))
+        finally:
+            environment.t2gen_keys_first = keys_first  # type: ignore[attr-defined]
+
+
 def render_objects(
-    environment: jinja2.Environment, name: str, context: dict[str, Any]
+    environment: jinja2.Environment,
+    name: str,
+    context: dict[str, Any],
+    scope: JobScope | None = None,
 ) -> list[Any] | None:
     """Render ``template`` and return its documents as a reader of the text would, or None.
 
@@ -250,6 +338,8 @@ def render_objects(
         name: a built-in template (its control flow never looks at what a
             ``{{ }}`` wrote, which the built-in set guarantees and overlays may not).
         context: the template's context.
+        scope: the Jinja2 variables shared by the job's templates (made from
+            ``environment`` and ``context``), or None to merge them here.
 
     Returns:
         One object per YAML document (None for an empty one), equal in type, value and
@@ -260,12 +350,15 @@ def render_objects(
     previous = _environment.capture
     _environment.capture = _capture(values)
     try:
-        text = environment.get_template(name).render(context)
+        if scope is None:
+            text = environment.get_template(name).render(context)
+        else:
+            text = scope.render(scope.template(name))
     except Exception:
         return None
     finally:
         _environment.capture = previous
-    if any(value is _UNREADABLE for value in values):
+    if _UNREADABLE in values:
         return None
     plan = _plans.get(text)
     if plan is None:

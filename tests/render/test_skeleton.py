@@ -10,6 +10,7 @@ import pytest
 
 from t2gen.kube.yamlio import load_all_yaml
 from t2gen.pipeline import job as pipeline
+from t2gen.pipeline.load import validate_files
 from t2gen.render import skeleton
 from t2gen.render.context import build_context
 from t2gen.render.engine import make_environment
@@ -45,7 +46,7 @@ def _environment(source: dict[str, str]) -> jinja2.Environment:
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda path: path.stem)
 def test_builtin_templates_match_the_text_parse(example: Path) -> None:
     try:
-        job = pipeline.validate_files([str(example)])[0]
+        job = validate_files([str(example)])[0]
     except Exception:
         pytest.skip("not a valid job file")
     template_set = pipeline.builtin_template_set()
