@@ -98,7 +98,7 @@ class Record:
                     self.__dict__.update(kwargs)
                     return
             elif not kwargs and len(cls._required) <= len(args) <= len(cls._fields):
-                self.__dict__.update(zip(cls._fields, args))
+                self.__dict__.update(zip(cls._fields, args, strict=False))
                 return
         self._init_checked(args, kwargs)
 

@@ -136,7 +136,11 @@ _CHECKS_FOR: dict[str, tuple[Check, ...]] = {
 
 def checks_for(kind: Any) -> tuple[Check, ...]:
     """The object checks run on an object of ``kind``: the generic ones, then its kind's."""
-    return _CHECKS_FOR.get(kind, GENERIC_CHECKS) if isinstance(kind, str) else GENERIC_CHECKS
+    return (
+        _CHECKS_FOR.get(kind, GENERIC_CHECKS)
+        if isinstance(kind, str)
+        else GENERIC_CHECKS
+    )
 
 
 def kind_checks(obj: dict[str, Any]) -> tuple[Check, ...]:

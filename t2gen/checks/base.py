@@ -224,3 +224,17 @@ class PodState:
         self.ports: dict[tuple[Any, Any], str] = {}
         self.container_names: set[Any] = set()
         self.port_names: dict[Any, str] = {}
+
+    @classmethod
+    def of(cls, pod: dict[str, Any], owner: dict[str, Any]) -> PodState:
+        """The state before the first container of ``pod``, the pod spec of workload ``owner``.
+
+        Its volumes are the pod's, and a StatefulSet's ``volumeClaimTemplates``
+        (the controller adds one volume per claim to its pods).
+        """
+        spec = as_dict(owner.get("spec")) if owner.get("kind") == "StatefulSet" else {}
+        names = [as_dict(v).get("name") for v in as_list(pod.get("volumes"))] + [
+            as_dict(as_dict(claim).get("metadata")).get("name")
+            for claim in as_list(spec.get("volumeClaimTemplates"))
+        ]
+        return cls({name for name in names if hashable(name)})

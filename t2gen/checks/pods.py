@@ -231,8 +231,7 @@ def container_env_unique(
     """
     env = as_list(container.get("env"))
     given = [
-        variable.get("name") if isinstance(variable, dict) else None
-        for variable in env
+        variable.get("name") if isinstance(variable, dict) else None for variable in env
     ]
     try:
         if len(set(given)) == len(given):
@@ -391,15 +390,9 @@ def pod_findings(
     """
     container_checks = stream.running(CONTAINER_CHECKS)
     if container_checks:  # none in a batch's cross-object run
-        spec = as_dict(owner.get("spec")) if owner.get("kind") == "StatefulSet" else {}
-        names = [as_dict(v).get("name") for v in as_list(pod.get("volumes"))] + [
-            as_dict(as_dict(claim).get("metadata")).get("name")
-            for claim in as_list(spec.get("volumeClaimTemplates"))  # its pods' volumes too
-        ]
-        state = PodState({name for name in names if hashable(name)})
+        state = PodState.of(pod, owner)
         for index, container in enumerate(as_list(pod.get("containers"))):
-            path_of = f"{path}.containers[{index}]"
-            container = as_dict(container)
+            path_of, container = f"{path}.containers[{index}]", as_dict(container)
             for container_check in container_checks:
                 yield from container_check.run(path_of, container, state)
     for pod_check in stream.running(POD_CHECKS):

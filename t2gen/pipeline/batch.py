@@ -224,6 +224,13 @@ def _parallel(
 
     context = multiprocessing.get_context("fork")
     chunks = _chunks(paths, count)
+    # The first job warms this process (imports, the template set, compiled
+    # templates and schemas, the checks' caches: some 100 ms) before it forks,
+    # so that no worker does that work again.
+    first = _render_part(chunks[0][:1], settings)
+    if first is None:
+        return None
+    texts = _emit(first[0], emit)
     sys.stdout.flush()  # nothing buffered may be written twice
     sys.stderr.flush()
     workers: list[tuple[Any, Connection, SimpleQueue[Any]]] = []
@@ -247,11 +254,11 @@ def _parallel(
                 threading.Thread(target=_read, args=(receive, inbox), daemon=True)
             )
             readers[-1].start()
-        own = _render_part(chunks[0], settings)
-        if own is None:
+        rest = _render_part(chunks[0][1:], settings)
+        if rest is None:
             return None
-        texts = _emit(own[0], emit)  # while the workers still render
-        parts = [own]
+        texts += _emit(rest[0], emit)  # while the workers still render
+        parts = [first, rest]
         for _, _, inbox in workers:
             part = inbox.get()
             if part is None:
