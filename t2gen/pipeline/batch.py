@@ -3,8 +3,10 @@
 ``t2gen render a.yaml b.yaml ...`` validates, renders, checks and emits every
 job before it writes anything. With many job files (:data:`MIN_JOBS`) and more
 than one usable CPU (``os.sched_getaffinity``), :func:`generate_batch` splits
-the files into contiguous chunks in argument order, forks one worker process
-per chunk but the first, and renders the first chunk itself. The output is
+the files into contiguous chunks in argument order, renders the first job
+(which warms the process: imports, templates, schemas, caches), then forks one
+worker process per chunk but the first, and renders the rest of the first chunk
+itself. The output is
 that of :func:`t2gen.pipeline.job.generate` followed by the writer, byte for byte.
 
 What runs where, and why:
