@@ -44,6 +44,9 @@ class Record:
     _defaults: ClassVar[dict[str, Any]] = {}
     _required: ClassVar[tuple[str, ...]] = ()
     _ordered: ClassVar[bool] = False
+    _names: ClassVar[frozenset[str]] = frozenset()
+    _required_names: ClassVar[frozenset[str]] = frozenset()
+    _plain: ClassVar[bool] = False
 
     def __init_subclass__(cls, *, order: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -67,11 +70,40 @@ class Record:
                 f"{cls.__name__}: a field without a default follows one with a default"
             )
         cls._required = tuple(required)
+        cls._names = frozenset(cls._fields)
+        cls._required_names = frozenset(required)
+        # Instances keep their fields in a __dict__ unless a class declared
+        # __slots__ all the way down, and no field is a descriptor of the class
+        # (a property of that name): then __init__ may fill the __dict__ directly.
+        cls._plain = cls.__dictoffset__ != 0 and not any(
+            hasattr(type(getattr(cls, name, None)), "__set__") for name in cls._fields
+        )
         for name, value in defaults.items():
             if name not in cls.__dict__:  # a default inherited from a record base
                 setattr(cls, name, value)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        cls = self.__class__
+        # The common calls (by keyword or by position only, every required
+        # field given, no unknown name, no more values than fields) fill the instance's
+        # __dict__ in one C call instead of a setattr each: a render makes some
+        # 40,000 records. Anything else, errors included, takes the checked
+        # path, which raises as before.
+        if cls._plain:
+            if not args:
+                keys = kwargs.keys()
+                if keys == cls._names or (
+                    keys <= cls._names and keys >= cls._required_names
+                ):
+                    self.__dict__.update(kwargs)
+                    return
+            elif not kwargs and len(cls._required) <= len(args) <= len(cls._fields):
+                self.__dict__.update(zip(cls._fields, args, strict=False))
+                return
+        self._init_checked(args, kwargs)
+
+    def _init_checked(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """Set the fields one by one, raising for a wrong call as a dataclass would."""
         fields = self._fields
         given = len(args)
         if given > len(fields):

@@ -65,3 +65,61 @@ def test_replace() -> None:
     assert replace(Point3(1, 2), z=7) == Point3(1, 2, 7)
     with pytest.raises(TypeError):
         replace(Point(1), w=2)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "message"),
+    [
+        ((), {}, "Point() missing required argument: 'x'"),
+        ((1, 2, 3), {}, "Point() takes 2 positional arguments but 3 were given"),
+        ((1,), {"x": 1}, "Point() got multiple values for argument 'x'"),
+        ((1,), {"w": 1}, "Point() got an unexpected keyword argument 'w'"),
+        ((), {"y": 1}, "Point() missing required argument: 'x'"),
+        ((), {"x": 1, "w": 1}, "Point() got an unexpected keyword argument 'w'"),
+    ],
+)
+def test_bad_arguments_say_what_is_wrong(
+    args: tuple[int, ...], kwargs: dict[str, int], message: str
+) -> None:
+    with pytest.raises(TypeError) as raised:
+        Point(*args, **kwargs)
+    assert str(raised.value) == message
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [
+        ((1,), {}),
+        ((1, 2), {}),
+        ((), {"x": 1}),
+        ((), {"y": 2, "x": 1}),
+        ((1,), {"y": 2}),
+    ],
+)
+def test_every_way_of_calling_sets_the_same_fields(
+    args: tuple[int, ...], kwargs: dict[str, int]
+) -> None:
+    """The direct path (all positional or all keyword) and the checked one agree."""
+    point = Point3(*args, **kwargs)
+    values = {
+        "x": 1,
+        "y": 0,
+        "z": 5,
+        **dict(zip(("x", "y"), args, strict=False)),
+        **kwargs,
+    }
+    assert (point.x, point.y, point.z) == (values["x"], values["y"], values["z"])
+    assert point == Point3(**values) == Point3(values["x"], values["y"], values["z"])
+
+
+class Slotted(Record):
+    __slots__ = ("a", "b")
+    a: int
+    b: int
+
+
+def test_a_record_with_slots_is_set_field_by_field() -> None:
+    assert not Slotted._plain and Point._plain
+    assert (Slotted(1, b=2).a, Slotted(a=1, b=2).b) == (1, 2)
+    with pytest.raises(FrozenRecordError):
+        Slotted(1, 2).a = 3  # type: ignore[misc]

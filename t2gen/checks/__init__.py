@@ -56,7 +56,7 @@ from t2gen.checks import (
     storage,
     workloads,
 )
-from t2gen.checks.base import Check, Note, as_dict, is_t2gens
+from t2gen.checks.base import Check, Note, is_t2gens
 from t2gen.checks.stream import WORKLOAD_KINDS, Part, Stream, matches
 from t2gen.errors import Problem
 from t2gen.gangs import GROUP_KINDS, group_owner
@@ -128,10 +128,16 @@ ALL_CHECKS: tuple[Check, ...] = _unique(
 """Every registered check once: object, pod and container level (for documentation and tests)."""
 
 
+_CHECKS_FOR: dict[str, tuple[Check, ...]] = {
+    kind: GENERIC_CHECKS + checks for kind, checks in CHECKS_BY_KIND.items()
+}
+"""What :func:`checks_for` returns for each kind of :data:`CHECKS_BY_KIND`, made once."""
+
+
 def checks_for(kind: Any) -> tuple[Check, ...]:
     """The object checks run on an object of ``kind``: the generic ones, then its kind's."""
     return (
-        GENERIC_CHECKS + CHECKS_BY_KIND.get(kind, ())
+        _CHECKS_FOR.get(kind, GENERIC_CHECKS)
         if isinstance(kind, str)
         else GENERIC_CHECKS
     )
@@ -158,14 +164,17 @@ def _problems(
     obj: dict[str, Any], stream: Stream, origin: str | None, strict: bool
 ) -> Iterator[tuple[Problem, bool]]:
     """Each finding of ``obj`` as a located problem, and whether it is only a note."""
-    where = f"{obj.get('kind', '?')}/{as_dict(obj.get('metadata')).get('name', '?')}"
-    if origin is not None:
-        where = f"{origin}: {where}"
-    lenient = not strict and not is_t2gens(obj)
-    for object_check in kind_checks(obj):
-        if not stream.runs(object_check):
-            continue
+    where: str | None = None  # worked out at the first finding: most objects have none
+    lenient = False
+    for object_check in stream.running(kind_checks(obj)):
         for finding in object_check.run(obj, stream):
+            if where is None:
+                metadata = obj.get("metadata")
+                name = metadata.get("name", "?") if isinstance(metadata, dict) else "?"
+                where = f"{obj.get('kind', '?')}/{name}"
+                if origin is not None:
+                    where = f"{origin}: {where}"
+                lenient = not strict and not is_t2gens(obj)
             json_path, message = finding
             is_note = lenient and (object_check.strict or isinstance(finding, Note))
             yield Problem(where, 0, 0, message, json_path), is_note

@@ -166,6 +166,8 @@ def quantity_findings(path: str, value: Any) -> Iterator[Finding]:
     or every apply shows a diff. Source: kubernetes/kubernetes
     ``staging/src/k8s.io/apimachinery/pkg/api/resource/quantity.go``.
     """
+    if type(value) is str and value in _CLEAN_QUANTITIES:
+        return  # found clean before: the findings depend on the text alone
     try:
         quantity = (
             parse_quantity(value) if isinstance(value, (str, int, float)) else None
@@ -175,17 +177,30 @@ def quantity_findings(path: str, value: Any) -> Iterator[Finding]:
     if quantity is None:
         yield path, f"{value!r} is not a quantity"
         return
+    clean = True
     if quantity.value < 0:
+        clean = False
         yield path, f"{value!r} is negative"
     if not quantity.is_milli_precise():
+        clean = False
         yield path, f"{value!r} is finer than 1m; the API server rounds it up"
     if isinstance(value, str) and str(quantity) != value:
+        clean = False
         yield Note(
             (
                 path,
                 f"{value!r} is not in canonical form ({quantity}); kubectl would show a diff",
             )
         )
+    if clean and type(value) is str:
+        if len(_CLEAN_QUANTITIES) >= 4096:  # bounded, whatever the input
+            _CLEAN_QUANTITIES.clear()
+        _CLEAN_QUANTITIES.add(value)
+
+
+_CLEAN_QUANTITIES: set[str] = set()
+"""Quantity texts :func:`quantity_findings` found nothing wrong with: a render
+repeats a few of them thousands of times (requests, limits, size limits)."""
 
 
 class PodState:
@@ -209,3 +224,17 @@ class PodState:
         self.ports: dict[tuple[Any, Any], str] = {}
         self.container_names: set[Any] = set()
         self.port_names: dict[Any, str] = {}
+
+    @classmethod
+    def of(cls, pod: dict[str, Any], owner: dict[str, Any]) -> PodState:
+        """The state before the first container of ``pod``, the pod spec of workload ``owner``.
+
+        Its volumes are the pod's, and a StatefulSet's ``volumeClaimTemplates``
+        (the controller adds one volume per claim to its pods).
+        """
+        spec = as_dict(owner.get("spec")) if owner.get("kind") == "StatefulSet" else {}
+        names = [as_dict(v).get("name") for v in as_list(pod.get("volumes"))] + [
+            as_dict(as_dict(claim).get("metadata")).get("name")
+            for claim in as_list(spec.get("volumeClaimTemplates"))
+        ]
+        return cls({name for name in names if hashable(name)})

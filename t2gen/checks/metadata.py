@@ -146,7 +146,14 @@ def label_findings(path: str, labels: Any) -> Iterator[Finding]:
     Yields:
         ``(path[key], message)`` for each bad key and each bad value.
     """
-    for key, value in as_dict(labels).items():
+    labels = as_dict(labels)
+    if labels.keys() <= _VALID_KEYS:
+        try:
+            if _VALID_VALUES.issuperset(labels.values()):
+                return  # every key and value seen valid before (only strings are kept)
+        except TypeError:
+            pass  # a value YAML made a list or a mapping: found below
+    for key, value in labels.items():
         text = str(key)
         if text not in _VALID_KEYS:
             if _is_label_key(text):

@@ -229,8 +229,17 @@ def container_env_unique(
     the Twister2 runtime reads (``K8sEnvVariables``) could be overridden unseen.
     Source: https://kubernetes.io/docs/tasks/inject-data-application/define-environment-variable-container/
     """
+    env = as_list(container.get("env"))
+    given = [
+        variable.get("name") if isinstance(variable, dict) else None for variable in env
+    ]
+    try:
+        if len(set(given)) == len(given):
+            return  # every name once (the usual case): nothing to find
+    except TypeError:
+        pass  # a name YAML made a list or a mapping: skipped below
     names: set[Any] = set()
-    for index, variable in enumerate(as_list(container.get("env"))):
+    for index, variable in enumerate(env):
         name = as_dict(variable).get("name")
         if not hashable(name):
             continue
@@ -379,19 +388,12 @@ def pod_findings(
     Yields:
         Findings, container by container, then pod-wide.
     """
-    spec = as_dict(owner.get("spec")) if owner.get("kind") == "StatefulSet" else {}
-    names = [as_dict(v).get("name") for v in as_list(pod.get("volumes"))] + [
-        as_dict(as_dict(claim).get("metadata")).get("name")
-        for claim in as_list(spec.get("volumeClaimTemplates"))  # its pods' volumes too
-    ]
-    state = PodState({name for name in names if hashable(name)})
-    runs = stream.runs
-    for index, container in enumerate(as_list(pod.get("containers"))):
-        for container_check in CONTAINER_CHECKS:
-            if runs(container_check):
-                yield from container_check.run(
-                    f"{path}.containers[{index}]", as_dict(container), state
-                )
-    for pod_check in POD_CHECKS:
-        if runs(pod_check):
-            yield from pod_check.run(path, pod, owner, stream)
+    container_checks = stream.running(CONTAINER_CHECKS)
+    if container_checks:  # none in a batch's cross-object run
+        state = PodState.of(pod, owner)
+        for index, container in enumerate(as_list(pod.get("containers"))):
+            path_of, container = f"{path}.containers[{index}]", as_dict(container)
+            for container_check in container_checks:
+                yield from container_check.run(path_of, container, state)
+    for pod_check in stream.running(POD_CHECKS):
+        yield from pod_check.run(path, pod, owner, stream)

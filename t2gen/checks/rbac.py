@@ -151,12 +151,14 @@ def _excess(
 ) -> Iterator[str]:
     """What ``rule`` grants beyond ``reads`` (None: any read) and ``writes`` (named objects only)."""
     named = bool(as_list(rule.get("resourceNames")))
+    resources = [r for r in as_list(rule.get("resources")) if hashable(r)]
+    verbs = [v for v in as_list(rule.get("verbs")) if hashable(v)]
     for group in as_list(rule.get("apiGroups")):
-        for resource in as_list(rule.get("resources")):
-            for verb in as_list(rule.get("verbs")):
-                key = (group, resource)
-                if not hashable((group, resource, verb)):
-                    continue  # not strings: the OpenAPI check reports them
+        if not hashable(group):
+            continue  # not strings: the OpenAPI check reports them
+        for resource in resources:
+            key = (group, resource)
+            for verb in verbs:
                 if "*" in (group, resource, verb):
                     yield f"'*' in {group or 'core'}/{resource} {verb}"
                 elif verb in _READS:

@@ -60,7 +60,8 @@ def frozen(value: Any) -> Hashable:
 
 def namespace_of(obj: dict[str, Any]) -> str:
     """An object's namespace; "" when not written (kubectl's namespace applies to all of them)."""
-    namespace = as_dict(obj.get("metadata")).get("namespace")
+    metadata = obj.get("metadata")
+    namespace = metadata.get("namespace") if isinstance(metadata, dict) else None
     return namespace if isinstance(namespace, str) else ""
 
 
@@ -139,37 +140,58 @@ class Stream:
         self._by_namespace: dict[str, list[int]] = {}
         self._bindings: dict[tuple[str, Any, Any], list[dict[str, Any]]] = {}
         self._memo: dict[Hashable, Any] = {}
-        for obj in objects if self._indexed else ():
-            namespace = namespace_of(obj)
-            kind, name = obj.get("kind"), as_dict(obj.get("metadata")).get("name")
-            if hashable(kind) and hashable(name):  # `check` refuses others (read.py)
-                self._names.setdefault((namespace, kind), set()).add(name)
+        self._running: dict[int, tuple[tuple[Check, ...], tuple[Check, ...]]] = {}
+        if self._indexed:
+            self._index(objects)
+
+    def _index(self, objects: Sequence[dict[str, Any]]) -> None:
+        """Index every object once (names, Services, RoleBindings, pod templates)."""
+        names, services, bindings = self._names, self._services, self._bindings
+        templates = self._templates
+        for obj in objects:
+            metadata = obj.get("metadata")
+            if not isinstance(metadata, dict):
+                metadata = {}
+            namespace = metadata.get("namespace")
+            if not isinstance(namespace, str):
+                namespace = ""
+            kind, name = obj.get("kind"), metadata.get("name")
+            # `check` refuses others (read.py)
+            if (type(kind) is str or hashable(kind)) and (
+                type(name) is str or hashable(name)
+            ):
+                names.setdefault((namespace, kind), set()).add(name)
                 if kind == "Service":
-                    self._services.setdefault((namespace, name), []).append(obj)
+                    services.setdefault((namespace, name), []).append(obj)
             if kind == "RoleBinding":
                 ref = as_dict(obj.get("roleRef"))
                 role = (namespace, ref.get("kind"), ref.get("name"))
                 if all(isinstance(part, str) for part in role):
-                    self._bindings.setdefault(role, []).append(obj)
+                    bindings.setdefault(role, []).append(obj)
             if isinstance(kind, str) and kind in WORKLOAD_KINDS:
                 template = as_dict(as_dict(obj.get("spec")).get("template"))
                 labels = as_dict(as_dict(template.get("metadata")).get("labels"))
+                position = len(templates)
                 for key, value in labels.items():
-                    self._by_key.setdefault((namespace, key), []).append(
-                        len(self._templates)
-                    )
+                    self._by_key.setdefault((namespace, key), []).append(position)
                     if isinstance(value, str):
                         self._by_label.setdefault((namespace, key, value), []).append(
-                            len(self._templates)
+                            position
                         )
-                self._by_namespace.setdefault(namespace, []).append(
-                    len(self._templates)
-                )
-                self._templates.append((obj, labels))
+                self._by_namespace.setdefault(namespace, []).append(position)
+                templates.append((obj, labels))
 
     def runs(self, check: Check) -> bool:
         """Whether ``check`` runs in this stream's :data:`Part`."""
         return self.part == "all" or check.reads in ("checks", self.part)
+
+    def running(self, checks: tuple[Check, ...]) -> tuple[Check, ...]:
+        """The checks of ``checks`` that run in this stream's :data:`Part`, in order (worked out once per tuple)."""
+        known = self._running.get(id(checks))
+        if known is None or known[0] is not checks:
+            known = (checks, tuple(check for check in checks if self.runs(check)))
+            self._running[id(checks)] = known
+        return known[1]
 
     def _read(self) -> None:
         if not self._indexed:

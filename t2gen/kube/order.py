@@ -130,9 +130,11 @@ def kind_rank(kind: str, group_kinds: tuple[str, ...] = ()) -> int:
 def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
     """Sort key that orders ``wc-2`` before ``wc-10`` (runs of digits compare as numbers)."""
     return tuple(
-        (0, int(part)) if part.isdigit() else (1, part)
-        for part in re.split(r"(\d+)", text)
-        if part
+        [
+            (0, int(part)) if part.isdigit() else (1, part)
+            for part in re.split(r"(\d+)", text)
+            if part
+        ]
     )
 
 
@@ -150,12 +152,18 @@ def sort_documents(
     Returns:
         A new list; the same input always gives the same order.
     """
-    return sorted(
-        documents,
-        key=lambda doc: (
-            kind_rank(doc.kind, group_kinds),
-            doc.kind,
+    ranks = _ranks(group_kinds)
+    custom = ranks[CUSTOM_RESOURCES]
+
+    def key(doc: _Document) -> tuple[int, str, tuple[tuple[int, int | str], ...], str]:
+        kind = (
+            doc.kind
+        )  # kind_rank and natural_key, without a call each (5,500 a batch)
+        return (
+            ranks.get(kind, custom),
+            kind,
             natural_key(doc.name),
             doc.namespace or "",
-        ),
-    )
+        )
+
+    return sorted(documents, key=key)

@@ -3,8 +3,10 @@
 ``t2gen render a.yaml b.yaml ...`` validates, renders, checks and emits every
 job before it writes anything. With many job files (:data:`MIN_JOBS`) and more
 than one usable CPU (``os.sched_getaffinity``), :func:`generate_batch` splits
-the files into contiguous chunks in argument order, forks one worker process
-per chunk but the first, and renders the first chunk itself. The output is
+the files into contiguous chunks in argument order, renders the first job
+(which warms the process: imports, templates, schemas, caches), then forks one
+worker process per chunk but the first, and renders the rest of the first chunk
+itself. The output is
 that of :func:`t2gen.pipeline.job.generate` followed by the writer, byte for byte.
 
 What runs where, and why:
@@ -224,6 +226,13 @@ def _parallel(
 
     context = multiprocessing.get_context("fork")
     chunks = _chunks(paths, count)
+    # The first job warms this process (imports, the template set, compiled
+    # templates and schemas, the checks' caches: some 100 ms) before it forks,
+    # so that no worker does that work again.
+    first = _render_part(chunks[0][:1], settings)
+    if first is None:
+        return None
+    texts = _emit(first[0], emit)
     sys.stdout.flush()  # nothing buffered may be written twice
     sys.stderr.flush()
     workers: list[tuple[Any, Connection, SimpleQueue[Any]]] = []
@@ -247,11 +256,11 @@ def _parallel(
                 threading.Thread(target=_read, args=(receive, inbox), daemon=True)
             )
             readers[-1].start()
-        own = _render_part(chunks[0], settings)
-        if own is None:
+        rest = _render_part(chunks[0][1:], settings)
+        if rest is None:
             return None
-        texts = _emit(own[0], emit)  # while the workers still render
-        parts = [own]
+        texts += _emit(rest[0], emit)  # while the workers still render
+        parts = [first, rest]
         for _, _, inbox in workers:
             part = inbox.get()
             if part is None:

@@ -375,8 +375,14 @@ def work(*args):
     real_work(*args)
 
 
+calls = []
+
+
 def part(paths, settings):
-    if os.getpid() == parent:  # the parent dies before it reads anything
+    calls.append(paths)
+    # The parent renders its first job before it forks (to warm up), then dies
+    # before it reads anything.
+    if os.getpid() == parent and len(calls) == 2:
         while not os.path.exists(pid_file):
             pass
         os.kill(parent, signal.SIGKILL)
