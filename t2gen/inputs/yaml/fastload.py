@@ -196,15 +196,15 @@ def _build(
     # The C parser's events are of these exact classes; any other (a subclass)
     # is given up on, for the full reader.
     for event in events:
-        kind = type(event)
-        if kind is _MAPPING_END or kind is _SEQUENCE_END:
+        event_class = type(event)
+        if event_class is _MAPPING_END or event_class is _SEQUENCE_END:
             value = stack.pop()[0]
-        elif kind not in _NODE_EVENTS:
-            if kind is yaml.DocumentStartEvent:
+        elif event_class not in _NODE_EVENTS:
+            if event_class is yaml.DocumentStartEvent:
                 documents += 1
                 if event.tags or event.version not in (None, (1, 2)):
                     raise GiveUp
-            elif kind is yaml.DocumentEndEvent:
+            elif event_class is yaml.DocumentEndEvent:
                 if construction:
                     if tagged_collection:
                         raise GiveUp  # constructed depth first there: another order
@@ -212,7 +212,10 @@ def _build(
                     raise _Flood(line, col, message)
                 if documents > 1:
                     raise _SecondDocument
-            elif kind is not yaml.StreamStartEvent and kind is not yaml.StreamEndEvent:
+            elif (
+                event_class is not yaml.StreamStartEvent
+                and event_class is not yaml.StreamEndEvent
+            ):
                 raise GiveUp
             continue
         else:
@@ -221,7 +224,7 @@ def _build(
             mark = event.start_mark
             here = (mark.line + 1, mark.column + 1)
             # As the full reader's composer: aliases and anchors are refused where they are.
-            if kind is yaml.AliasEvent:
+            if event_class is yaml.AliasEvent:
                 raise _Flood(here[0], here[1], ALIAS_MESSAGE)
             if event.anchor is not None:
                 if getattr(event, "tag", None) is not None:
@@ -243,7 +246,7 @@ def _build(
                     is_key = True
                 else:
                     where = (*parent[2], parent[1])
-            if kind is _SCALAR:
+            if event_class is _SCALAR:
                 tag = event.tag
                 if tag is not None and is_key and is_key_tag(tag):
                     # The full reader reads the key as a tagged scalar, not a
@@ -313,7 +316,7 @@ def _build(
                     positions[where] = here
             else:  # the start of a mapping or list
                 tag = event.tag
-                is_map = kind is yaml.MappingStartEvent
+                is_map = event_class is yaml.MappingStartEvent
                 if tag is not None and re.match(LOCAL_TAG, tag) and not is_key:
                     tagged_collection = True
                     if conversion is None:
