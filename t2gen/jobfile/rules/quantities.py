@@ -16,6 +16,7 @@ from t2gen.jobfile.rules._base import (
     groups,
     is_quantity_shaped,
     problem,
+    quantity_of,
     rule,
 )
 from t2gen.jobfile.schema import short_value
@@ -171,7 +172,7 @@ def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
             continue  # a wrong type or a string too long: the schema check reports it
         shown = raw if len(str(raw)) <= _SHOWN_MAX else short_value(raw, _SHOWN_MAX)
         try:
-            quantity = parse_quantity(raw)
+            quantity = quantity_of(raw)
         except QuantityRangeError as err:
             yield problem(
                 doc,
