@@ -217,12 +217,22 @@ def is_quantity_shaped(value: Any) -> bool:
     return not (isinstance(value, str) and len(value) > QUANTITY_MAX_LENGTH)
 
 
-quantity_of = functools.lru_cache(maxsize=1024, typed=True)(parse_quantity)
-""":func:`~t2gen.kube.quantity.parse_quantity` remembered for the last 1024 values (by value and type:
-``1``, ``1.0`` and ``True`` apart): a batch's jobs repeat their quantities, and a
-:class:`~t2gen.kube.quantity.Quantity` is immutable. Call it only with a value
-:func:`is_quantity_shaped` allows (hashable, at most 64 characters); a value it
-refuses raises each time (errors are not remembered)."""
+def quantity_of(value: str | int | float) -> Quantity:
+    """:func:`~t2gen.kube.quantity.parse_quantity`, remembered for the last 1024 values.
+
+    A batch's jobs repeat their quantities, and a :class:`~t2gen.kube.quantity.Quantity`
+    is immutable. Remembered by value and type (``1`` and ``1.0`` apart), but
+    for ``0.0``, which equals ``-0.0`` (that parses as ``-0``): parsed each
+    time. Call it only with a value :func:`is_quantity_shaped` allows
+    (hashable, at most 64 characters); a value it refuses raises each time
+    (errors are not remembered).
+    """
+    if value == 0 and type(value) is float:
+        return parse_quantity(value)
+    return _remembered_quantity(value)
+
+
+_remembered_quantity = functools.lru_cache(maxsize=1024, typed=True)(parse_quantity)
 
 
 def as_quantity(value: Any) -> Quantity | None:
