@@ -125,8 +125,13 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
     key_positions: dict[JsonPath, tuple[int, int]] = {}
     seen = [0]  # values read so far
     try:
-        events = yaml.parse(text, Loader=yaml.CSafeLoader)
-        data = _build(events, positions, key_positions, seen)
+        # yaml.parse's loop without its generator: get_event gives None after
+        # the stream's end, where check_event would say False.
+        parser = yaml.CSafeLoader(text)
+        try:
+            data = _build(iter(parser.get_event, None), positions, key_positions, seen)
+        finally:
+            parser.dispose()
     except _Flood as flood:
         raise ConfigError(
             path=path, line=flood.line, col=flood.col, message=flood.message
