@@ -85,19 +85,19 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                 if "name" in data__metadata_keys:
                     data__metadata_keys.remove("name")
                     data__metadata__name = data__metadata["name"]
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_jobname(data__metadata__name, custom_formats, (name_prefix or "data") + ".metadata.name")
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_jobname(data__metadata__name, custom_formats, None)
                 if "namespace" in data__metadata_keys:
                     data__metadata_keys.remove("namespace")
                     data__metadata__namespace = data__metadata["namespace"]
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123label(data__metadata__namespace, custom_formats, (name_prefix or "data") + ".metadata.namespace")
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123label(data__metadata__namespace, custom_formats, None)
                 if "labels" in data__metadata_keys:
                     data__metadata_keys.remove("labels")
                     data__metadata__labels = data__metadata["labels"]
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelmap(data__metadata__labels, custom_formats, (name_prefix or "data") + ".metadata.labels")
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelmap(data__metadata__labels, custom_formats, None)
                 if "annotations" in data__metadata_keys:
                     data__metadata_keys.remove("annotations")
                     data__metadata__annotations = data__metadata["annotations"]
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_annotationmap(data__metadata__annotations, custom_formats, (name_prefix or "data") + ".metadata.annotations")
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_annotationmap(data__metadata__annotations, custom_formats, None)
                 if data__metadata_keys:
                     raise JsonSchemaValueException(rule='additionalProperties')
         if "spec" in data_keys:
@@ -161,7 +161,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                 data__spec__jobConfig_value_any_of_count1 = 0
                                 if not data__spec__jobConfig_value_any_of_count1:
                                     try:
-                                        validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_jobconfigscalar(data__spec__jobConfig_value, custom_formats, (name_prefix or "data") + ".spec.jobConfig.{data__spec__jobConfig_key}".format(**locals()))
+                                        validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_jobconfigscalar(data__spec__jobConfig_value, custom_formats, None)
                                         data__spec__jobConfig_value_any_of_count1 += 1
                                     except (JsonSchemaValueException, JsonSchemaValuesException): pass
                                 if not data__spec__jobConfig_value_any_of_count1:
@@ -174,7 +174,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                             if data__spec__jobConfig_value_len > 1000:
                                                 raise JsonSchemaValueException(rule='maxItems')
                                             for data__spec__jobConfig_value_x, data__spec__jobConfig_value_item in enumerate(data__spec__jobConfig_value):
-                                                validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_jobconfigscalar(data__spec__jobConfig_value_item, custom_formats, (name_prefix or "data") + ".spec.jobConfig.{data__spec__jobConfig_key}[{data__spec__jobConfig_value_x}]".format(**locals()))
+                                                validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_jobconfigscalar(data__spec__jobConfig_value_item, custom_formats, None)
                                         data__spec__jobConfig_value_any_of_count1 += 1
                                     except (JsonSchemaValueException, JsonSchemaValuesException): pass
                                 if not data__spec__jobConfig_value_any_of_count1:
@@ -214,7 +214,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         if data__spec__imagePullSecrets_len > len(set(fn(data__spec__imagePullSecrets_x) for data__spec__imagePullSecrets_x in data__spec__imagePullSecrets)):
                             raise JsonSchemaValueException(rule='uniqueItems')
                         for data__spec__imagePullSecrets_x, data__spec__imagePullSecrets_item in enumerate(data__spec__imagePullSecrets):
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__imagePullSecrets_item, custom_formats, (name_prefix or "data") + ".spec.imagePullSecrets[{data__spec__imagePullSecrets_x}]".format(**locals()))
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__imagePullSecrets_item, custom_formats, None)
                 if "workers" in data__spec_keys:
                     data__spec_keys.remove("workers")
                     data__spec__workers = data__spec["workers"]
@@ -228,7 +228,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         if data__spec__workers_len > 50:
                             raise JsonSchemaValueException(rule='maxItems')
                         for data__spec__workers_x, data__spec__workers_item in enumerate(data__spec__workers):
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_workergroup(data__spec__workers_item, custom_formats, (name_prefix or "data") + ".spec.workers[{data__spec__workers_x}]".format(**locals()))
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_workergroup(data__spec__workers_item, custom_formats, None)
                 if "bindWorkersToCpu" in data__spec_keys:
                     data__spec_keys.remove("bindWorkersToCpu")
                     data__spec__bindWorkersToCpu = data__spec["bindWorkersToCpu"]
@@ -255,15 +255,15 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         if "nodeAffinity" in data__spec__placement_keys:
                             data__spec__placement_keys.remove("nodeAffinity")
                             data__spec__placement__nodeAffinity = data__spec__placement["nodeAffinity"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeaffinity(data__spec__placement__nodeAffinity, custom_formats, (name_prefix or "data") + ".spec.placement.nodeAffinity")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeaffinity(data__spec__placement__nodeAffinity, custom_formats, None)
                         if "nodeSelector" in data__spec__placement_keys:
                             data__spec__placement_keys.remove("nodeSelector")
                             data__spec__placement__nodeSelector = data__spec__placement["nodeSelector"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselector(data__spec__placement__nodeSelector, custom_formats, (name_prefix or "data") + ".spec.placement.nodeSelector")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselector(data__spec__placement__nodeSelector, custom_formats, None)
                         if "tolerations" in data__spec__placement_keys:
                             data__spec__placement_keys.remove("tolerations")
                             data__spec__placement__tolerations = data__spec__placement["tolerations"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_tolerations(data__spec__placement__tolerations, custom_formats, (name_prefix or "data") + ".spec.placement.tolerations")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_tolerations(data__spec__placement__tolerations, custom_formats, None)
                         if "uniform" in data__spec__placement_keys:
                             data__spec__placement_keys.remove("uniform")
                             data__spec__placement__uniform = data__spec__placement["uniform"]
@@ -282,7 +282,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         if "basePort" in data__spec__network_keys:
                             data__spec__network_keys.remove("basePort")
                             data__spec__network__basePort = data__spec__network["basePort"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_port(data__spec__network__basePort, custom_formats, (name_prefix or "data") + ".spec.network.basePort")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_port(data__spec__network__basePort, custom_formats, None)
                         if "protocol" in data__spec__network_keys:
                             data__spec__network_keys.remove("protocol")
                             data__spec__network__protocol = data__spec__network["protocol"]
@@ -302,7 +302,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                 if data__spec__network__additionalPorts_len > len(set(fn(data__spec__network__additionalPorts_x) for data__spec__network__additionalPorts_x in data__spec__network__additionalPorts)):
                                     raise JsonSchemaValueException(rule='uniqueItems')
                                 for data__spec__network__additionalPorts_x, data__spec__network__additionalPorts_item in enumerate(data__spec__network__additionalPorts):
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_portname(data__spec__network__additionalPorts_item, custom_formats, (name_prefix or "data") + ".spec.network.additionalPorts[{data__spec__network__additionalPorts_x}]".format(**locals()))
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_portname(data__spec__network__additionalPorts_item, custom_formats, None)
                         if "service" in data__spec__network_keys:
                             data__spec__network_keys.remove("service")
                             data__spec__network__service = data__spec__network["service"]
@@ -344,15 +344,15 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                 if "apiServer" in data__spec__network__policy_keys:
                                     data__spec__network__policy_keys.remove("apiServer")
                                     data__spec__network__policy__apiServer = data__spec__network__policy["apiServer"]
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_egressdestination(data__spec__network__policy__apiServer, custom_formats, (name_prefix or "data") + ".spec.network.policy.apiServer")
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_egressdestination(data__spec__network__policy__apiServer, custom_formats, None)
                                 if "packageSource" in data__spec__network__policy_keys:
                                     data__spec__network__policy_keys.remove("packageSource")
                                     data__spec__network__policy__packageSource = data__spec__network__policy["packageSource"]
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_egressdestination(data__spec__network__policy__packageSource, custom_formats, (name_prefix or "data") + ".spec.network.policy.packageSource")
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_egressdestination(data__spec__network__policy__packageSource, custom_formats, None)
                                 if "zooKeeper" in data__spec__network__policy_keys:
                                     data__spec__network__policy_keys.remove("zooKeeper")
                                     data__spec__network__policy__zooKeeper = data__spec__network__policy["zooKeeper"]
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_egressdestination(data__spec__network__policy__zooKeeper, custom_formats, (name_prefix or "data") + ".spec.network.policy.zooKeeper")
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_egressdestination(data__spec__network__policy__zooKeeper, custom_formats, None)
                                 if "egress" in data__spec__network__policy_keys:
                                     data__spec__network__policy_keys.remove("egress")
                                     data__spec__network__policy__egress = data__spec__network__policy["egress"]
@@ -364,7 +364,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                         if data__spec__network__policy__egress_len > 32:
                                             raise JsonSchemaValueException(rule='maxItems')
                                         for data__spec__network__policy__egress_x, data__spec__network__policy__egress_item in enumerate(data__spec__network__policy__egress):
-                                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_egressdestination(data__spec__network__policy__egress_item, custom_formats, (name_prefix or "data") + ".spec.network.policy.egress[{data__spec__network__policy__egress_x}]".format(**locals()))
+                                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_egressdestination(data__spec__network__policy__egress_item, custom_formats, None)
                                 if data__spec__network__policy_keys:
                                     raise JsonSchemaValueException(rule='additionalProperties')
                         if data__spec__network_keys:
@@ -396,31 +396,31 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         if "cpu" in data__spec__jobMaster_keys:
                             data__spec__jobMaster_keys.remove("cpu")
                             data__spec__jobMaster__cpu = data__spec__jobMaster["cpu"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpu(data__spec__jobMaster__cpu, custom_formats, (name_prefix or "data") + ".spec.jobMaster.cpu")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpu(data__spec__jobMaster__cpu, custom_formats, None)
                         if "memory" in data__spec__jobMaster_keys:
                             data__spec__jobMaster_keys.remove("memory")
                             data__spec__jobMaster__memory = data__spec__jobMaster["memory"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__jobMaster__memory, custom_formats, (name_prefix or "data") + ".spec.jobMaster.memory")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__jobMaster__memory, custom_formats, None)
                         if "cpuLimit" in data__spec__jobMaster_keys:
                             data__spec__jobMaster_keys.remove("cpuLimit")
                             data__spec__jobMaster__cpuLimit = data__spec__jobMaster["cpuLimit"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpulimit(data__spec__jobMaster__cpuLimit, custom_formats, (name_prefix or "data") + ".spec.jobMaster.cpuLimit")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpulimit(data__spec__jobMaster__cpuLimit, custom_formats, None)
                         if "memoryLimit" in data__spec__jobMaster_keys:
                             data__spec__jobMaster_keys.remove("memoryLimit")
                             data__spec__jobMaster__memoryLimit = data__spec__jobMaster["memoryLimit"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_memorylimit(data__spec__jobMaster__memoryLimit, custom_formats, (name_prefix or "data") + ".spec.jobMaster.memoryLimit")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_memorylimit(data__spec__jobMaster__memoryLimit, custom_formats, None)
                         if "port" in data__spec__jobMaster_keys:
                             data__spec__jobMaster_keys.remove("port")
                             data__spec__jobMaster__port = data__spec__jobMaster["port"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_port(data__spec__jobMaster__port, custom_formats, (name_prefix or "data") + ".spec.jobMaster.port")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_port(data__spec__jobMaster__port, custom_formats, None)
                         if "volatileDisk" in data__spec__jobMaster_keys:
                             data__spec__jobMaster_keys.remove("volatileDisk")
                             data__spec__jobMaster__volatileDisk = data__spec__jobMaster["volatileDisk"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__jobMaster__volatileDisk, custom_formats, (name_prefix or "data") + ".spec.jobMaster.volatileDisk")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__jobMaster__volatileDisk, custom_formats, None)
                         if "persistentDisk" in data__spec__jobMaster_keys:
                             data__spec__jobMaster_keys.remove("persistentDisk")
                             data__spec__jobMaster__persistentDisk = data__spec__jobMaster["persistentDisk"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__jobMaster__persistentDisk, custom_formats, (name_prefix or "data") + ".spec.jobMaster.persistentDisk")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__jobMaster__persistentDisk, custom_formats, None)
                         if "placement" in data__spec__jobMaster_keys:
                             data__spec__jobMaster_keys.remove("placement")
                             data__spec__jobMaster__placement = data__spec__jobMaster["placement"]
@@ -432,21 +432,21 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                 if "nodeAffinity" in data__spec__jobMaster__placement_keys:
                                     data__spec__jobMaster__placement_keys.remove("nodeAffinity")
                                     data__spec__jobMaster__placement__nodeAffinity = data__spec__jobMaster__placement["nodeAffinity"]
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeaffinity(data__spec__jobMaster__placement__nodeAffinity, custom_formats, (name_prefix or "data") + ".spec.jobMaster.placement.nodeAffinity")
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeaffinity(data__spec__jobMaster__placement__nodeAffinity, custom_formats, None)
                                 if "nodeSelector" in data__spec__jobMaster__placement_keys:
                                     data__spec__jobMaster__placement_keys.remove("nodeSelector")
                                     data__spec__jobMaster__placement__nodeSelector = data__spec__jobMaster__placement["nodeSelector"]
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselector(data__spec__jobMaster__placement__nodeSelector, custom_formats, (name_prefix or "data") + ".spec.jobMaster.placement.nodeSelector")
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselector(data__spec__jobMaster__placement__nodeSelector, custom_formats, None)
                                 if "tolerations" in data__spec__jobMaster__placement_keys:
                                     data__spec__jobMaster__placement_keys.remove("tolerations")
                                     data__spec__jobMaster__placement__tolerations = data__spec__jobMaster__placement["tolerations"]
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_tolerations(data__spec__jobMaster__placement__tolerations, custom_formats, (name_prefix or "data") + ".spec.jobMaster.placement.tolerations")
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_tolerations(data__spec__jobMaster__placement__tolerations, custom_formats, None)
                                 if data__spec__jobMaster__placement_keys:
                                     raise JsonSchemaValueException(rule='additionalProperties')
                         if "runtimeClassName" in data__spec__jobMaster_keys:
                             data__spec__jobMaster_keys.remove("runtimeClassName")
                             data__spec__jobMaster__runtimeClassName = data__spec__jobMaster["runtimeClassName"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__jobMaster__runtimeClassName, custom_formats, (name_prefix or "data") + ".spec.jobMaster.runtimeClassName")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__jobMaster__runtimeClassName, custom_formats, None)
                         if "volumes" in data__spec__jobMaster_keys:
                             data__spec__jobMaster_keys.remove("volumes")
                             data__spec__jobMaster__volumes = data__spec__jobMaster["volumes"]
@@ -458,7 +458,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                 if data__spec__jobMaster__volumes_len > 64:
                                     raise JsonSchemaValueException(rule='maxItems')
                                 for data__spec__jobMaster__volumes_x, data__spec__jobMaster__volumes_item in enumerate(data__spec__jobMaster__volumes):
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_extravolume(data__spec__jobMaster__volumes_item, custom_formats, (name_prefix or "data") + ".spec.jobMaster.volumes[{data__spec__jobMaster__volumes_x}]".format(**locals()))
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_extravolume(data__spec__jobMaster__volumes_item, custom_formats, None)
                         if "envFrom" in data__spec__jobMaster_keys:
                             data__spec__jobMaster_keys.remove("envFrom")
                             data__spec__jobMaster__envFrom = data__spec__jobMaster["envFrom"]
@@ -470,11 +470,11 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                 if data__spec__jobMaster__envFrom_len > 64:
                                     raise JsonSchemaValueException(rule='maxItems')
                                 for data__spec__jobMaster__envFrom_x, data__spec__jobMaster__envFrom_item in enumerate(data__spec__jobMaster__envFrom):
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envfromsource(data__spec__jobMaster__envFrom_item, custom_formats, (name_prefix or "data") + ".spec.jobMaster.envFrom[{data__spec__jobMaster__envFrom_x}]".format(**locals()))
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envfromsource(data__spec__jobMaster__envFrom_item, custom_formats, None)
                         if "shmSize" in data__spec__jobMaster_keys:
                             data__spec__jobMaster_keys.remove("shmSize")
                             data__spec__jobMaster__shmSize = data__spec__jobMaster["shmSize"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__jobMaster__shmSize, custom_formats, (name_prefix or "data") + ".spec.jobMaster.shmSize")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__jobMaster__shmSize, custom_formats, None)
                         if "enableServiceLinks" in data__spec__jobMaster_keys:
                             data__spec__jobMaster_keys.remove("enableServiceLinks")
                             data__spec__jobMaster__enableServiceLinks = data__spec__jobMaster["enableServiceLinks"]
@@ -491,11 +491,11 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                 if data__spec__jobMaster__env_len > 1000:
                                     raise JsonSchemaValueException(rule='maxItems')
                                 for data__spec__jobMaster__env_x, data__spec__jobMaster__env_item in enumerate(data__spec__jobMaster__env):
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envvar(data__spec__jobMaster__env_item, custom_formats, (name_prefix or "data") + ".spec.jobMaster.env[{data__spec__jobMaster__env_x}]".format(**locals()))
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envvar(data__spec__jobMaster__env_item, custom_formats, None)
                         if "ephemeralStorageLimit" in data__spec__jobMaster_keys:
                             data__spec__jobMaster_keys.remove("ephemeralStorageLimit")
                             data__spec__jobMaster__ephemeralStorageLimit = data__spec__jobMaster["ephemeralStorageLimit"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_ephemeralstoragelimit(data__spec__jobMaster__ephemeralStorageLimit, custom_formats, (name_prefix or "data") + ".spec.jobMaster.ephemeralStorageLimit")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_ephemeralstoragelimit(data__spec__jobMaster__ephemeralStorageLimit, custom_formats, None)
                         if data__spec__jobMaster_keys:
                             raise JsonSchemaValueException(rule='additionalProperties')
                 if "storage" in data__spec_keys:
@@ -509,7 +509,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         if "memoryVolumeSize" in data__spec__storage_keys:
                             data__spec__storage_keys.remove("memoryVolumeSize")
                             data__spec__storage__memoryVolumeSize = data__spec__storage["memoryVolumeSize"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__storage__memoryVolumeSize, custom_formats, (name_prefix or "data") + ".spec.storage.memoryVolumeSize")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__storage__memoryVolumeSize, custom_formats, None)
                         if "persistent" in data__spec__storage_keys:
                             data__spec__storage_keys.remove("persistent")
                             data__spec__storage__persistent = data__spec__storage["persistent"]
@@ -521,11 +521,11 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                 if "perWorker" in data__spec__storage__persistent_keys:
                                     data__spec__storage__persistent_keys.remove("perWorker")
                                     data__spec__storage__persistent__perWorker = data__spec__storage__persistent["perWorker"]
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__storage__persistent__perWorker, custom_formats, (name_prefix or "data") + ".spec.storage.persistent.perWorker")
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__storage__persistent__perWorker, custom_formats, None)
                                 if "storageClassName" in data__spec__storage__persistent_keys:
                                     data__spec__storage__persistent_keys.remove("storageClassName")
                                     data__spec__storage__persistent__storageClassName = data__spec__storage__persistent["storageClassName"]
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__storage__persistent__storageClassName, custom_formats, (name_prefix or "data") + ".spec.storage.persistent.storageClassName")
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__storage__persistent__storageClassName, custom_formats, None)
                                 if "accessMode" in data__spec__storage__persistent_keys:
                                     data__spec__storage__persistent_keys.remove("accessMode")
                                     data__spec__storage__persistent__accessMode = data__spec__storage__persistent["accessMode"]
@@ -551,7 +551,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         if "sshSecretName" in data__spec__mpi_keys:
                             data__spec__mpi_keys.remove("sshSecretName")
                             data__spec__mpi__sshSecretName = data__spec__mpi["sshSecretName"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__mpi__sshSecretName, custom_formats, (name_prefix or "data") + ".spec.mpi.sshSecretName")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__mpi__sshSecretName, custom_formats, None)
                         if data__spec__mpi_keys:
                             raise JsonSchemaValueException(rule='additionalProperties')
                 if "jobPackage" in data__spec_keys:
@@ -668,7 +668,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         if "maxSize" in data__spec__jobPackage_keys:
                             data__spec__jobPackage_keys.remove("maxSize")
                             data__spec__jobPackage__maxSize = data__spec__jobPackage["maxSize"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__jobPackage__maxSize, custom_formats, (name_prefix or "data") + ".spec.jobPackage.maxSize")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__jobPackage__maxSize, custom_formats, None)
                         if data__spec__jobPackage_keys:
                             raise JsonSchemaValueException(rule='additionalProperties')
                 if "checkpointing" in data__spec_keys:
@@ -739,7 +739,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         if data__spec__env_len > 1000:
                             raise JsonSchemaValueException(rule='maxItems')
                         for data__spec__env_x, data__spec__env_item in enumerate(data__spec__env):
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envvar(data__spec__env_item, custom_formats, (name_prefix or "data") + ".spec.env[{data__spec__env_x}]".format(**locals()))
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envvar(data__spec__env_item, custom_formats, None)
                 if "rbac" in data__spec_keys:
                     data__spec_keys.remove("rbac")
                     data__spec__rbac = data__spec["rbac"]
@@ -756,7 +756,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         if "serviceAccountName" in data__spec__rbac_keys:
                             data__spec__rbac_keys.remove("serviceAccountName")
                             data__spec__rbac__serviceAccountName = data__spec__rbac["serviceAccountName"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__rbac__serviceAccountName, custom_formats, (name_prefix or "data") + ".spec.rbac.serviceAccountName")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__rbac__serviceAccountName, custom_formats, None)
                         if data__spec__rbac_keys:
                             raise JsonSchemaValueException(rule='additionalProperties')
                 if "scheduling" in data__spec_keys:
@@ -770,7 +770,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         if "priorityClassName" in data__spec__scheduling_keys:
                             data__spec__scheduling_keys.remove("priorityClassName")
                             data__spec__scheduling__priorityClassName = data__spec__scheduling["priorityClassName"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__scheduling__priorityClassName, custom_formats, (name_prefix or "data") + ".spec.scheduling.priorityClassName")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__scheduling__priorityClassName, custom_formats, None)
                         if "gang" in data__spec__scheduling_keys:
                             data__spec__scheduling_keys.remove("gang")
                             data__spec__scheduling__gang = data__spec__scheduling["gang"]
@@ -789,7 +789,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         if "queue" in data__spec__scheduling_keys:
                             data__spec__scheduling_keys.remove("queue")
                             data__spec__scheduling__queue = data__spec__scheduling["queue"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__scheduling__queue, custom_formats, (name_prefix or "data") + ".spec.scheduling.queue")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__scheduling__queue, custom_formats, None)
                         if "scheduleTimeoutSeconds" in data__spec__scheduling_keys:
                             data__spec__scheduling_keys.remove("scheduleTimeoutSeconds")
                             data__spec__scheduling__scheduleTimeoutSeconds = data__spec__scheduling["scheduleTimeoutSeconds"]
@@ -803,7 +803,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         if "schedulerName" in data__spec__scheduling_keys:
                             data__spec__scheduling_keys.remove("schedulerName")
                             data__spec__scheduling__schedulerName = data__spec__scheduling["schedulerName"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__scheduling__schedulerName, custom_formats, (name_prefix or "data") + ".spec.scheduling.schedulerName")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__scheduling__schedulerName, custom_formats, None)
                         if "preemptable" in data__spec__scheduling_keys:
                             data__spec__scheduling_keys.remove("preemptable")
                             data__spec__scheduling__preemptable = data__spec__scheduling["preemptable"]
@@ -820,7 +820,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                 if data__spec__scheduling__affinity_len > 51:
                                     raise JsonSchemaValueException(rule='maxItems')
                                 for data__spec__scheduling__affinity_x, data__spec__scheduling__affinity_item in enumerate(data__spec__scheduling__affinity):
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_taskgroup(data__spec__scheduling__affinity_item, custom_formats, (name_prefix or "data") + ".spec.scheduling.affinity[{data__spec__scheduling__affinity_x}]".format(**locals()))
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_taskgroup(data__spec__scheduling__affinity_item, custom_formats, None)
                         if "antiAffinity" in data__spec__scheduling_keys:
                             data__spec__scheduling_keys.remove("antiAffinity")
                             data__spec__scheduling__antiAffinity = data__spec__scheduling["antiAffinity"]
@@ -832,7 +832,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                 if data__spec__scheduling__antiAffinity_len > 51:
                                     raise JsonSchemaValueException(rule='maxItems')
                                 for data__spec__scheduling__antiAffinity_x, data__spec__scheduling__antiAffinity_item in enumerate(data__spec__scheduling__antiAffinity):
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_taskgroup(data__spec__scheduling__antiAffinity_item, custom_formats, (name_prefix or "data") + ".spec.scheduling.antiAffinity[{data__spec__scheduling__antiAffinity_x}]".format(**locals()))
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_taskgroup(data__spec__scheduling__antiAffinity_item, custom_formats, None)
                         if "topologyMode" in data__spec__scheduling_keys:
                             data__spec__scheduling_keys.remove("topologyMode")
                             data__spec__scheduling__topologyMode = data__spec__scheduling["topologyMode"]
@@ -985,15 +985,15 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                                 if "nodeAffinity" in data__spec__lifecycle__placement_keys:
                                     data__spec__lifecycle__placement_keys.remove("nodeAffinity")
                                     data__spec__lifecycle__placement__nodeAffinity = data__spec__lifecycle__placement["nodeAffinity"]
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeaffinity(data__spec__lifecycle__placement__nodeAffinity, custom_formats, (name_prefix or "data") + ".spec.lifecycle.placement.nodeAffinity")
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeaffinity(data__spec__lifecycle__placement__nodeAffinity, custom_formats, None)
                                 if "nodeSelector" in data__spec__lifecycle__placement_keys:
                                     data__spec__lifecycle__placement_keys.remove("nodeSelector")
                                     data__spec__lifecycle__placement__nodeSelector = data__spec__lifecycle__placement["nodeSelector"]
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselector(data__spec__lifecycle__placement__nodeSelector, custom_formats, (name_prefix or "data") + ".spec.lifecycle.placement.nodeSelector")
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselector(data__spec__lifecycle__placement__nodeSelector, custom_formats, None)
                                 if "tolerations" in data__spec__lifecycle__placement_keys:
                                     data__spec__lifecycle__placement_keys.remove("tolerations")
                                     data__spec__lifecycle__placement__tolerations = data__spec__lifecycle__placement["tolerations"]
-                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_tolerations(data__spec__lifecycle__placement__tolerations, custom_formats, (name_prefix or "data") + ".spec.lifecycle.placement.tolerations")
+                                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_tolerations(data__spec__lifecycle__placement__tolerations, custom_formats, None)
                                 if data__spec__lifecycle__placement_keys:
                                     raise JsonSchemaValueException(rule='additionalProperties')
                         if "argoCDHooks" in data__spec__lifecycle_keys:
@@ -1014,11 +1014,11 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         if "size" in data__spec__logs_keys:
                             data__spec__logs_keys.remove("size")
                             data__spec__logs__size = data__spec__logs["size"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__logs__size, custom_formats, (name_prefix or "data") + ".spec.logs.size")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__logs__size, custom_formats, None)
                         if "storageClassName" in data__spec__logs_keys:
                             data__spec__logs_keys.remove("storageClassName")
                             data__spec__logs__storageClassName = data__spec__logs["storageClassName"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__logs__storageClassName, custom_formats, (name_prefix or "data") + ".spec.logs.storageClassName")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__logs__storageClassName, custom_formats, None)
                         if "accessMode" in data__spec__logs_keys:
                             data__spec__logs_keys.remove("accessMode")
                             data__spec__logs__accessMode = data__spec__logs["accessMode"]
@@ -1039,7 +1039,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                 if "runtimeClassName" in data__spec_keys:
                     data__spec_keys.remove("runtimeClassName")
                     data__spec__runtimeClassName = data__spec["runtimeClassName"]
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__runtimeClassName, custom_formats, (name_prefix or "data") + ".spec.runtimeClassName")
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__spec__runtimeClassName, custom_formats, None)
                 if "volumes" in data__spec_keys:
                     data__spec_keys.remove("volumes")
                     data__spec__volumes = data__spec["volumes"]
@@ -1051,7 +1051,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         if data__spec__volumes_len > 64:
                             raise JsonSchemaValueException(rule='maxItems')
                         for data__spec__volumes_x, data__spec__volumes_item in enumerate(data__spec__volumes):
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_extravolume(data__spec__volumes_item, custom_formats, (name_prefix or "data") + ".spec.volumes[{data__spec__volumes_x}]".format(**locals()))
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_extravolume(data__spec__volumes_item, custom_formats, None)
                 if "envFrom" in data__spec_keys:
                     data__spec_keys.remove("envFrom")
                     data__spec__envFrom = data__spec["envFrom"]
@@ -1063,11 +1063,11 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json(data, custom_form
                         if data__spec__envFrom_len > 64:
                             raise JsonSchemaValueException(rule='maxItems')
                         for data__spec__envFrom_x, data__spec__envFrom_item in enumerate(data__spec__envFrom):
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envfromsource(data__spec__envFrom_item, custom_formats, (name_prefix or "data") + ".spec.envFrom[{data__spec__envFrom_x}]".format(**locals()))
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envfromsource(data__spec__envFrom_item, custom_formats, None)
                 if "shmSize" in data__spec_keys:
                     data__spec_keys.remove("shmSize")
                     data__spec__shmSize = data__spec["shmSize"]
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__shmSize, custom_formats, (name_prefix or "data") + ".spec.shmSize")
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__spec__shmSize, custom_formats, None)
                 if "enableServiceLinks" in data__spec_keys:
                     data__spec_keys.remove("enableServiceLinks")
                     data__spec__enableServiceLinks = data__spec["enableServiceLinks"]
@@ -1172,7 +1172,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envvar(dat
                         if "name" in data__valueFrom__secretKeyRef_keys:
                             data__valueFrom__secretKeyRef_keys.remove("name")
                             data__valueFrom__secretKeyRef__name = data__valueFrom__secretKeyRef["name"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__valueFrom__secretKeyRef__name, custom_formats, (name_prefix or "data") + ".valueFrom.secretKeyRef.name")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__valueFrom__secretKeyRef__name, custom_formats, None)
                         if "key" in data__valueFrom__secretKeyRef_keys:
                             data__valueFrom__secretKeyRef_keys.remove("key")
                             data__valueFrom__secretKeyRef__key = data__valueFrom__secretKeyRef["key"]
@@ -1207,7 +1207,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envvar(dat
                         if "name" in data__valueFrom__configMapKeyRef_keys:
                             data__valueFrom__configMapKeyRef_keys.remove("name")
                             data__valueFrom__configMapKeyRef__name = data__valueFrom__configMapKeyRef["name"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__valueFrom__configMapKeyRef__name, custom_formats, (name_prefix or "data") + ".valueFrom.configMapKeyRef.name")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__valueFrom__configMapKeyRef__name, custom_formats, None)
                         if "key" in data__valueFrom__configMapKeyRef_keys:
                             data__valueFrom__configMapKeyRef_keys.remove("key")
                             data__valueFrom__configMapKeyRef__key = data__valueFrom__configMapKeyRef["key"]
@@ -1279,7 +1279,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envvar(dat
                         if "divisor" in data__valueFrom__resourceFieldRef_keys:
                             data__valueFrom__resourceFieldRef_keys.remove("divisor")
                             data__valueFrom__resourceFieldRef__divisor = data__valueFrom__resourceFieldRef["divisor"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__valueFrom__resourceFieldRef__divisor, custom_formats, (name_prefix or "data") + ".valueFrom.resourceFieldRef.divisor")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__valueFrom__resourceFieldRef__divisor, custom_formats, None)
                         if data__valueFrom__resourceFieldRef_keys:
                             raise JsonSchemaValueException(rule='additionalProperties')
                 if data__valueFrom_keys:
@@ -1322,7 +1322,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envfromsou
                 if "name" in data__configMapRef_keys:
                     data__configMapRef_keys.remove("name")
                     data__configMapRef__name = data__configMapRef["name"]
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__configMapRef__name, custom_formats, (name_prefix or "data") + ".configMapRef.name")
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__configMapRef__name, custom_formats, None)
                 if "optional" in data__configMapRef_keys:
                     data__configMapRef_keys.remove("optional")
                     data__configMapRef__optional = data__configMapRef["optional"]
@@ -1344,7 +1344,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envfromsou
                 if "name" in data__secretRef_keys:
                     data__secretRef_keys.remove("name")
                     data__secretRef__name = data__secretRef["name"]
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__secretRef__name, custom_formats, (name_prefix or "data") + ".secretRef.name")
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__secretRef__name, custom_formats, None)
                 if "optional" in data__secretRef_keys:
                     data__secretRef_keys.remove("optional")
                     data__secretRef__optional = data__secretRef["optional"]
@@ -1368,7 +1368,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_extravolum
         if "name" in data_keys:
             data_keys.remove("name")
             data__name = data["name"]
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123label(data__name, custom_formats, (name_prefix or "data") + ".name")
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123label(data__name, custom_formats, None)
         if "mountPath" in data_keys:
             data_keys.remove("mountPath")
             data__mountPath = data["mountPath"]
@@ -1414,7 +1414,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_extravolum
                 if "name" in data__configMap_keys:
                     data__configMap_keys.remove("name")
                     data__configMap__name = data__configMap["name"]
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__configMap__name, custom_formats, (name_prefix or "data") + ".configMap.name")
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__configMap__name, custom_formats, None)
                 if "defaultMode" in data__configMap_keys:
                     data__configMap_keys.remove("defaultMode")
                     data__configMap__defaultMode = data__configMap["defaultMode"]
@@ -1446,7 +1446,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_extravolum
                 if "secretName" in data__secret_keys:
                     data__secret_keys.remove("secretName")
                     data__secret__secretName = data__secret["secretName"]
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__secret__secretName, custom_formats, (name_prefix or "data") + ".secret.secretName")
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__secret__secretName, custom_formats, None)
                 if "defaultMode" in data__secret_keys:
                     data__secret_keys.remove("defaultMode")
                     data__secret__defaultMode = data__secret["defaultMode"]
@@ -1478,7 +1478,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_extravolum
                 if "claimName" in data__persistentVolumeClaim_keys:
                     data__persistentVolumeClaim_keys.remove("claimName")
                     data__persistentVolumeClaim__claimName = data__persistentVolumeClaim["claimName"]
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__persistentVolumeClaim__claimName, custom_formats, (name_prefix or "data") + ".persistentVolumeClaim.claimName")
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__persistentVolumeClaim__claimName, custom_formats, None)
                 if data__persistentVolumeClaim_keys:
                     raise JsonSchemaValueException(rule='additionalProperties')
         if "emptyDir" in data_keys:
@@ -1497,7 +1497,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_extravolum
                 if "sizeLimit" in data__emptyDir_keys:
                     data__emptyDir_keys.remove("sizeLimit")
                     data__emptyDir__sizeLimit = data__emptyDir["sizeLimit"]
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__emptyDir__sizeLimit, custom_formats, (name_prefix or "data") + ".emptyDir.sizeLimit")
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__emptyDir__sizeLimit, custom_formats, None)
                 if data__emptyDir_keys:
                     raise JsonSchemaValueException(rule='additionalProperties')
         if "csi" in data_keys:
@@ -1514,7 +1514,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_extravolum
                 if "driver" in data__csi_keys:
                     data__csi_keys.remove("driver")
                     data__csi__driver = data__csi["driver"]
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__csi__driver, custom_formats, (name_prefix or "data") + ".csi.driver")
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__csi__driver, custom_formats, None)
                 if "fsType" in data__csi_keys:
                     data__csi_keys.remove("fsType")
                     data__csi__fsType = data__csi["fsType"]
@@ -1563,7 +1563,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_extravolum
                         if "name" in data__csi__nodePublishSecretRef_keys:
                             data__csi__nodePublishSecretRef_keys.remove("name")
                             data__csi__nodePublishSecretRef__name = data__csi__nodePublishSecretRef["name"]
-                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__csi__nodePublishSecretRef__name, custom_formats, (name_prefix or "data") + ".csi.nodePublishSecretRef.name")
+                            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__csi__nodePublishSecretRef__name, custom_formats, None)
                         if data__csi__nodePublishSecretRef_keys:
                             raise JsonSchemaValueException(rule='additionalProperties')
                 if data__csi_keys:
@@ -1648,7 +1648,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_egressdest
                 if data__cidrs_len > len(set(fn(data__cidrs_x) for data__cidrs_x in data__cidrs)):
                     raise JsonSchemaValueException(rule='uniqueItems')
                 for data__cidrs_x, data__cidrs_item in enumerate(data__cidrs):
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cidr(data__cidrs_item, custom_formats, (name_prefix or "data") + ".cidrs[{data__cidrs_x}]".format(**locals()))
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cidr(data__cidrs_item, custom_formats, None)
         if "ports" in data_keys:
             data_keys.remove("ports")
             data__ports = data["ports"]
@@ -1663,7 +1663,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_egressdest
                 if data__ports_len > len(set(fn(data__ports_x) for data__ports_x in data__ports)):
                     raise JsonSchemaValueException(rule='uniqueItems')
                 for data__ports_x, data__ports_item in enumerate(data__ports):
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_port(data__ports_item, custom_formats, (name_prefix or "data") + ".ports[{data__ports_x}]".format(**locals()))
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_port(data__ports_item, custom_formats, None)
         if "protocol" in data_keys:
             data_keys.remove("protocol")
             data__protocol = data["protocol"]
@@ -1714,7 +1714,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_toleration
         if data_len > 64:
             raise JsonSchemaValueException(rule='maxItems')
         for data_x, data_item in enumerate(data):
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_toleration(data_item, custom_formats, (name_prefix or "data") + "[{data_x}]".format(**locals()))
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_toleration(data_item, custom_formats, None)
     return data
 
 def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_toleration(data, custom_formats={}, name_prefix=None):
@@ -1729,7 +1729,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_toleration
             data__key_any_of_count2 = 0
             if not data__key_any_of_count2:
                 try:
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data__key, custom_formats, (name_prefix or "data") + ".key")
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data__key, custom_formats, None)
                     data__key_any_of_count2 += 1
                 except (JsonSchemaValueException, JsonSchemaValuesException): pass
             if not data__key_any_of_count2:
@@ -1748,7 +1748,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_toleration
         if "value" in data_keys:
             data_keys.remove("value")
             data__value = data["value"]
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelvalue(data__value, custom_formats, (name_prefix or "data") + ".value")
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelvalue(data__value, custom_formats, None)
         if "effect" in data_keys:
             data_keys.remove("effect")
             data__effect = data["effect"]
@@ -1802,12 +1802,12 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselect
         for data_key in data_keys:
             if data_key not in []:
                 data_value = data.get(data_key)
-                validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelvalue(data_value, custom_formats, (name_prefix or "data") + ".{data_key}".format(**locals()))
+                validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelvalue(data_value, custom_formats, None)
         if data_len != 0:
             data_property_names = True
             for data_key in data:
                 try:
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data_key, custom_formats, (name_prefix or "data") + "")
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data_key, custom_formats, None)
                 except (JsonSchemaValueException, JsonSchemaValuesException):
                     data_property_names = False
             if not data_property_names:
@@ -1831,7 +1831,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeaffini
                 if data__required_len > 64:
                     raise JsonSchemaValueException(rule='maxItems')
                 for data__required_x, data__required_item in enumerate(data__required):
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselectorrequirement(data__required_item, custom_formats, (name_prefix or "data") + ".required[{data__required_x}]".format(**locals()))
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselectorrequirement(data__required_item, custom_formats, None)
         if "preferred" in data_keys:
             data_keys.remove("preferred")
             data__preferred = data["preferred"]
@@ -1843,7 +1843,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeaffini
                 if data__preferred_len > 64:
                     raise JsonSchemaValueException(rule='maxItems')
                 for data__preferred_x, data__preferred_item in enumerate(data__preferred):
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_preferrednodeselectorrequirement(data__preferred_item, custom_formats, (name_prefix or "data") + ".preferred[{data__preferred_x}]".format(**locals()))
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_preferrednodeselectorrequirement(data__preferred_item, custom_formats, None)
         if data_keys:
             raise JsonSchemaValueException(rule='additionalProperties')
     return data
@@ -1870,11 +1870,11 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_preferredn
         if "key" in data_keys:
             data_keys.remove("key")
             data__key = data["key"]
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data__key, custom_formats, (name_prefix or "data") + ".key")
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data__key, custom_formats, None)
         if "operator" in data_keys:
             data_keys.remove("operator")
             data__operator = data["operator"]
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselectoroperator(data__operator, custom_formats, (name_prefix or "data") + ".operator")
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselectoroperator(data__operator, custom_formats, None)
         if "values" in data_keys:
             data_keys.remove("values")
             data__values = data["values"]
@@ -1909,11 +1909,11 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselect
         if "key" in data_keys:
             data_keys.remove("key")
             data__key = data["key"]
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data__key, custom_formats, (name_prefix or "data") + ".key")
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data__key, custom_formats, None)
         if "operator" in data_keys:
             data_keys.remove("operator")
             data__operator = data["operator"]
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselectoroperator(data__operator, custom_formats, (name_prefix or "data") + ".operator")
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselectoroperator(data__operator, custom_formats, None)
         if "values" in data_keys:
             data_keys.remove("values")
             data__values = data["values"]
@@ -1943,7 +1943,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_workergrou
         if "name" in data_keys:
             data_keys.remove("name")
             data__name = data["name"]
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123label(data__name, custom_formats, (name_prefix or "data") + ".name")
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123label(data__name, custom_formats, None)
         if "count" in data_keys:
             data_keys.remove("count")
             data__count = data["count"]
@@ -1972,23 +1972,23 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_workergrou
         if "cpu" in data_keys:
             data_keys.remove("cpu")
             data__cpu = data["cpu"]
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpu(data__cpu, custom_formats, (name_prefix or "data") + ".cpu")
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpu(data__cpu, custom_formats, None)
         if "memory" in data_keys:
             data_keys.remove("memory")
             data__memory = data["memory"]
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__memory, custom_formats, (name_prefix or "data") + ".memory")
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__memory, custom_formats, None)
         if "volatileDisk" in data_keys:
             data_keys.remove("volatileDisk")
             data__volatileDisk = data["volatileDisk"]
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__volatileDisk, custom_formats, (name_prefix or "data") + ".volatileDisk")
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__volatileDisk, custom_formats, None)
         if "cpuLimit" in data_keys:
             data_keys.remove("cpuLimit")
             data__cpuLimit = data["cpuLimit"]
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpulimit(data__cpuLimit, custom_formats, (name_prefix or "data") + ".cpuLimit")
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_cpulimit(data__cpuLimit, custom_formats, None)
         if "memoryLimit" in data_keys:
             data_keys.remove("memoryLimit")
             data__memoryLimit = data["memoryLimit"]
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_memorylimit(data__memoryLimit, custom_formats, (name_prefix or "data") + ".memoryLimit")
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_memorylimit(data__memoryLimit, custom_formats, None)
         if "extendedResources" in data_keys:
             data_keys.remove("extendedResources")
             data__extendedResources = data["extendedResources"]
@@ -2022,11 +2022,11 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_workergrou
         if "nodeSelector" in data_keys:
             data_keys.remove("nodeSelector")
             data__nodeSelector = data["nodeSelector"]
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselector(data__nodeSelector, custom_formats, (name_prefix or "data") + ".nodeSelector")
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeselector(data__nodeSelector, custom_formats, None)
         if "nodeAffinity" in data_keys:
             data_keys.remove("nodeAffinity")
             data__nodeAffinity = data["nodeAffinity"]
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeaffinity(data__nodeAffinity, custom_formats, (name_prefix or "data") + ".nodeAffinity")
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_nodeaffinity(data__nodeAffinity, custom_formats, None)
         if "uniform" in data_keys:
             data_keys.remove("uniform")
             data__uniform = data["uniform"]
@@ -2035,11 +2035,11 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_workergrou
         if "tolerations" in data_keys:
             data_keys.remove("tolerations")
             data__tolerations = data["tolerations"]
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_tolerations(data__tolerations, custom_formats, (name_prefix or "data") + ".tolerations")
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_tolerations(data__tolerations, custom_formats, None)
         if "runtimeClassName" in data_keys:
             data_keys.remove("runtimeClassName")
             data__runtimeClassName = data["runtimeClassName"]
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__runtimeClassName, custom_formats, (name_prefix or "data") + ".runtimeClassName")
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_dns1123subdomain(data__runtimeClassName, custom_formats, None)
         if "volumes" in data_keys:
             data_keys.remove("volumes")
             data__volumes = data["volumes"]
@@ -2051,7 +2051,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_workergrou
                 if data__volumes_len > 64:
                     raise JsonSchemaValueException(rule='maxItems')
                 for data__volumes_x, data__volumes_item in enumerate(data__volumes):
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_extravolume(data__volumes_item, custom_formats, (name_prefix or "data") + ".volumes[{data__volumes_x}]".format(**locals()))
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_extravolume(data__volumes_item, custom_formats, None)
         if "envFrom" in data_keys:
             data_keys.remove("envFrom")
             data__envFrom = data["envFrom"]
@@ -2063,11 +2063,11 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_workergrou
                 if data__envFrom_len > 64:
                     raise JsonSchemaValueException(rule='maxItems')
                 for data__envFrom_x, data__envFrom_item in enumerate(data__envFrom):
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envfromsource(data__envFrom_item, custom_formats, (name_prefix or "data") + ".envFrom[{data__envFrom_x}]".format(**locals()))
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envfromsource(data__envFrom_item, custom_formats, None)
         if "shmSize" in data_keys:
             data_keys.remove("shmSize")
             data__shmSize = data["shmSize"]
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__shmSize, custom_formats, (name_prefix or "data") + ".shmSize")
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_quantity(data__shmSize, custom_formats, None)
         if "enableServiceLinks" in data_keys:
             data_keys.remove("enableServiceLinks")
             data__enableServiceLinks = data["enableServiceLinks"]
@@ -2084,11 +2084,11 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_workergrou
                 if data__env_len > 1000:
                     raise JsonSchemaValueException(rule='maxItems')
                 for data__env_x, data__env_item in enumerate(data__env):
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envvar(data__env_item, custom_formats, (name_prefix or "data") + ".env[{data__env_x}]".format(**locals()))
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_envvar(data__env_item, custom_formats, None)
         if "ephemeralStorageLimit" in data_keys:
             data_keys.remove("ephemeralStorageLimit")
             data__ephemeralStorageLimit = data["ephemeralStorageLimit"]
-            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_ephemeralstoragelimit(data__ephemeralStorageLimit, custom_formats, (name_prefix or "data") + ".ephemeralStorageLimit")
+            validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_ephemeralstoragelimit(data__ephemeralStorageLimit, custom_formats, None)
         if data_keys:
             raise JsonSchemaValueException(rule='additionalProperties')
     return data
@@ -2172,7 +2172,7 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_annotation
             data_property_names = True
             for data_key in data:
                 try:
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data_key, custom_formats, (name_prefix or "data") + "")
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data_key, custom_formats, None)
                 except (JsonSchemaValueException, JsonSchemaValuesException):
                     data_property_names = False
             if not data_property_names:
@@ -2191,12 +2191,12 @@ def validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelmap(d
         for data_key in data_keys:
             if data_key not in []:
                 data_value = data.get(data_key)
-                validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelvalue(data_value, custom_formats, (name_prefix or "data") + ".{data_key}".format(**locals()))
+                validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_labelvalue(data_value, custom_formats, None)
         if data_len != 0:
             data_property_names = True
             for data_key in data:
                 try:
-                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data_key, custom_formats, (name_prefix or "data") + "")
+                    validate_https___t2gen_dev_schemas_twister2job_schema_json___defs_qualifiedname(data_key, custom_formats, None)
                 except (JsonSchemaValueException, JsonSchemaValuesException):
                     data_property_names = False
             if not data_property_names:

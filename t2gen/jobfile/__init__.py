@@ -3,6 +3,7 @@
 Modules:
     schema: the JSON Schema (the generated code first, jsonschema to say why),
         its defaults, and what it refused.
+    defaults: the schema's defaults filled in, by a plan worked out once.
     rules: the semantic rules, a registry with stable IDs.
     messages: every schema finding worded for people.
     refused: the paths the schema refused, which no rule reads.

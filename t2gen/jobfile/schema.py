@@ -11,6 +11,15 @@ from typing import Any
 from t2gen import fastpaths
 from t2gen.errors import Problem, format_json_path
 from t2gen.inputs.yaml import JsonPath, SourceDoc
+from t2gen.jobfile.defaults import (
+    _Defaults,
+    copied,
+    defaults_table,
+    filled,
+    plan_of_schema,
+    plan_of_table,
+    resolve_ref,
+)
 from t2gen.jobfile.messages import problems_for, short_value, suggest
 from t2gen.jobfile.refused import (
     first_non_finite,
@@ -22,9 +31,12 @@ from t2gen.resources import schema_path
 
 __all__ = [
     "apply_defaults",
+    "defaults_and_finite",
+    "defaults_table",
     "defined_keys",
     "is_valid_fast",
     "load_schema",
+    "resolve_ref",
     "schema_findings",
     "schema_problems",
     "short_value",
@@ -51,7 +63,7 @@ def load_schema() -> dict[str, Any]:
     Returns:
         A fresh copy each call, so a caller that changes it changes nothing else.
     """
-    schema: dict[str, Any] = _copied(_schema())
+    schema: dict[str, Any] = copied(_schema())
     return schema
 
 
@@ -104,7 +116,7 @@ def _generated_is_current() -> bool:
     return bool(digest == jobschema.SCHEMA_SHA256)
 
 
-def is_valid_fast(data: Any) -> bool:
+def is_valid_fast(data: Any, *, finite: bool | None = None) -> bool:
     """Check a document against the schema with the generated code in ``t2gen._generated.jobschema``.
 
     Equivalent to :func:`schema_problems` being empty (the tests compare them),
@@ -113,13 +125,16 @@ def is_valid_fast(data: Any) -> bool:
     jsonschema, when the generated code is older than the schema or
     ``T2GEN_NO_SCHEMA_CODE`` is set (the ``SCHEMA_CODE`` fast path of
     :mod:`t2gen.fastpaths`).
+
+    ``finite``: whether every number of ``data`` is finite, when the caller
+    knows (:func:`defaults_and_finite`); None: found here.
     """
     from t2gen._generated import jobschema
 
     if (
         not fastpaths.enabled("SCHEMA_CODE")
         or not _generated_is_current()
-        or first_non_finite(data) is not None
+        or not (first_non_finite(data) is None if finite is None else finite)
     ):
         return False
     try:
@@ -236,122 +251,17 @@ def apply_defaults(data: Any) -> Any:
     Returns:
         A deep copy with defaults applied.
     """
-    result = _copied(data)
-    _fill(result, _defaults_plan())
-    return result
+    return defaults_and_finite(data)[0]
 
 
-def _copied(value: Any) -> Any:
-    """A deep copy of parsed JSON or YAML data: new dicts and lists, the immutable scalars shared.
-
-    As ``copy.deepcopy`` for such data, without importing ``copy`` (which a
-    render would otherwise load for this alone); anything else is deep-copied.
-    """
-    kind = type(value)
-    if kind is dict:
-        return {key: _copied(item) for key, item in value.items()}
-    if kind is list:
-        return [_copied(item) for item in value]
-    if kind in _IMMUTABLE:
-        return value
-    import copy
-
-    return copy.deepcopy(value)
-
-
-def resolve_ref(node: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
-    """Follow a local ``$ref`` (``#/$defs/name``) of a schema node, merging its sibling keywords.
-
-    Args:
-        node: a schema node, with or without ``$ref``.
-        root: the whole schema, where ``#/...`` points.
+def defaults_and_finite(data: Any) -> tuple[Any, bool]:
+    """:func:`apply_defaults`, and whether every number of ``data`` is finite, in one walk.
 
     Returns:
-        The node itself without ``$ref``, or the referenced node (resolved
-        again) updated with the node's other keywords.
+        ``(apply_defaults(data), first_non_finite(data) is None)``.
     """
-    ref = node.get("$ref")
-    if not ref:
-        return node
-    target: Any = root
-    for part in ref.removeprefix("#/").split("/"):
-        target = target[part]
-    merged = dict(resolve_ref(target, root))
-    merged.update({k: v for k, v in node.items() if k != "$ref"})
-    return merged
-
-
-_NO_DEFAULT = object()
-_SCALARS = (str, int, float, bool, type(None))
-_IMMUTABLE = frozenset(_SCALARS)
-
-
-class _Defaults:
-    """What :func:`apply_defaults` does at one schema node, worked out once from the schema.
-
-    Attributes:
-        properties: ``(name, default or _NO_DEFAULT, the property's node)``
-            for each property of an object node, in schema order.
-        items: the node of a list's items, or None.
-    """
-
-    __slots__ = ("items", "properties")
-
-    def __init__(self) -> None:
-        self.properties: tuple[tuple[str, Any, _Defaults], ...] = ()
-        self.items: _Defaults | None = None
-
-
-def _plan(
-    node: dict[str, Any], root: dict[str, Any], memo: dict[int, _Defaults]
-) -> _Defaults:
-    """The :class:`_Defaults` of a schema node (``$ref`` followed; recursion shared through ``memo``)."""
-    found = memo.get(id(node))  # the schema's nodes live as long as the cached schema
-    if found is not None:
-        return found
-    plan = memo[id(node)] = _Defaults()
-    resolved = resolve_ref(node, root)
-    properties = []
-    for name, child in resolved.get("properties", {}).items():
-        default = resolve_ref(child, root).get("default", _NO_DEFAULT)
-        properties.append((name, default, _plan(child, root, memo)))
-    plan.properties = tuple(properties)
-    items = resolved.get("items")
-    plan.items = _plan(items, root, memo) if isinstance(items, dict) else None
-    return plan
-
-
-def defaults_table(schema: dict[str, Any]) -> tuple[Any, ...]:
-    """What :func:`apply_defaults` does, worked out from ``schema``, as a table of plain values.
-
-    ``scripts/gen_validator.py`` writes it into ``t2gen/_generated/jobschema.py``
-    as ``DEFAULTS``, so a render neither parses the schema's JSON nor walks its
-    ``$ref`` s (``docs/performance.md``).
-
-    Returns:
-        One ``(properties, items)`` entry per schema node, the root first:
-        ``properties`` holds ``(name, has_default, default, node)`` per property
-        in schema order, ``items`` the node of a list's items or None; a node is
-        an index into the table.
-    """
-    memo: dict[int, _Defaults] = {}
-    _plan(schema, schema, memo)
-    index = {id(plan): number for number, plan in enumerate(memo.values())}
-    return tuple(
-        (
-            tuple(
-                (
-                    name,
-                    default is not _NO_DEFAULT,
-                    None if default is _NO_DEFAULT else default,
-                    index[id(child)],
-                )
-                for name, default, child in plan.properties
-            ),
-            None if plan.items is None else index[id(plan.items)],
-        )
-        for plan in memo.values()
-    )
+    infinite: list[float] = []
+    return filled(data, _defaults_plan(), infinite), not infinite
 
 
 @functools.cache
@@ -363,30 +273,5 @@ def _defaults_plan() -> _Defaults:
     from t2gen._generated import jobschema
 
     if not _generated_is_current():
-        schema = _schema()
-        return _plan(schema, schema, {})
-    table = jobschema.DEFAULTS
-    plans = [_Defaults() for _ in table]
-    for plan, (properties, items) in zip(plans, table, strict=True):
-        plan.properties = tuple(
-            (name, default if has_default else _NO_DEFAULT, plans[child])
-            for name, has_default, default, child in properties
-        )
-        plan.items = None if items is None else plans[items]
-    return plans[0]
-
-
-def _fill(value: Any, plan: _Defaults) -> None:
-    """Fill defaults into ``value`` in place, according to its schema node's ``plan``."""
-    if isinstance(value, dict):
-        for name, default, child in plan.properties:
-            if name not in value:
-                if default is _NO_DEFAULT:
-                    continue
-                value[name] = (
-                    default if isinstance(default, _SCALARS) else _copied(default)
-                )
-            _fill(value[name], child)
-    elif isinstance(value, list) and plan.items is not None:
-        for item in value:
-            _fill(item, plan.items)
+        return plan_of_schema(_schema())
+    return plan_of_table(jobschema.DEFAULTS)

@@ -19,6 +19,7 @@ from t2gen.inputs.yaml import SourceDoc
 from t2gen.jobfile.rules import RuleOptions, run_rules
 from t2gen.jobfile.schema import (
     apply_defaults,
+    defaults_and_finite,
     is_valid_fast,
     schema_findings,
     without_rejected,
@@ -74,10 +75,10 @@ def validate(
     Raises:
         SchemaError: with every problem found, schema and rules alike, sorted by position.
     """
-    data = apply_defaults(doc.data)
+    data, finite = defaults_and_finite(doc.data)
     # The generated schema code says only "valid"; jsonschema runs for the
     # files it refuses, to say why (the same verdict: tests/inputs/yaml/test_fastpath.py).
-    if is_valid_fast(doc.data):
+    if is_valid_fast(doc.data, finite=finite):
         problems: list[Problem] = []
         checked = data
     else:

@@ -134,11 +134,11 @@ def test_the_generated_defaults_table_fills_what_the_schema_says(
     document: dict[str, object],
 ) -> None:
     """apply_defaults reads jobschema.DEFAULTS; the same walk over the schema itself agrees."""
-    from t2gen.jobfile import schema
+    from t2gen.jobfile import defaults
 
-    expected = schema._copied(document)
+    expected = defaults.copied(document)
     loaded = load_schema()
-    schema._fill(expected, schema._plan(loaded, loaded, {}))
+    defaults.fill_in_place(expected, defaults.plan_of_schema(loaded))
     assert apply_defaults(document) == expected
     assert json.dumps(apply_defaults(document)) == json.dumps(expected)  # key order too
 
@@ -261,3 +261,31 @@ def test_suggest() -> None:
         suggest("Exist", ["In", "Exists"], noun="operator") == "did you mean 'Exists'?"
     )
     assert suggest("zzz", ["a", "b"], noun="value") == "valid values: a, b"
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"spec": {"jvmMemoryFraction": float("nan")}},
+        {"spec": {"workers": [{"count": 2, "cpu": float("-inf")}]}},
+        {"x": [[1.5, {"y": float("inf")}]]},
+        {"spec": {"workers": [{"count": 2, "cpu": 0.5}]}},
+        {"spec": {"jobMaster": {"cpu": 1e308}}},
+    ],
+    ids=["nan", "minus-inf-in-a-group", "inf-deep-in-unknown-keys", "finite", "large"],
+)
+def test_defaults_and_finite_agrees_with_apply_defaults_and_first_non_finite(
+    document: dict[str, object],
+) -> None:
+    """The one walk gives the defaulted copy and the non-finite verdict the two walks give."""
+    from t2gen.jobfile import defaults
+    from t2gen.jobfile.refused import first_non_finite
+    from t2gen.jobfile.schema import defaults_and_finite
+
+    data, finite = defaults_and_finite(document)
+    expected = defaults.copied(document)
+    loaded = load_schema()
+    defaults.fill_in_place(expected, defaults.plan_of_schema(loaded))
+    assert json.dumps(data) == json.dumps(expected)
+    assert finite == (first_non_finite(document) is None)
+    assert data is not document

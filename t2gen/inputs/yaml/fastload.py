@@ -125,8 +125,13 @@ def fast_load_doc(text: str, *, path: str) -> SourceDoc | None:
     key_positions: dict[JsonPath, tuple[int, int]] = {}
     seen = [0]  # values read so far
     try:
-        events = yaml.parse(text, Loader=yaml.CSafeLoader)
-        data = _build(events, positions, key_positions, seen)
+        # yaml.parse's loop without its generator: get_event gives None after
+        # the stream's end, where check_event would say False.
+        parser = yaml.CSafeLoader(text)
+        try:
+            data = _build(iter(parser.get_event, None), positions, key_positions, seen)
+        finally:
+            parser.dispose()
     except _Flood as flood:
         raise ConfigError(
             path=path, line=flood.line, col=flood.col, message=flood.message
@@ -193,32 +198,38 @@ def _build(
     duplicates = 0
     tagged_collection = False
     conversion: tuple[tuple[int, int], str] | None = None
+    # The C parser's events are of these exact classes; any other (a subclass)
+    # is given up on, for the full reader.
     for event in events:
-        if isinstance(event, yaml.DocumentStartEvent):
-            documents += 1
-            if event.tags or event.version not in (None, (1, 2)):
+        event_class = type(event)
+        if event_class is _MAPPING_END or event_class is _SEQUENCE_END:
+            value = stack.pop()[0]
+        elif event_class not in _NODE_EVENTS:
+            if event_class is yaml.DocumentStartEvent:
+                documents += 1
+                if event.tags or event.version not in (None, (1, 2)):
+                    raise GiveUp
+            elif event_class is yaml.DocumentEndEvent:
+                if construction:
+                    if tagged_collection:
+                        raise GiveUp  # constructed depth first there: another order
+                    _order, (line, col), message = min(construction)
+                    raise _Flood(line, col, message)
+                if documents > 1:
+                    raise _SecondDocument
+            elif (
+                event_class is not yaml.StreamStartEvent
+                and event_class is not yaml.StreamEndEvent
+            ):
                 raise GiveUp
             continue
-        if isinstance(event, yaml.DocumentEndEvent):
-            if construction:
-                if tagged_collection:
-                    raise GiveUp  # constructed depth first there: another order
-                _order, (line, col), message = min(construction)
-                raise _Flood(line, col, message)
-            if documents > 1:
-                raise _SecondDocument
-            continue
-        if isinstance(event, (yaml.StreamStartEvent, yaml.StreamEndEvent)):
-            continue
-        if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            value = stack.pop()[0]
         else:
             nodes += 1
             seen[0] = nodes
             mark = event.start_mark
             here = (mark.line + 1, mark.column + 1)
             # As the full reader's composer: aliases and anchors are refused where they are.
-            if isinstance(event, yaml.AliasEvent):
+            if event_class is yaml.AliasEvent:
                 raise _Flood(here[0], here[1], ALIAS_MESSAGE)
             if event.anchor is not None:
                 if getattr(event, "tag", None) is not None:
@@ -240,7 +251,7 @@ def _build(
                     is_key = True
                 else:
                     where = (*parent[2], parent[1])
-            if isinstance(event, yaml.ScalarEvent):
+            if event_class is _SCALAR:
                 tag = event.tag
                 if tag is not None and is_key and is_key_tag(tag):
                     # The full reader reads the key as a tagged scalar, not a
@@ -308,9 +319,9 @@ def _build(
                     continue
                 if where:
                     positions[where] = here
-            elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            else:  # the start of a mapping or list
                 tag = event.tag
-                is_map = isinstance(event, yaml.MappingStartEvent)
+                is_map = event_class is yaml.MappingStartEvent
                 if tag is not None and re.match(LOCAL_TAG, tag) and not is_key:
                     tagged_collection = True
                     if conversion is None:
@@ -331,8 +342,6 @@ def _build(
                     [{}, _NO_KEY, where, here] if is_map else [[], _LIST, where, here]
                 )
                 continue
-            else:  # pragma: no cover - every event type is handled above
-                raise GiveUp
         if not stack:
             if documents == 1:
                 root = value
@@ -355,3 +364,10 @@ def _build(
 
 _NO_KEY = object()
 _LIST = object()
+_MAPPING_END = yaml.MappingEndEvent
+_SEQUENCE_END = yaml.SequenceEndEvent
+_SCALAR = yaml.ScalarEvent
+_NODE_EVENTS = frozenset(
+    (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent, yaml.AliasEvent)
+)
+"""The events of a node (the others open or close the stream or a document, or close a node)."""

@@ -15,6 +15,7 @@ every problem, schema and semantic alike.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -38,6 +39,7 @@ __all__ = [
     "fmt_decimal",
     "groups",
     "problem",
+    "quantity_of",
     "registry",
     "rule",
     "warning",
@@ -215,12 +217,30 @@ def is_quantity_shaped(value: Any) -> bool:
     return not (isinstance(value, str) and len(value) > QUANTITY_MAX_LENGTH)
 
 
+def quantity_of(value: str | int | float) -> Quantity:
+    """:func:`~t2gen.kube.quantity.parse_quantity`, remembered for the last 1024 values.
+
+    A batch's jobs repeat their quantities, and a :class:`~t2gen.kube.quantity.Quantity`
+    is immutable. Remembered by value and type (``1`` and ``1.0`` apart), but
+    for ``0.0``, which equals ``-0.0`` (that parses as ``-0``): parsed each
+    time. Call it only with a value :func:`is_quantity_shaped` allows
+    (hashable, at most 64 characters); a value it refuses raises each time
+    (errors are not remembered).
+    """
+    if value == 0 and type(value) is float:
+        return parse_quantity(value)
+    return _remembered_quantity(value)
+
+
+_remembered_quantity = functools.lru_cache(maxsize=1024, typed=True)(parse_quantity)
+
+
 def as_quantity(value: Any) -> Quantity | None:
     """Parse a quantity the schema accepted; None for anything it rejects (a wrong type, too long)."""
     if not is_quantity_shaped(value):
         return None
     try:
-        return parse_quantity(value)
+        return quantity_of(value)
     except ValueError:
         return None
 

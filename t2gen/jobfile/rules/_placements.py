@@ -48,13 +48,13 @@ def placements(data: dict[str, Any]) -> Iterator[tuple[JsonPath, str]]:
 
 def placement_at(data: dict[str, Any], prefix: JsonPath) -> dict[str, Any]:
     node: Any = data
-    for part in prefix:
+    for part in prefix:  # as_list and as_dict, inlined (13 calls a job)
         if isinstance(part, int):
-            items = as_list(node)
+            items = node if isinstance(node, list) else []
             node = items[part] if part < len(items) else None
         else:
-            node = as_dict(node).get(part)
-    return as_dict(node)
+            node = node.get(part) if isinstance(node, dict) else None
+    return node if isinstance(node, dict) else {}
 
 
 def requirements(data: dict[str, Any]) -> Iterator[tuple[JsonPath, dict[str, Any]]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -50,11 +51,22 @@ def check_image_reference(
             yield from _reference_problems(doc, path, image)
 
 
+@functools.lru_cache(maxsize=256)
+def _judged(image: str) -> tuple[str | None, str | None]:
+    """``(image_reference_error(image), upper_case_registry(image) if it is None)``, remembered.
+
+    A batch's jobs name a few images many times; the answer depends on the
+    string alone. Bounded: the last 256 images (each at most the schema's
+    ``maxLength``).
+    """
+    reason = image_reference_error(image)
+    return reason, upper_case_registry(image) if reason is None else None
+
+
 def _reference_problems(
     doc: SourceDoc, path: tuple[str, ...], image: str
 ) -> Iterator[Problem | Warning_]:
-    reason = image_reference_error(image)
-    host = upper_case_registry(image) if reason is None else None
+    reason, host = _judged(image)
     if host is not None:
         yield warning(
             doc,

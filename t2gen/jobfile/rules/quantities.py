@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from decimal import ROUND_CEILING, Decimal
@@ -169,61 +170,66 @@ def check_quantities(data: dict[str, Any], doc: SourceDoc) -> Iterator[Problem]:
     for path, name, raw in _quantity_fields(data):
         if not is_quantity_shaped(raw):
             continue  # a wrong type or a string too long: the schema check reports it
-        shown = raw if len(str(raw)) <= _SHOWN_MAX else short_value(raw, _SHOWN_MAX)
-        try:
-            quantity = parse_quantity(raw)
-        except QuantityRangeError as err:
-            yield problem(
-                doc,
-                path,
-                f"{shown} is out of range ({err}); use a quantity below 8Ei (2^63)",
+        fraction = _heap_fraction(data, path) if name == "memory" else None
+        # 0.0 equals -0.0, which a message may show: judged afresh
+        judge = _judged.__wrapped__ if raw == 0 and type(raw) is float else _judged
+        message = judge(raw, name, fraction)
+        if message is not None:
+            yield problem(doc, path, message)
+
+
+@functools.lru_cache(maxsize=1024, typed=True)
+def _judged(raw: str | int | float, name: str, fraction: Decimal | None) -> str | None:
+    """What is wrong with quantity ``raw`` of field ``name`` (``fraction``: a memory's heap share), or None.
+
+    It depends on these alone, so a batch's jobs, which repeat their
+    quantities, judge each once: remembered for the last 1024 (``raw`` is
+    what :func:`is_quantity_shaped` admits: at most 64 characters; by type,
+    so that ``1`` and ``1.0`` stay apart; ``0.0`` and ``-0.0``, equal, are
+    judged afresh by the caller).
+    """
+    shown = raw if len(str(raw)) <= _SHOWN_MAX else short_value(raw, _SHOWN_MAX)
+    try:
+        quantity = parse_quantity(raw)
+    except QuantityRangeError as err:
+        return f"{shown} is out of range ({err}); use a quantity below 8Ei (2^63)"
+    except ValueError:
+        return None  # malformed: the schema check reports it
+    if quantity.value < 0:
+        return None  # negative: the schema check reports it
+    if not quantity.is_milli_precise():
+        unit = "1m (0.001 core)" if name == "cpu" else "1m"
+        rounded = (quantity.value * 1000).to_integral_value(rounding=ROUND_CEILING)
+        return (
+            f"{shown} is finer than {unit}; Kubernetes keeps quantities to 1m precision, "
+            f"so round it (e.g. {parse_quantity(f'{rounded}m')})"
+        )
+    if quantity.value >= _MAX_QUANTITY:
+        return f"{shown} is too large; quantities must stay below 8Ei (2^63)"
+    if (
+        # a cpu of 0 as a number is the schema's (exclusiveMinimum)
+        quantity.is_zero()
+        and (name == "memory" or (name == "cpu" and isinstance(raw, str)))
+    ):
+        return f"{name} must be greater than 0"
+    if (
+        name == "memory"
+        and fraction is not None
+        and int(quantity.mebibytes() * fraction) < 1
+    ):
+        if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+            # Twister2's ram is megabytes (twister2.worker.ram); Kubernetes reads a
+            # bare number as bytes.
+            return (
+                f"{shown} is {shown} bytes: a bare number is bytes in Kubernetes (Twister2's "
+                f"ram is MB); write {shown}Mi for {shown} MiB"
             )
-            continue
-        except ValueError:
-            continue  # malformed: the schema check reports it
-        if quantity.value < 0:
-            continue  # negative: the schema check reports it
-        if not quantity.is_milli_precise():
-            unit = "1m (0.001 core)" if name == "cpu" else "1m"
-            rounded = (quantity.value * 1000).to_integral_value(rounding=ROUND_CEILING)
-            yield problem(
-                doc,
-                path,
-                f"{shown} is finer than {unit}; Kubernetes keeps quantities to 1m precision, "
-                f"so round it (e.g. {parse_quantity(f'{rounded}m')})",
-            )
-        elif quantity.value >= _MAX_QUANTITY:
-            yield problem(
-                doc,
-                path,
-                f"{shown} is too large; quantities must stay below 8Ei (2^63)",
-            )
-        elif (
-            # a cpu of 0 as a number is the schema's (exclusiveMinimum)
-            quantity.is_zero()
-            and (name == "memory" or (name == "cpu" and isinstance(raw, str)))
-        ):
-            yield problem(doc, path, f"{name} must be greater than 0")
-        elif name == "memory" and (
-            int(quantity.mebibytes() * (fraction := _heap_fraction(data, path))) < 1
-        ):
-            if isinstance(raw, (int, float)) and not isinstance(raw, bool):
-                # Twister2's ram is megabytes (twister2.worker.ram); Kubernetes reads a
-                # bare number as bytes.
-                yield problem(
-                    doc,
-                    path,
-                    f"{shown} is {shown} bytes: a bare number is bytes in Kubernetes (Twister2's "
-                    f"ram is MB); write {shown}Mi for {shown} MiB",
-                )
-            else:
-                percent = format((fraction * 100).normalize(), "f")
-                yield problem(
-                    doc,
-                    path,
-                    f"{shown} leaves a JVM heap of 0 MiB (the heap is {percent}% of the memory); "
-                    f"use at least {math.ceil(1 / fraction)}Mi",
-                )
+        percent = format((fraction * 100).normalize(), "f")
+        return (
+            f"{shown} leaves a JVM heap of 0 MiB (the heap is {percent}% of the memory); "
+            f"use at least {math.ceil(1 / fraction)}Mi"
+        )
+    return None
 
 
 RULES: tuple[Rule, ...] = (check_quantities,)

@@ -222,6 +222,16 @@ def test_generated_validator_is_up_to_date() -> None:
     assert TARGET.read_text(encoding="utf-8") == generate(), "run `make generate`"
 
 
+def test_the_generated_validator_builds_no_value_names() -> None:
+    """No raise reads ``name_prefix``, so no call builds one (``.format(**locals())`` copied every local)."""
+    from scripts.gen_validator import TARGET
+
+    code = TARGET.read_text(encoding="utf-8")
+    uses = [line for line in code.splitlines() if "name_prefix" in line]
+    assert uses and all(line.endswith("name_prefix=None):") for line in uses)
+    assert "locals()" not in code
+
+
 @pytest.mark.parametrize(
     ("text", "where"),
     [("a:\n", (1, 3)), ("a:   # c\nb: 1\n", (1, 3)), ('"a: b" :\n# c\nb: 1\n', (1, 9)),
