@@ -54,7 +54,7 @@ from t2gen.render.readback import (
     documents_of,
     parse_output,
 )
-from t2gen.render.sandbox import read_template_file
+from t2gen.render.sandbox import SandboxedFileLoader, read_template_file
 
 __all__ = [
     "BUILTIN_OUTPUT_CHARS",
@@ -191,11 +191,17 @@ def make_environment(
 
 @functools.lru_cache(maxsize=16)
 def _environment(search_path: tuple[str, ...], precompiled: bool) -> jinja2.Environment:
-    """One environment per search path, and per ``PRECOMPILED`` switch (its templates differ in origin)."""
+    """One environment per search path, and per ``PRECOMPILED`` switch (its templates differ in origin).
+
+    Either way the loader is the sandbox's (:class:`~t2gen.render.sandbox.SandboxedFileLoader`):
+    the switch chooses where a built-in template's code comes from, never which
+    files a template may read (with Jinja2's own ``FileSystemLoader`` an overlay
+    could include a file through a link out of its directory).
+    """
     loader = (
         PrecompiledLoader(list(search_path))
         if precompiled
-        else jinja2.FileSystemLoader(list(search_path))
+        else SandboxedFileLoader(list(search_path))
     )
     return new_environment(loader)
 

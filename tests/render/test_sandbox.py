@@ -242,8 +242,11 @@ print(json.dumps({"results": results, "events": events}))
 """
 
 
-@pytest.fixture(scope="module")
-def escapes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+@pytest.fixture(scope="module", params=["", "T2GEN_NO_PRECOMPILED"])
+def escapes(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> dict[str, object]:
+    """Every escape, run with the fast paths on and with the templates compiled from source."""
     root = tmp_path_factory.mktemp("escapes")
     secret = root / "secret.txt"
     secret.write_text("TOP-SECRET-CONTENT\n", encoding="utf-8")
@@ -261,7 +264,11 @@ def escapes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
             str(ROOT / "examples" / "wordcount.yaml"),
         ],
         cwd=root.parent,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={
+            **{k: v for k, v in os.environ.items() if not k.startswith("T2GEN_NO_")},
+            "PYTHONPATH": str(ROOT),
+            **({request.param: "1"} if request.param else {}),
+        },
         capture_output=True,
         text=True,
         encoding="utf-8",
