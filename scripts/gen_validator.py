@@ -15,6 +15,7 @@ import hashlib
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,31 +52,19 @@ def _raising_the_rule_only(code: str) -> str:
     loading at every render. The calls are found with ``ast`` and rewritten in
     the text (not unparsed), so the output is the same on every Python version.
     """
-    data = code.encode("utf-8")  # ast's columns count UTF-8 bytes
-    starts = [0]
-    for line in data.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
-    edits = []
-    for node in ast.walk(ast.parse(code)):
+
+    def edit(node: ast.Call, data: bytes, starts: list[int]) -> _Edit | None:
         if not (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
+            isinstance(node.func, ast.Name)
             and node.func.id
             in {"JsonSchemaValueException", "JsonSchemaValuesException"}
-            and node.end_lineno is not None
-            and node.end_col_offset is not None
         ):
-            continue
+            return None
         rule = [k.value for k in node.keywords if k.arg == "rule"]
-        # Sliced from the byte offsets: ast.get_source_segment splits the whole
-        # module into lines at every call, which made this quadratic (about a minute).
         argument = f"rule={_segment(data, starts, rule[0]).decode()}" if rule else ""
-        begin = starts[node.lineno - 1] + node.col_offset
-        finish = starts[node.end_lineno - 1] + node.end_col_offset
-        edits.append((begin, finish, f"{node.func.id}({argument})".encode()))
-    for begin, finish, text in sorted(edits, reverse=True):
-        data = data[:begin] + text + data[finish:]
-    return data.decode("utf-8")
+        return (*_span(starts, node), f"{node.func.id}({argument})".encode())
+
+    return _rewritten(code, edit)
 
 
 def _without_name_prefixes(code: str) -> str:
@@ -87,34 +76,63 @@ def _without_name_prefixes(code: str) -> str:
     valid job's check. Once :func:`_raising_the_rule_only` has run, no raise
     reads the name, so it is never built (a test checks nothing else reads it).
     """
-    data = code.encode("utf-8")  # ast's columns count UTF-8 bytes
-    starts = [0]
-    for line in data.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
-    edits = []
-    for node in ast.walk(ast.parse(code)):
+
+    def edit(node: ast.Call, data: bytes, starts: list[int]) -> _Edit | None:
         if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
+            isinstance(node.func, ast.Name)
             and node.func.id.startswith("validate_")
             and len(node.args) == 3
             and not node.keywords
         ):
-            prefix = node.args[2]
-            assert prefix.end_lineno is not None and prefix.end_col_offset is not None
-            begin = starts[prefix.lineno - 1] + prefix.col_offset
-            finish = starts[prefix.end_lineno - 1] + prefix.end_col_offset
-            edits.append((begin, finish, b"None"))
+            return (*_span(starts, node.args[2]), b"None")
+        return None
+
+    return _rewritten(code, edit)
+
+
+_Edit = tuple[int, int, bytes]
+"""``(begin, end, text)``: the UTF-8 bytes ``begin:end`` of a module become ``text``."""
+
+
+def _rewritten(
+    code: str, edit: Callable[[ast.Call, bytes, list[int]], _Edit | None]
+) -> str:
+    """``code`` with the edit ``edit(call, data, starts)`` gives for each of its calls made.
+
+    ``data`` is the module's UTF-8 bytes (ast's columns count them) and ``starts``
+    the byte offset of each line. The edits are made in the text, not by
+    unparsing, so the output is the same on every Python version; ast's own
+    ``get_source_segment`` splits the whole module into lines at every call,
+    which made this quadratic (about a minute).
+    """
+    data = code.encode("utf-8")
+    starts = [0]
+    for line in data.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    edits = [
+        found
+        for node in ast.walk(ast.parse(code))
+        if isinstance(node, ast.Call)
+        and (found := edit(node, data, starts)) is not None
+    ]
     for begin, finish, text in sorted(edits, reverse=True):
         data = data[:begin] + text + data[finish:]
     return data.decode("utf-8")
 
 
+def _span(starts: list[int], node: ast.expr) -> tuple[int, int]:
+    """The byte offsets ``(begin, end)`` of ``node`` (``starts``: the byte offset of each line)."""
+    assert node.end_lineno is not None and node.end_col_offset is not None
+    return (
+        starts[node.lineno - 1] + node.col_offset,
+        starts[node.end_lineno - 1] + node.end_col_offset,
+    )
+
+
 def _segment(data: bytes, starts: list[int], node: ast.expr) -> bytes:
     """The UTF-8 bytes of ``node`` in ``data`` (``starts``: the byte offset of each line)."""
-    assert node.end_lineno is not None and node.end_col_offset is not None
-    begin = starts[node.lineno - 1] + node.col_offset
-    return data[begin : starts[node.end_lineno - 1] + node.end_col_offset]
+    begin, end = _span(starts, node)
+    return data[begin:end]
 
 
 def generate() -> str:
