@@ -218,10 +218,8 @@ def filled(value: Any, plan: _Defaults, infinite: list[float]) -> Any:
     if kind is dict:
         get = plan.children.get
         result = {}
-        for (
-            key,
-            item,
-        ) in value.items():  # a string, integer... is shared, without a call
+        # A string, integer... is shared, without a call.
+        for key, item in value.items():
             result[key] = (
                 item
                 if type(item) in _SHARED
