@@ -13,9 +13,11 @@ the machine's speed during the run falls on all of them alike:
   ``helm template`` of a chart whose templates are t2gen's ``--format helm``
   output (static templates: Helm's floor for these objects; ``make tools``
   fetches helm);
-* batch: one ``t2gen render`` of 500 generated job files, as jobs per second,
-  in one process (``--jobs 1``) and by default (a process per usable CPU); the
-  budget is on the default;
+* batch: one ``t2gen render`` of 500 generated job files, as CPU per job, in
+  one process (``--jobs 1``) and by default (a process per usable CPU), and the
+  first of them rendered alone, so that the marginal job, (500 jobs - the
+  first) / 499, leaves out start-up; issue 41's budget is on the default's
+  marginal job;
 * scale: render time for 1, 100, 10,000 and 100,000 workers in one group of one
   worker per pod, and 100,000 as 50 groups of 2,000 at 40 per pod (the cost
   grows with groups x workers per pod, not with workers alone);
@@ -248,13 +250,18 @@ def main() -> None:
             batch_files.append(str(path))
         # Interleaved, run by run: one process (`--jobs 1`, which goes through
         # Typer), then the default (a process per usable CPU).
+        # The first of them alone gives what the batch costs before its second
+        # job (start-up, imports, the first render), so the marginal job is
+        # (batch - first) / 499: the figure issue 41's goal names.
         batch_runs = max(3, runs // 5)
+        first = Figure("t2gen render of the first of those job files alone", [])
         batch_one = Figure("t2gen render --jobs 1 of 500 job files (one process)", [])
         batch = Figure(
             f"t2gen render of 500 job files (default: {usable_cpus()} usable CPUs)", []
         )
         for _ in range(batch_runs):
             for figure, command in (
+                (first, [t2gen, "render", batch_files[0]]),
                 (batch_one, [t2gen, "render", "--jobs", "1", *batch_files]),
                 (batch, [t2gen, "render", *batch_files]),
             ):
@@ -263,7 +270,11 @@ def main() -> None:
                 )
                 figure.times += once.times
                 figure.peak_mb = max(figure.peak_mb, once.peak_mb)
-        for key, figure in (("batch_one", batch_one), ("batch", batch)):
+        for key, figure in (
+            ("batch_first", first),
+            ("batch_one", batch_one),
+            ("batch", batch),
+        ):
             figures[key] = figure
             print(f"{figure.label:<58} {figure.median_ms:9.1f} ms CPU", flush=True)
 
@@ -303,6 +314,8 @@ def main() -> None:
     render = figures["render"].median_ms
     per_job = batch.median_ms / 500
     per_job_one = batch_one.median_ms / 500
+    marginal = (batch.median_ms - first.median_ms) / 499
+    marginal_one = (batch_one.median_ms - first.median_ms) / 499
     validate_extra = figures["render_validate"].median_ms - render
     previous = previous_figures(Path(args.output))
     lines = [
@@ -322,7 +335,7 @@ def main() -> None:
     for key, figure in figures.items():
         before = previous.get(figure.label)
         ours = figure.label.startswith("t2gen")
-        cpu = figure.median_ms / (500 if key.startswith("batch") else 1)
+        cpu = figure.median_ms / (500 if key in ("batch_one", "batch") else 1)
         verdict = (
             "PASS"
             if cpu <= CPU_BUDGET_X * render and figure.peak_mb <= MEMORY_BUDGET_MB
@@ -347,6 +360,8 @@ def main() -> None:
         f"| render / python -c 'import jinja2, yaml' | {render / figures['jinja_yaml'].median_ms:.2f} |",
         f"| batch, one process (`--jobs 1`): CPU per job | {per_job_one:.2f} ms |",
         f"| batch, default ({usable_cpus()} usable CPUs): CPU per job | {per_job:.2f} ms |",
+        f"| batch, one process: the marginal job, (500 jobs - the first alone) / 499 | {marginal_one:.2f} ms |",
+        f"| batch, default: the marginal job, (500 jobs - the first alone) / 499 | {marginal:.2f} ms |",
         f"| `--validate` adds | {validate_extra:.1f} ms CPU |",
         f"| render, 100,000 workers / 1 worker | {scale[100_000].median_ms / scale[1].median_ms:.2f} |",
         "",
@@ -364,9 +379,9 @@ def main() -> None:
         ratio = figures[key].median_ms / floor
         budget(f"t2gen --{key} <= 3x python -c pass", f"{ratio:.2f}x", ratio <= 3)
     budget(
-        "batch (default --jobs) <= 3 ms CPU per job",
-        f"{per_job:.2f} ms",
-        per_job <= 3,
+        "batch (default --jobs): the marginal job <= 3 ms CPU",
+        f"{marginal:.2f} ms",
+        marginal <= 3,
     )
     budget(
         "--validate adds <= 20 ms CPU", f"{validate_extra:.1f} ms", validate_extra <= 20
