@@ -439,3 +439,40 @@ def test_a_worker_ends_when_its_parent_is_killed(tmp_path: Path) -> None:
     if not _gone(worker):
         os.kill(worker, signal.SIGKILL)
         pytest.fail("the worker outlived its parent")
+
+
+def test_a_workers_objects_cross_the_pipe_as_they_were() -> None:
+    """_pack/_unpack keep every type, key order and shared container; odd data goes pickled."""
+    import math
+    import pickle
+
+    from t2gen.render.engine import RenderedDocument
+
+    shared = {"app": "wordcount"}
+    obj: dict[str, Any] = {
+        "kind": "ConfigMap",
+        "flags": [True, 1, 1.0, -0.0, None, 10**40, "\ud800", float("inf")],
+        "labels": shared,
+        "again": shared,
+        "z": {"b": 1, "a": 2},
+    }
+    sent = ([RenderedDocument("k8s/configmap.yaml.j2", obj)], [])
+    message = pickle.loads(pickle.dumps(parallel._pack(sent)))  # as the pipe does
+    assert isinstance(message[0], bytes)
+    (document,), warnings = parallel._unpack(message)
+    assert warnings == [] and document.template == "k8s/configmap.yaml.j2"
+    got = document.obj
+    assert got == obj and list(got) == list(obj) and list(got["z"]) == ["b", "a"]
+    assert [type(value) for value in got["flags"]] == [type(v) for v in obj["flags"]]
+    assert math.copysign(1, got["flags"][3]) == -1
+    assert (
+        got["labels"] is got["again"]
+    )  # one container, as PyYAML's emitter must see it
+
+    class Name(str):
+        pass
+
+    odd = ([RenderedDocument("t", {"name": Name("x")})], [])
+    message = parallel._pack(odd)  # (a local class pickles nowhere: not sent)
+    assert not isinstance(message[0], bytes)
+    assert type(parallel._unpack(message)[0][0].obj["name"]) is Name
