@@ -10,12 +10,14 @@ file, in registry order: :func:`t2gen.jobfile.rules.run_rules` runs only those
 (the ``UNWRITTEN_RULES`` fast path of :mod:`t2gen.fastpaths`).
 
 Nothing here is kept by hand beside the rules: the fields are the ones
-``docs/rules.md`` lists. ``tests/jobfile/rules/test_written.py`` checks,
-on every example, case and golden job file and on generated ones, that a rule
-left out finds nothing when run, and that removing what a rule does not
-declare leaves its findings' messages as they were (the declarations are whole).
+``docs/rules.md`` lists ("Reads"). ``tests/jobfile/rules/test_written.py``
+checks, on every example, case and golden job file (an invalid one less the
+values the schema refused) and on generated ones, that a rule left out finds
+nothing when run; and, on every such file a rule speaks on, that taking the
+rule's fields out of it (as far as the schema lets) silences the rule, so a
+rule that speaks from a field it does not declare fails the test.
 
-Kept apart from this test:
+Kept apart from this:
 
 - a rule whose fields are not JSON paths (``invisible-characters`` reads
   "every key and string value") or that reads a command-line option runs always;
