@@ -100,6 +100,7 @@ def main() -> None:
                 ("cold render", render, args.runs),
                 ("100 jobs, --jobs 1", one, args.batch_runs),
             ],
+            "UNWRITTEN_RULES": [("100 jobs, --jobs 1", one, args.batch_runs)],
             "PRECOMPILED": [("cold render", render, args.runs)],
             "KUBE_SCHEMA_CODE": [
                 ("cold render --validate", [*render, "--validate"], args.runs)

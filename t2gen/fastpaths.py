@@ -33,6 +33,13 @@ FAST_PATHS: dict[str, str] = {
         "valid exactly when jsonschema finds no problem; an invalid file is always "
         "explained by jsonschema."
     ),
+    "UNWRITTEN_RULES": (
+        "t2gen/jobfile/rules/_written.py: in a job file the schema accepts, a rule "
+        "none of whose declared fields the file writes is not run (those fields "
+        "hold the schema's constant defaults, where the rule finds nothing). "
+        "Must preserve: every problem and warning, their order and the exit code; "
+        "a rule that reads an option or every value runs always."
+    ),
     "FAST_YAML": (
         "t2gen/inputs/yaml/fastload.py: a job file is read from PyYAML's C parser "
         "events instead of ruamel.yaml. Must preserve: the data, every node's and "

@@ -29,7 +29,7 @@ from t2gen.checks.stream import WORKLOAD_KINDS
 from t2gen.gangs import REGISTRY as GANGS
 from t2gen.inputs.jobfile import read_job
 from t2gen.jobfile.rules import REGISTRY as RULES
-from t2gen.jobfile.rules import Rule
+from t2gen.jobfile.rules import Rule, _plan
 from t2gen.pipeline.load import validate
 from tests.conftest import ROOT
 
@@ -110,8 +110,15 @@ def test_validate_runs_every_registered_rule(monkeypatch: pytest.MonkeyPatch) ->
     for rule_id, listed in list(RULES.items()):
         monkeypatch.setitem(RULES, rule_id, spy(listed))
     path = str(ROOT / "examples/wordcount.yaml")
+    monkeypatch.setenv("T2GEN_NO_UNWRITTEN_RULES", "1")
     validate(read_job(path))
     assert called == set(RULES)
+    # by default, the rules of the fields wordcount writes (tests/jobfile/rules/test_written.py)
+    called.clear()
+    monkeypatch.delenv("T2GEN_NO_UNWRITTEN_RULES")
+    validate(read_job(path))
+    assert called == set(_plan().rules_for(read_job(path).data))
+    assert 10 < len(called) < len(RULES)
 
 
 def test_an_unlisted_rule_or_check_is_found(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -85,7 +85,7 @@ def validate(
         problems, rejected = schema_findings(doc)
         checked = without_rejected(apply_defaults(doc.data), rejected)
     if isinstance(checked, dict):  # the rules never read what the schema refused
-        findings = run_rules(checked, doc, options)
+        findings = run_rules(checked, doc, options, schema_valid=not problems)
         problems += findings.problems
         if warnings is not None:
             warnings += findings.warnings

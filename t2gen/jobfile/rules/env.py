@@ -156,7 +156,7 @@ def check_env_value_from(data: dict[str, Any], doc: SourceDoc) -> Iterator[Probl
 _INT64_MAX = 2**63 - 1
 
 
-@rule("env-job-submission-time", fields=("spec.env[].value",))
+@rule("env-job-submission-time", fields=("spec.env[].name", "spec.env[].value"))
 def check_job_submission_time(
     data: dict[str, Any], doc: SourceDoc
 ) -> Iterator[Problem]:
