@@ -59,6 +59,16 @@ class _Unreadable:
 _UNREADABLE = _Unreadable()
 
 
+_KEYS_SIZE = 1024
+_plain_keys: set[str] = set()
+"""Keys of at most 110 characters that passed :func:`_read_back`'s key checks (a few dozen field names recur).
+
+The verdict depends only on the key's characters, and only exact ``str`` keys
+are looked up, so a member equal to a key stands for it; adding stops at
+:data:`_KEYS_SIZE` (at most ~110 KiB kept).
+"""
+
+
 def _read_back(value: Any, depth: int = 0) -> Any:
     """Return ``value`` as YAML reads back its :func:`~t2gen.kube.yamlio.dump_flow` text, fresh.
 
@@ -81,13 +91,16 @@ def _read_back(value: Any, depth: int = 0) -> Any:
     if kind is dict:
         result = {}
         for key, item in value.items():
-            if type(key) is not str or (
-                not (key.isascii() and key.isprintable()) and re.search(_ODD, key)
-            ):
-                raise _Unusual
-            # JSON writes a key in at most twice its UTF-8 bytes plus quotes.
-            if len(key) > 110 and len(key.encode("utf-8")) * 2 + 2 > _MAX_KEY:
-                raise _Unusual
+            if type(key) is not str or key not in _plain_keys:
+                if type(key) is not str or (
+                    not (key.isascii() and key.isprintable()) and re.search(_ODD, key)
+                ):
+                    raise _Unusual
+                # JSON writes a key in at most twice its UTF-8 bytes plus quotes.
+                if len(key) > 110 and len(key.encode("utf-8")) * 2 + 2 > _MAX_KEY:
+                    raise _Unusual
+                if len(_plain_keys) < _KEYS_SIZE and len(key) <= 110:
+                    _plain_keys.add(key)
             simple = type(item)  # the common cases, without a call
             if (simple is str and item.isascii() and item.isprintable()) or (
                 simple is int or simple is bool or item is None

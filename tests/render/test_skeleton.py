@@ -129,3 +129,28 @@ def test_values_read_back_as_the_text_would(value: Any) -> None:
 def test_unusual_templates_fall_back(source: str, context: dict[str, Any]) -> None:
     environment = _environment({"t.j2": source})
     assert skeleton.render_objects(environment, "t.j2", context) is None
+
+
+class _Key(str):
+    """A string subclass: JSON writes it as its text, the fast path must not keep it."""
+
+
+def test_a_remembered_key_stands_only_for_an_exact_string() -> None:
+    environment = _environment({"t.j2": "a: {{ v }}\n"})
+    plain = {"name": {"name": "x"}}
+    assert skeleton.render_objects(environment, "t.j2", {"v": plain}) == [{"a": plain}]
+    assert "name" in skeleton._plain_keys
+    # Equal and of the same hash as a remembered key, yet not a str: the text is parsed.
+    odd = {_Key("name"): "x"}
+    assert skeleton.render_objects(environment, "t.j2", {"v": odd}) is None
+    with pytest.raises(skeleton._Unusual):
+        skeleton._read_back({"n": odd})
+
+
+def test_remembered_keys_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(skeleton, "_plain_keys", set())
+    many = {f"k{index}": index for index in range(skeleton._KEYS_SIZE + 50)}
+    many["x" * 111] = 1  # a long key is checked every time, never kept
+    assert skeleton._read_back(many) == many
+    assert len(skeleton._plain_keys) == skeleton._KEYS_SIZE
+    assert "x" * 111 not in skeleton._plain_keys
