@@ -76,46 +76,47 @@ def _read_back(value: Any, depth: int = 0) -> Any:
         _Unusual: any value whose reading is not simply itself.
     """
     kind = type(value)
-    if kind is str:
-        if not (value.isascii() and value.isprintable()) and re.search(_ODD, value):
+    if (
+        kind is dict or kind is list or kind is tuple
+    ):  # the recursive calls: containers first
+        if depth > _MAX_DEPTH:
             raise _Unusual
-        return value
-    if kind is int or kind is bool or value is None:
-        return value
-    if kind is float:
-        if not math.isfinite(value):
-            raise _Unusual
-        return value
-    if depth > _MAX_DEPTH:
-        raise _Unusual
-    if kind is dict:
-        result = {}
-        for key, item in value.items():
-            if type(key) is not str or key not in _plain_keys:
-                if type(key) is not str or (
-                    not (key.isascii() and key.isprintable()) and re.search(_ODD, key)
+        if kind is dict:
+            result = {}
+            for key, item in value.items():
+                if type(key) is not str or key not in _plain_keys:
+                    if type(key) is not str or (
+                        not (key.isascii() and key.isprintable())
+                        and re.search(_ODD, key)
+                    ):
+                        raise _Unusual
+                    # JSON writes a key in at most twice its UTF-8 bytes plus quotes.
+                    if len(key) > 110 and len(key.encode("utf-8")) * 2 + 2 > _MAX_KEY:
+                        raise _Unusual
+                    if len(_plain_keys) < _KEYS_SIZE and len(key) <= 110:
+                        _plain_keys.add(key)
+                simple = type(item)  # the common cases, without a call
+                if (simple is str and item.isascii() and item.isprintable()) or (
+                    simple is int or simple is bool or item is None
                 ):
-                    raise _Unusual
-                # JSON writes a key in at most twice its UTF-8 bytes plus quotes.
-                if len(key) > 110 and len(key.encode("utf-8")) * 2 + 2 > _MAX_KEY:
-                    raise _Unusual
-                if len(_plain_keys) < _KEYS_SIZE and len(key) <= 110:
-                    _plain_keys.add(key)
-            simple = type(item)  # the common cases, without a call
-            if (simple is str and item.isascii() and item.isprintable()) or (
-                simple is int or simple is bool or item is None
-            ):
-                result[key] = item
-            else:
-                result[key] = _read_back(item, depth + 1)
-        return result
-    if kind is list or kind is tuple:
+                    result[key] = item
+                else:
+                    result[key] = _read_back(item, depth + 1)
+            return result
         return [
             item
             if type(item) is str and item.isascii() and item.isprintable()
             else _read_back(item, depth + 1)
             for item in value
         ]
+    if kind is str:
+        if not (value.isascii() and value.isprintable()) and re.search(_ODD, value):
+            raise _Unusual
+        return value
+    if kind is int or kind is bool or value is None:
+        return value
+    if kind is float and math.isfinite(value):
+        return value
     raise _Unusual
 
 
