@@ -76,39 +76,35 @@ def _read_back(value: Any, depth: int = 0) -> Any:
         _Unusual: any value whose reading is not simply itself.
     """
     kind = type(value)
-    if (
-        kind is dict or kind is list or kind is tuple
-    ):  # the recursive calls: containers first
+    if kind is dict or kind is list or kind is tuple:  # the recursive calls
         if depth > _MAX_DEPTH:
             raise _Unusual
+        # A shallow copy in C, then only the containers replaced: scalars stay.
         if kind is dict:
-            result = {}
-            for key, item in value.items():
+            result = dict(value)
+            for key, item in result.items():
                 if type(key) is not str or key not in _plain_keys:
-                    if type(key) is not str or (
-                        not (key.isascii() and key.isprintable())
-                        and re.search(_ODD, key)
+                    _check_key(key)
+                simple = type(item)  # the common cases, without a call
+                if simple is str:
+                    if not (item.isascii() and item.isprintable()) and re.search(
+                        _ODD, item
                     ):
                         raise _Unusual
-                    # JSON writes a key in at most twice its UTF-8 bytes plus quotes.
-                    if len(key) > 110 and len(key.encode("utf-8")) * 2 + 2 > _MAX_KEY:
-                        raise _Unusual
-                    if len(_plain_keys) < _KEYS_SIZE and len(key) <= 110:
-                        _plain_keys.add(key)
-                simple = type(item)  # the common cases, without a call
-                if (simple is str and item.isascii() and item.isprintable()) or (
-                    simple is int or simple is bool or item is None
-                ):
-                    result[key] = item
-                else:
+                elif not (simple is int or simple is bool or item is None):
                     result[key] = _read_back(item, depth + 1)
             return result
-        return [
-            item
-            if type(item) is str and item.isascii() and item.isprintable()
-            else _read_back(item, depth + 1)
-            for item in value
-        ]
+        items = list(value)
+        for index, item in enumerate(items):
+            simple = type(item)
+            if simple is str:
+                if not (item.isascii() and item.isprintable()) and re.search(
+                    _ODD, item
+                ):
+                    raise _Unusual
+            elif not (simple is int or simple is bool or item is None):
+                items[index] = _read_back(item, depth + 1)
+        return items
     if kind is str:
         if not (value.isascii() and value.isprintable()) and re.search(_ODD, value):
             raise _Unusual
@@ -118,6 +114,22 @@ def _read_back(value: Any, depth: int = 0) -> Any:
     if kind is float and math.isfinite(value):
         return value
     raise _Unusual
+
+
+def _check_key(key: Any) -> None:
+    """Raise :class:`_Unusual` unless ``key`` reads back as itself; remember it if short.
+
+    An exact ``str`` without a character of :data:`_ODD`, short enough for an
+    implicit YAML key (JSON writes it in at most twice its UTF-8 bytes and quotes).
+    """
+    if type(key) is not str or (
+        not (key.isascii() and key.isprintable()) and re.search(_ODD, key)
+    ):
+        raise _Unusual
+    if len(key) > 110 and len(key.encode("utf-8")) * 2 + 2 > _MAX_KEY:
+        raise _Unusual
+    if len(_plain_keys) < _KEYS_SIZE and len(key) <= 110:
+        _plain_keys.add(key)
 
 
 def _capture(values: list[Any]) -> Callable[[Any], str]:

@@ -154,3 +154,24 @@ def test_remembered_keys_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert skeleton._read_back(many) == many
     assert len(skeleton._plain_keys) == skeleton._KEYS_SIZE
     assert "x" * 111 not in skeleton._plain_keys
+
+
+def test_read_back_copies_every_container_and_refuses_the_odd() -> None:
+    inner = {"k": ["a", 1, None, True, 2.5, -0.0]}
+    value = [inner, (inner,)]
+    copy = skeleton._read_back(value)
+    assert copy == [inner, [inner]]
+    assert type(copy[1]) is list  # JSON writes a tuple as a list
+    # Fresh containers everywhere, as a parse of the text gives, even for a shared one.
+    assert copy[0] is not inner and copy[0]["k"] is not inner["k"]
+    assert copy[1][0] is not copy[0] and copy[1][0]["k"] is not copy[0]["k"]
+    for odd in (
+        [{"a": "\x85"}],  # deep in a list of mappings
+        [{"a": _Key("x")}],  # a str subclass as a value
+        {"a": [float("inf")]},
+        {"a": {1: 2}},
+        [[b"x"]],
+        {"a": {"b": {"k" * 600: 1}}},
+    ):
+        with pytest.raises(skeleton._Unusual):
+            skeleton._read_back(odd)
