@@ -59,6 +59,16 @@ class _Unreadable:
 _UNREADABLE = _Unreadable()
 
 
+_KEYS_SIZE = 1024
+_plain_keys: set[str] = set()
+"""Keys of at most 110 characters that passed :func:`_read_back`'s key checks (a few dozen field names recur).
+
+The verdict depends only on the key's characters, and only exact ``str`` keys
+are looked up, so a member equal to a key stands for it; adding stops at
+:data:`_KEYS_SIZE` (at most ~110 KiB kept).
+"""
+
+
 def _read_back(value: Any, depth: int = 0) -> Any:
     """Return ``value`` as YAML reads back its :func:`~t2gen.kube.yamlio.dump_flow` text, fresh.
 
@@ -66,44 +76,60 @@ def _read_back(value: Any, depth: int = 0) -> Any:
         _Unusual: any value whose reading is not simply itself.
     """
     kind = type(value)
+    if kind is dict or kind is list or kind is tuple:  # the recursive calls
+        if depth > _MAX_DEPTH:
+            raise _Unusual
+        # A shallow copy in C, then only the containers replaced: scalars stay.
+        if kind is dict:
+            result = dict(value)
+            for key, item in result.items():
+                if type(key) is not str or key not in _plain_keys:
+                    _check_key(key)
+                simple = type(item)  # the common cases, without a call
+                if simple is str:
+                    if not (item.isascii() and item.isprintable()) and re.search(
+                        _ODD, item
+                    ):
+                        raise _Unusual
+                elif not (simple is int or simple is bool or item is None):
+                    result[key] = _read_back(item, depth + 1)
+            return result
+        items = list(value)
+        for index, item in enumerate(items):
+            simple = type(item)
+            if simple is str:
+                if not (item.isascii() and item.isprintable()) and re.search(
+                    _ODD, item
+                ):
+                    raise _Unusual
+            elif not (simple is int or simple is bool or item is None):
+                items[index] = _read_back(item, depth + 1)
+        return items
     if kind is str:
         if not (value.isascii() and value.isprintable()) and re.search(_ODD, value):
             raise _Unusual
         return value
     if kind is int or kind is bool or value is None:
         return value
-    if kind is float:
-        if not math.isfinite(value):
-            raise _Unusual
+    if kind is float and math.isfinite(value):
         return value
-    if depth > _MAX_DEPTH:
-        raise _Unusual
-    if kind is dict:
-        result = {}
-        for key, item in value.items():
-            if type(key) is not str or (
-                not (key.isascii() and key.isprintable()) and re.search(_ODD, key)
-            ):
-                raise _Unusual
-            # JSON writes a key in at most twice its UTF-8 bytes plus quotes.
-            if len(key) > 110 and len(key.encode("utf-8")) * 2 + 2 > _MAX_KEY:
-                raise _Unusual
-            simple = type(item)  # the common cases, without a call
-            if (simple is str and item.isascii() and item.isprintable()) or (
-                simple is int or simple is bool or item is None
-            ):
-                result[key] = item
-            else:
-                result[key] = _read_back(item, depth + 1)
-        return result
-    if kind is list or kind is tuple:
-        return [
-            item
-            if type(item) is str and item.isascii() and item.isprintable()
-            else _read_back(item, depth + 1)
-            for item in value
-        ]
     raise _Unusual
+
+
+def _check_key(key: Any) -> None:
+    """Raise :class:`_Unusual` unless ``key`` reads back as itself; remember it if short.
+
+    An exact ``str`` without a character of :data:`_ODD`, short enough for an
+    implicit YAML key (JSON writes it in at most twice its UTF-8 bytes and quotes).
+    """
+    if type(key) is not str or (
+        not (key.isascii() and key.isprintable()) and re.search(_ODD, key)
+    ):
+        raise _Unusual
+    if len(key) > 110 and len(key.encode("utf-8")) * 2 + 2 > _MAX_KEY:
+        raise _Unusual
+    if len(_plain_keys) < _KEYS_SIZE and len(key) <= 110:
+        _plain_keys.add(key)
 
 
 def _capture(values: list[Any]) -> Callable[[Any], str]:

@@ -129,3 +129,49 @@ def test_values_read_back_as_the_text_would(value: Any) -> None:
 def test_unusual_templates_fall_back(source: str, context: dict[str, Any]) -> None:
     environment = _environment({"t.j2": source})
     assert skeleton.render_objects(environment, "t.j2", context) is None
+
+
+class _Key(str):
+    """A string subclass: JSON writes it as its text, the fast path must not keep it."""
+
+
+def test_a_remembered_key_stands_only_for_an_exact_string() -> None:
+    environment = _environment({"t.j2": "a: {{ v }}\n"})
+    plain = {"name": {"name": "x"}}
+    assert skeleton.render_objects(environment, "t.j2", {"v": plain}) == [{"a": plain}]
+    assert "name" in skeleton._plain_keys
+    # Equal and of the same hash as a remembered key, yet not a str: the text is parsed.
+    odd = {_Key("name"): "x"}
+    assert skeleton.render_objects(environment, "t.j2", {"v": odd}) is None
+    with pytest.raises(skeleton._Unusual):
+        skeleton._read_back({"n": odd})
+
+
+def test_remembered_keys_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(skeleton, "_plain_keys", set())
+    many = {f"k{index}": index for index in range(skeleton._KEYS_SIZE + 50)}
+    many["x" * 111] = 1  # a long key is checked every time, never kept
+    assert skeleton._read_back(many) == many
+    assert len(skeleton._plain_keys) == skeleton._KEYS_SIZE
+    assert "x" * 111 not in skeleton._plain_keys
+
+
+def test_read_back_copies_every_container_and_refuses_the_odd() -> None:
+    inner = {"k": ["a", 1, None, True, 2.5, -0.0]}
+    value = [inner, (inner,)]
+    copy = skeleton._read_back(value)
+    assert copy == [inner, [inner]]
+    assert type(copy[1]) is list  # JSON writes a tuple as a list
+    # Fresh containers everywhere, as a parse of the text gives, even for a shared one.
+    assert copy[0] is not inner and copy[0]["k"] is not inner["k"]
+    assert copy[1][0] is not copy[0] and copy[1][0]["k"] is not copy[0]["k"]
+    for odd in (
+        [{"a": "\x85"}],  # deep in a list of mappings
+        [{"a": _Key("x")}],  # a str subclass as a value
+        {"a": [float("inf")]},
+        {"a": {1: 2}},
+        [[b"x"]],
+        {"a": {"b": {"k" * 600: 1}}},
+    ):
+        with pytest.raises(skeleton._Unusual):
+            skeleton._read_back(odd)
