@@ -36,7 +36,8 @@ The other modules: :mod:`~t2gen.checks.base` (the :class:`~t2gen.checks.base.Che
 record and its findings), :mod:`~t2gen.checks.stream` (the objects indexed once,
 and label-selector semantics), :mod:`~t2gen.checks.security` (Pod Security
 ``restricted``), :mod:`~t2gen.checks.duplicates` (objects that collide in one
-cluster), :mod:`~t2gen.checks.size` (objects too large for Kubernetes) and
+cluster), :mod:`~t2gen.checks.fused` (a pod's container checks judged in one
+walk, to skip them when none would find anything), :mod:`~t2gen.checks.size` (objects too large for Kubernetes) and
 :mod:`~t2gen.checks.manifests` (what ``render --validate`` and ``t2gen check``
 run: the schemas, then these checks).
 """
