@@ -1,16 +1,18 @@
-"""The container checks of one pod judged in one walk: whether none of them would find anything.
+"""Checks judged in one walk: whether none of a group of checks would find anything.
 
 :func:`t2gen.checks.pods.pod_findings` runs the eight checks of
 :data:`t2gen.checks.pods.CONTAINER_CHECKS` on each container, each walking
-it again (a render's 500 jobs: 1,500 containers, 12,000 check runs, about a
-quarter of the checks' time). :func:`containers_clean` walks each container
-once and answers True only when it is sure that every one of those checks
-finds nothing, so that ``pod_findings`` may skip them; it answers False for
-anything it is not sure of (a value not a plain string, int, list or map, a
-quantity not parsed before, an extended resource, any repeat or miss), and
-the checks then run as they always do and say what is wrong. A pod's
-findings are therefore the same either way, in the same order. The fast path
-``FUSED_CHECKS`` of :mod:`t2gen.fastpaths` (``T2GEN_NO_FUSED_CHECKS`` turns it off).
+it again (a render's 500 jobs: 1,500 containers, 12,000 check runs), and
+every object gets the four :data:`t2gen.checks.GENERIC_CHECKS`, each reading
+its metadata again (22,000 check runs). :func:`containers_clean` and
+:func:`metadata_clean` walk once and answer True only when sure that every
+check of the group finds nothing, so that the caller may skip them; they
+answer False for anything they are not sure of (a value not a plain string,
+int, list or map, a quantity, name or label not judged valid before, an
+extended resource, any repeat or miss), and the checks then run as they
+always do and say what is wrong. The findings are therefore the same either
+way, in the same order. The fast path ``FUSED_CHECKS`` of
+:mod:`t2gen.fastpaths` (``T2GEN_NO_FUSED_CHECKS`` turns it off).
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from typing import Any
 
 from t2gen import fastpaths
 from t2gen.checks.base import as_value, quantity_findings
+from t2gen.checks.metadata import label_findings, object_name
 from t2gen.kube import validators
+from t2gen.twister2.names import PACKAGE_NAMESPACE_ANNOTATION
 
-__all__ = ["containers_clean", "overcommit_allowed"]
+__all__ = ["containers_clean", "metadata_clean", "overcommit_allowed"]
 
 _PORT_MAX = 65535
 _NAME = operator.itemgetter("name")
@@ -181,3 +185,60 @@ def containers_clean(pod: dict[str, Any], volumes: set[Any]) -> bool:
         if mounts is None or not volumes.issuperset(mounts):
             return False
     return True
+
+
+def metadata_clean(obj: dict[str, Any]) -> bool:
+    """Whether no check of :data:`t2gen.checks.GENERIC_CHECKS` finds anything in ``obj``.
+
+    They read ``kind`` and ``metadata``'s name, namespace, labels and package
+    annotation, each walking the metadata again for every object.
+
+    Returns:
+        True only when none of them would find anything; False when one might
+        (then they run and say what), and always with ``T2GEN_NO_FUSED_CHECKS`` set.
+    """
+    if not fastpaths.enabled("FUSED_CHECKS"):
+        return False
+    kind, metadata = obj.get("kind"), obj.get("metadata")
+    if type(kind) is not str or type(metadata) is not dict:
+        return False
+    name = metadata.get("name")
+    if type(name) is not str:
+        return False
+    # object-name reads the kind (these two, or any other) and the name alone
+    key = (kind if kind in ("Service", "StatefulSet") else "", name)
+    if key not in _NAMES:
+        for _ in object_name.run({"kind": kind, "metadata": {"name": name}}, None):
+            return False
+        _remember(_NAMES, key)
+    namespace = metadata.get("namespace")
+    if namespace is not None:
+        if type(namespace) is not str:
+            return False
+        if namespace not in _NAMESPACES:
+            if not validators.is_dns1123_label(namespace):
+                return False
+            _remember(_NAMESPACES, namespace)
+        annotations = metadata.get("annotations")
+        if annotations is not None:
+            if type(annotations) is not dict:
+                return False
+            wanted = annotations.get(PACKAGE_NAMESPACE_ANNOTATION)
+            if isinstance(wanted, str) and wanted != namespace:
+                return False
+    for _ in label_findings("metadata.labels", metadata.get("labels")):
+        return False
+    return True
+
+
+def _remember(known: set[Any], item: Any) -> None:
+    if len(known) >= 4096:  # bounded, whatever the input
+        known.clear()
+    known.add(item)
+
+
+_NAMES: set[tuple[str, str]] = set()
+"""``(kind class, name)`` that object-name finds nothing in: a job's objects share a few names."""
+
+_NAMESPACES: set[str] = set()
+"""Namespaces found DNS-1123 labels."""

@@ -113,3 +113,43 @@ def test_findings_are_the_same_without_the_fast_path(
         assert fast == plain
         found_any += bool(plain)
     assert found_any > 20  # the mutants were faulty enough to find something
+
+
+def _objects() -> list[dict[str, Any]]:
+    return [
+        document.obj
+        for example in EXAMPLES
+        for document in generate([str(ROOT / "examples" / example)])
+    ]
+
+
+def _metadata_mutants(obj: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """``obj`` with one leaf of its metadata or its kind changed, or a namespace added."""
+    for leaf in [("kind",), *_leaves(obj["metadata"], ("metadata",))]:
+        for value in ODD_VALUES:
+            mutant = copy.deepcopy(obj)
+            _at(mutant, leaf[:-1])[leaf[-1]] = value
+            yield mutant
+    for namespace in ("default", "other", "Bad_NS", "x" * 64):
+        mutant = copy.deepcopy(obj)
+        mutant["metadata"]["namespace"] = namespace
+        yield mutant
+    # one name judged for each kind rule: a subdomain, a DNS-1035 label, a StatefulSet's
+    for name in ("1abc", "a.b", "s" * 53, "A"):
+        for kind in ("ConfigMap", "Service", "StatefulSet", "Widget"):
+            yield {**obj, "kind": kind, "metadata": {**obj["metadata"], "name": name}}
+
+
+def test_metadata_findings_are_the_same_without_the_fast_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    found_any = 0
+    for obj in _objects():
+        for mutant in _metadata_mutants(obj):
+            monkeypatch.delenv("T2GEN_NO_FUSED_CHECKS", raising=False)
+            fast = object_problems([mutant], part="object")
+            monkeypatch.setenv("T2GEN_NO_FUSED_CHECKS", "1")
+            plain = object_problems([mutant], part="object")
+            assert fast == plain
+            found_any += bool(plain)
+    assert found_any > 100
