@@ -120,6 +120,7 @@ def main() -> None:
                     args.batch_runs,
                 )
             ],
+            "FUSED_CHECKS": [("100 jobs, --jobs 1", one, args.batch_runs)],
             "PROCESSES": [
                 ("500 jobs, default --jobs", [T2GEN, "render", *batch], args.batch_runs)
             ],

@@ -78,6 +78,15 @@ FAST_PATHS: dict[str, str] = {
         "read item by item, each item the typed records refuse by the plain "
         "reader alone (with the switch, every item; the bounds stay)."
     ),
+    "FUSED_CHECKS": (
+        "t2gen/checks/fused.py: a pod's containers, and each object's metadata, are "
+        "walked once to judge whether any container check (pods.CONTAINER_CHECKS), or "
+        "any generic check (checks.GENERIC_CHECKS), would find anything; when none "
+        "would, they do not run. Must preserve: every finding and its order: anything "
+        "it is not sure of (a value not a plain string, int, list or map, a quantity, "
+        "name or label with a finding, an extended resource, a repeat, a missing "
+        "volume) is judged by the checks themselves."
+    ),
     "PROCESSES": (
         "t2gen/pipeline/batch.py: many job files are rendered over the usable CPUs in "
         "forked processes. Must preserve: the output, warnings, errors and exit "

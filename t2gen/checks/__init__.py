@@ -36,7 +36,8 @@ The other modules: :mod:`~t2gen.checks.base` (the :class:`~t2gen.checks.base.Che
 record and its findings), :mod:`~t2gen.checks.stream` (the objects indexed once,
 and label-selector semantics), :mod:`~t2gen.checks.security` (Pod Security
 ``restricted``), :mod:`~t2gen.checks.duplicates` (objects that collide in one
-cluster), :mod:`~t2gen.checks.size` (objects too large for Kubernetes) and
+cluster), :mod:`~t2gen.checks.fused` (a pod's container checks and an object's
+generic checks judged in one walk, to skip them when none would find anything), :mod:`~t2gen.checks.size` (objects too large for Kubernetes) and
 :mod:`~t2gen.checks.manifests` (what ``render --validate`` and ``t2gen check``
 run: the schemas, then these checks).
 """
@@ -57,6 +58,7 @@ from t2gen.checks import (
     workloads,
 )
 from t2gen.checks.base import Check, Note, is_t2gens
+from t2gen.checks.fused import metadata_clean
 from t2gen.checks.stream import WORKLOAD_KINDS, Part, Stream, matches
 from t2gen.errors import Problem
 from t2gen.gangs import GROUP_KINDS, group_owner
@@ -160,13 +162,19 @@ def kind_checks(obj: dict[str, Any]) -> tuple[Check, ...]:
     return checks_for(kind) if group == KIND_GROUPS.get(kind) else GENERIC_CHECKS
 
 
+_GENERIC = len(GENERIC_CHECKS)
+
+
 def _problems(
     obj: dict[str, Any], stream: Stream, origin: str | None, strict: bool
 ) -> Iterator[tuple[Problem, bool]]:
     """Each finding of ``obj`` as a located problem, and whether it is only a note."""
     where: str | None = None  # worked out at the first finding: most objects have none
     lenient = False
-    for object_check in stream.running(kind_checks(obj)):
+    checks = stream.running(kind_checks(obj))
+    if checks[:_GENERIC] == GENERIC_CHECKS and metadata_clean(obj):
+        checks = checks[_GENERIC:]  # none of them would find anything
+    for object_check in checks:
         for finding in object_check.run(obj, stream):
             if where is None:
                 metadata = obj.get("metadata")

@@ -23,6 +23,7 @@ from t2gen.checks.base import (
     hashable,
     quantity_findings,
 )
+from t2gen.checks.fused import containers_clean, overcommit_allowed
 from t2gen.checks.stream import Stream
 from t2gen.kube import validators
 from t2gen.twister2.names import BIND_WORKERS_ANNOTATION
@@ -166,18 +167,6 @@ def container_request_within_limit(
             yield f"{path}.resources.requests.{resource}", "exceeds its limit"
 
 
-def _overcommit_allowed(resource: str) -> bool:
-    """Whether Kubernetes lets a container's request of ``resource`` be below its limit, or alone.
-
-    Native resources (no domain, or a ``kubernetes.io/`` one) may be
-    overcommitted, except ``hugepages-*``; extended resources (any other
-    ``<domain>/<name>``, such as ``nvidia.com/gpu``) may not. Kubernetes'
-    ``helper.IsOvercommitAllowed`` (kubernetes/kubernetes ``pkg/apis/core/helper/helpers.go``).
-    """
-    native = "/" not in resource or "kubernetes.io/" in resource
-    return native and not resource.startswith("hugepages-")
-
-
 @check("container-extended-resource-limit", "container")
 def container_extended_resource_limit(
     path: str, container: dict[str, Any], state: PodState
@@ -199,7 +188,7 @@ def container_extended_resource_limit(
     resources = as_dict(container.get("resources"))
     limits = as_dict(resources.get("limits"))
     for resource, amount in as_dict(resources.get("requests")).items():
-        if _overcommit_allowed(str(resource)):
+        if overcommit_allowed(str(resource)):
             continue
         where = f"{path}.resources.requests.{resource}"
         if resource not in limits:
@@ -391,9 +380,11 @@ def pod_findings(
     container_checks = stream.running(CONTAINER_CHECKS)
     if container_checks:  # none in a batch's cross-object run
         state = PodState.of(pod, owner)
-        for index, container in enumerate(as_list(pod.get("containers"))):
-            path_of, container = f"{path}.containers[{index}]", as_dict(container)
-            for container_check in container_checks:
-                yield from container_check.run(path_of, container, state)
+        every = len(container_checks) == len(CONTAINER_CHECKS)
+        if not (every and containers_clean(pod, state.volumes)):  # else none finds
+            for index, container in enumerate(as_list(pod.get("containers"))):
+                path_of, container = f"{path}.containers[{index}]", as_dict(container)
+                for container_check in container_checks:
+                    yield from container_check.run(path_of, container, state)
     for pod_check in stream.running(POD_CHECKS):
         yield from pod_check.run(path, pod, owner, stream)

@@ -172,6 +172,40 @@ def _excess(
                     yield f"{verb} of every {resource} (no resourceNames)"
 
 
+def _rule_excess(
+    rule: dict[str, Any],
+    reads: frozenset[tuple[str, str]] | None,
+    writes: dict[tuple[str, str], frozenset[str]],
+) -> tuple[str, ...]:
+    """:func:`_excess` of ``rule``, remembered for rules of strings: every job's Roles repeat a few.
+
+    It reads the groups, resources and verbs, and whether ``resourceNames`` has
+    any (not which: they name each job's objects); ``reads`` and ``writes`` are
+    this module's constants, told apart by identity.
+    """
+    groups = tuple(as_list(rule.get("apiGroups")))
+    resources = tuple(as_list(rule.get("resources")))
+    verbs = tuple(as_list(rule.get("verbs")))
+    named = bool(as_list(rule.get("resourceNames")))
+    key = (id(reads), id(writes), named, groups, resources, verbs)
+    try:
+        known = _EXCESS.get(key)
+    except TypeError:  # a list or a map among them: not remembered
+        return tuple(_excess(rule, reads, writes))
+    if known is None:
+        known = tuple(_excess(rule, reads, writes))
+        # only strings are kept: a string equals no other type (True == 1 == 1.0)
+        if _STR.issuperset(map(type, (*groups, *resources, *verbs))):
+            if len(_EXCESS) >= 1024:  # bounded, whatever the input
+                _EXCESS.clear()
+            _EXCESS[key] = known
+    return known
+
+
+_EXCESS: dict[tuple[Any, ...], tuple[str, ...]] = {}
+_STR = frozenset({str})
+
+
 def _role_findings(
     role: dict[str, Any],
     stream: Stream,
@@ -186,7 +220,7 @@ def _role_findings(
     if not runs:
         return
     for index, rule in enumerate(as_list(role.get("rules"))):
-        excess = list(_excess(as_dict(rule), reads, writes))
+        excess = _rule_excess(as_dict(rule), reads, writes)
         if excess:
             yield (
                 f"rules[{index}]",

@@ -132,10 +132,13 @@ def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
     return tuple(
         [
             (0, int(part)) if part.isdigit() else (1, part)
-            for part in re.split(r"(\d+)", text)
+            for part in _DIGITS.split(text)
             if part
         ]
     )
+
+
+_DIGITS = re.compile(r"(\d+)")
 
 
 def sort_documents(
@@ -154,16 +157,14 @@ def sort_documents(
     """
     ranks = _ranks(group_kinds)
     custom = ranks[CUSTOM_RESOURCES]
+    # A job's objects share a few names (a batch of 500: 5,500 objects, ~2,300 names).
+    naturals: dict[str, tuple[tuple[int, int | str], ...]] = {}
 
     def key(doc: _Document) -> tuple[int, str, tuple[tuple[int, int | str], ...], str]:
-        kind = (
-            doc.kind
-        )  # kind_rank and natural_key, without a call each (5,500 a batch)
-        return (
-            ranks.get(kind, custom),
-            kind,
-            natural_key(doc.name),
-            doc.namespace or "",
-        )
+        kind, name = doc.kind, doc.name  # kind_rank inlined (5,500 calls a batch)
+        natural = naturals.get(name)
+        if natural is None:
+            natural = naturals[name] = natural_key(name)
+        return (ranks.get(kind, custom), kind, natural, doc.namespace or "")
 
     return sorted(documents, key=key)
