@@ -17,6 +17,7 @@ Click does.
 from __future__ import annotations
 
 import errno
+import functools
 import io
 import sys
 from collections.abc import Callable, Sequence
@@ -291,8 +292,7 @@ def run_render(
     """
 
     def body(warnings: list[Warning_]) -> None:
-        from t2gen.output import write_stdout
-        from t2gen.output.stream import to_helm_templates, to_json, to_yaml_stream
+        from t2gen.output import stream, write_stdout
 
         files = _job_paths(jobs, recursive)
         text: str | None = None
@@ -317,7 +317,9 @@ def run_render(
 
             emit = None
             if output is None and output_format != "json":
-                emit = to_helm_templates if output_format == "helm" else to_yaml_stream
+                helm = output_format == "helm"
+                texts = stream.helm_template_texts if helm else stream.yaml_stream_texts
+                emit = functools.partial(texts, trees=True)  # rendered objects
             documents, text = generate_batch(
                 files,
                 namespace=namespace,
@@ -345,7 +347,7 @@ def run_render(
             ):
                 echo(str(path), err=True)
         elif output_format == "json":
-            write_stdout(to_json(documents))
+            write_stdout(stream.to_json(documents))
         elif output_format == "helm":
             dropped = sorted({d.namespace for d in documents if d.namespace})
             warn(
@@ -355,9 +357,13 @@ def run_render(
                     for name in dropped
                 ]
             )
-            write_stdout(text if text is not None else to_helm_templates(documents))
+            if text is None:
+                text = stream.to_helm_templates(documents, trees=True)
+            write_stdout(text)
         else:
-            write_stdout(text if text is not None else to_yaml_stream(documents))
+            if text is None:
+                text = stream.to_yaml_stream(documents, trees=True)
+            write_stdout(text)
 
     return run(body)
 

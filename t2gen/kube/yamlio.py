@@ -210,8 +210,7 @@ def dump_yaml(obj: Any) -> str:
 
 def _dump_represented(obj: Any) -> str:
     """:func:`dump_yaml` through PyYAML's representer (any data it can represent)."""
-    text: str = yaml.dump(obj, Dumper=KubeDumper, **_DUMP_OPTIONS)
-    return text
+    return yaml.dump(obj, Dumper=KubeDumper, **_DUMP_OPTIONS)  # type: ignore[no-any-return]
 
 
 _DUMP_OPTIONS: dict[str, Any] = {
@@ -284,18 +283,21 @@ def _int_event(value: int) -> yaml.ScalarEvent:
     return event
 
 
-def _events(obj: Any, put: Callable[[yaml.Event], object], seen: set[int]) -> None:
+def _events(
+    obj: Any, put: Callable[[yaml.Event], object], seen: set[int] | None
+) -> None:
     """Pass the events of ``obj`` to ``put``, as KubeDumper's serializer would emit them.
 
-    Strings, the most frequent nodes, are looked up in the loops, not in a call of
-    their own. ``seen``: the ids of the containers met so far; one met twice
-    (shared, or a cycle) raises :class:`_NotJsonShaped`.
+    Strings, the most frequent nodes, are looked up in the loops. ``seen``: the ids of the
+    containers met so far; one met twice (shared, or a cycle) raises :class:`_NotJsonShaped`;
+    None when the caller knows ``obj`` is a tree (no container in it twice).
     """
     kind = type(obj)
     if kind is dict or kind is list:
-        if id(obj) in seen:  # PyYAML would write an anchor and an alias
-            raise _NotJsonShaped
-        seen.add(id(obj))
+        if seen is not None:
+            if id(obj) in seen:  # PyYAML would write an anchor and an alias
+                raise _NotJsonShaped
+            seen.add(id(obj))
         cached = _SCALAR_EVENTS.get
         if kind is dict:
             put(_MAP_START)
@@ -345,8 +347,7 @@ def _emit(obj: Any) -> str:
     if _Emitter is None:  # pragma: no cover - PyYAML built without libyaml
         raise _NotJsonShaped
     stream = io.StringIO()
-    emitter = _Emitter(stream, **_EMITTER_OPTIONS)
-    put = emitter.emit
+    put = _Emitter(stream, **_EMITTER_OPTIONS).emit
     put(_STREAM_START)
     put(_DOCUMENT_START)
     _events(obj, put, set())

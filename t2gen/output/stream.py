@@ -9,27 +9,41 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from t2gen.kube.yamlio import dump_yaml
+from t2gen.kube.yamldocs import dump_yaml_each
 from t2gen.render.engine import RenderedDocument
 
 __all__ = [
+    "helm_template_texts",
     "to_helm_templates",
     "to_json",
     "to_yaml_stream",
     "without_namespace",
+    "yaml_stream_texts",
 ]
 
 
-def to_yaml_stream(documents: Sequence[RenderedDocument]) -> str:
+def to_yaml_stream(
+    documents: Sequence[RenderedDocument], *, trees: bool = False
+) -> str:
     """Emit objects as one multi-document YAML stream.
 
     Each document starts with ``---`` and a ``# Source: <template>`` comment, as
     ``helm template`` prints them; strings are quoted wherever YAML 1.1 could
-    misread them.
+    misread them. ``trees``: no object holds a list or mapping twice, as
+    rendered objects (:func:`t2gen.kube.yamldocs.dump_yaml_each`).
     """
-    return "".join(
-        f"---\n# Source: {doc.template}\n{dump_yaml(doc.obj)}" for doc in documents
-    )
+    return "".join(yaml_stream_texts(documents, trees=trees))
+
+
+def yaml_stream_texts(
+    documents: Sequence[RenderedDocument], *, trees: bool = False
+) -> list[str]:
+    """Each object's part of :func:`to_yaml_stream`, in order (joined, the stream)."""
+    texts = dump_yaml_each([doc.obj for doc in documents], trees=trees)
+    return [
+        f"---\n# Source: {doc.template}\n{text}"
+        for doc, text in zip(documents, texts, strict=True)
+    ]
 
 
 def without_namespace(document: RenderedDocument) -> RenderedDocument:
@@ -64,7 +78,9 @@ def without_namespace(document: RenderedDocument) -> RenderedDocument:
     return RenderedDocument(document.template, obj)
 
 
-def to_helm_templates(documents: Sequence[RenderedDocument]) -> str:
+def to_helm_templates(
+    documents: Sequence[RenderedDocument], *, trees: bool = False
+) -> str:
     """Emit the YAML stream for a Helm chart's ``templates/``: no namespace, every ``{{`` escaped.
 
     Helm places a chart's objects in the release namespace (``helm install
@@ -72,9 +88,23 @@ def to_helm_templates(documents: Sequence[RenderedDocument]) -> str:
     one a job file sets. Helm evaluates chart templates as Go templates, so a
     value containing ``{{`` (an env var, an annotation) would be executed. Each
     ``{{`` becomes ``{{ "{{" }}``, which Helm renders back to ``{{``.
+    ``trees`` as for :func:`to_yaml_stream`.
     """
-    stream = to_yaml_stream([without_namespace(document) for document in documents])
-    return stream.replace("{{", '{{ "{{" }}')
+    return "".join(helm_template_texts(documents, trees=trees))
+
+
+def helm_template_texts(
+    documents: Sequence[RenderedDocument], *, trees: bool = False
+) -> list[str]:
+    """Each object's part of :func:`to_helm_templates`, in order (joined, the templates).
+
+    Every part ends in a line break and the next starts with ``---``, so no
+    ``{{`` spans two parts: escaping each is escaping the whole.
+    """
+    texts = yaml_stream_texts(
+        [without_namespace(document) for document in documents], trees=trees
+    )
+    return [text.replace("{{", '{{ "{{" }}') for text in texts]
 
 
 def to_json(documents: Sequence[RenderedDocument]) -> str:

@@ -30,8 +30,8 @@ What runs where, and why:
   batch below 500 jobs/s on two CPUs.
 * Each worker sends its objects as soon as they are checked (:func:`_pack`:
   ``marshal``, which writes plain data at about half pickle's CPU), then
-  emits them as text (:func:`t2gen.output.stream.to_yaml_stream` one object at a time,
-  which joined is the stream of all of them) and sends the text. The parent
+  emits them as text (:func:`t2gen.output.stream.yaml_stream_texts`: one text per object,
+  which joined is the stream of all of them) and sends the texts. The parent
   emits its own chunk while the workers render, then runs the cross-object
   checks and sorts the objects (:func:`t2gen.kube.order.sort_documents`) while
   they emit, and joins the texts in that order.
@@ -79,9 +79,9 @@ PARENT_SHARE = 0.9
 """The parent's chunk, relative to a worker's: it also gathers, checks across
 jobs, sorts and writes (set by measurement on 2 CPUs)."""
 
-Emit = Callable[[Sequence["RenderedDocument"]], str]
-"""Turns objects into output text, e.g. :func:`t2gen.output.stream.to_yaml_stream`;
-it must give, for a list, the join of what it gives for each object alone."""
+Emit = Callable[[Sequence["RenderedDocument"]], list[str]]
+"""Turns objects into output text, one per object, e.g. :func:`t2gen.output.stream.yaml_stream_texts`;
+each text must be what it gives for that object alone, whatever the others."""
 
 _Part = tuple[list["RenderedDocument"], list[Warning_]]
 
@@ -180,7 +180,7 @@ def _unpack(message: tuple[bytes | list[RenderedDocument], list[Warning_]]) -> _
 
 
 def _emit(documents: Sequence[RenderedDocument], emit: Emit | None) -> list[str]:
-    return [emit([document]) for document in documents] if emit else []
+    return emit(documents) if emit else []
 
 
 def _work(

@@ -216,7 +216,7 @@ def render(
         template_set: the templates to render.
 
     Returns:
-        The objects in template order (a template may emit several, or none).
+        The objects in template order (a template may emit several, or none); each a tree (no YAML alias is read back).
 
     Raises:
         TemplateError: a template has a syntax error, uses an undefined name,
