@@ -56,7 +56,7 @@ def dump_yaml_each(objects: Iterable[Any], *, trees: bool = False) -> list[str]:
         trees: the caller knows that no list or mapping appears twice within
             one object (no YAML alias could be written), so containers are not
             tracked; a container shared *between* objects is fine either way.
-            Rendered objects are trees (:func:`t2gen.render.engine.render_templates`).
+            Rendered objects are trees (:func:`t2gen.render.engine.render`).
 
     Returns:
         One text per object, each as ``dump_yaml`` writes it.
