@@ -172,7 +172,7 @@ def _problems(
     where: str | None = None  # worked out at the first finding: most objects have none
     lenient = False
     checks = stream.running(kind_checks(obj))
-    if checks[:_GENERIC] == GENERIC_CHECKS and metadata_clean(obj):
+    if stream.fused and checks[:_GENERIC] == GENERIC_CHECKS and metadata_clean(obj):
         checks = checks[_GENERIC:]  # none of them would find anything
     for object_check in checks:
         for finding in object_check.run(obj, stream):
