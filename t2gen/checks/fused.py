@@ -12,7 +12,8 @@ int, list or map, a quantity, name or label not judged valid before, an
 extended resource, any repeat or miss), and the checks then run as they
 always do and say what is wrong. The findings are therefore the same either
 way, in the same order. The fast path ``FUSED_CHECKS`` of
-:mod:`t2gen.fastpaths` (``T2GEN_NO_FUSED_CHECKS`` turns it off).
+:mod:`t2gen.fastpaths`: the callers ask :attr:`t2gen.checks.stream.Stream.fused`,
+read once per run of the checks (``T2GEN_NO_FUSED_CHECKS`` turns it off).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from t2gen import fastpaths
 from t2gen.checks.base import as_value, quantity_findings
 from t2gen.checks.metadata import label_findings, object_name
 from t2gen.kube import validators
@@ -154,11 +154,8 @@ def containers_clean(pod: dict[str, Any], volumes: set[Any]) -> bool:
 
     Returns:
         True only when every container check would find nothing in any
-        container; False when one might (then the checks run and say what),
-        and always with ``T2GEN_NO_FUSED_CHECKS`` set.
+        container; False when one might (then the checks run and say what).
     """
-    if not fastpaths.enabled("FUSED_CHECKS"):
-        return False
     containers = pod.get("containers")
     if containers is None:
         return True
@@ -195,10 +192,8 @@ def metadata_clean(obj: dict[str, Any]) -> bool:
 
     Returns:
         True only when none of them would find anything; False when one might
-        (then they run and say what), and always with ``T2GEN_NO_FUSED_CHECKS`` set.
+        (then they run and say what).
     """
-    if not fastpaths.enabled("FUSED_CHECKS"):
-        return False
     kind, metadata = obj.get("kind"), obj.get("metadata")
     if type(kind) is not str or type(metadata) is not dict:
         return False

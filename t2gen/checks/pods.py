@@ -380,7 +380,7 @@ def pod_findings(
     container_checks = stream.running(CONTAINER_CHECKS)
     if container_checks:  # none in a batch's cross-object run
         state = PodState.of(pod, owner)
-        every = len(container_checks) == len(CONTAINER_CHECKS)
+        every = stream.fused and len(container_checks) == len(CONTAINER_CHECKS)
         if not (every and containers_clean(pod, state.volumes)):  # else none finds
             for index, container in enumerate(as_list(pod.get("containers"))):
                 path_of, container = f"{path}.containers[{index}]", as_dict(container)

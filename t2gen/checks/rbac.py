@@ -194,8 +194,11 @@ def _rule_excess(
         return tuple(_excess(rule, reads, writes))
     if known is None:
         known = tuple(_excess(rule, reads, writes))
-        # only strings are kept: a string equals no other type (True == 1 == 1.0)
-        if _STR.issuperset(map(type, (*groups, *resources, *verbs))):
+        # only strings are kept (a string equals no other type: True == 1 == 1.0),
+        # and only a short answer (a rule's answer grows with its groups x resources x verbs)
+        if len(known) <= 8 and _STR.issuperset(
+            map(type, (*groups, *resources, *verbs))
+        ):
             if len(_EXCESS) >= 1024:  # bounded, whatever the input
                 _EXCESS.clear()
             _EXCESS[key] = known

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any, Literal, TypeVar
 
+from t2gen import fastpaths
 from t2gen.checks.base import Check, as_dict, as_list, hashable
 
 __all__ = [
@@ -122,6 +123,11 @@ class Stream:
             objects are not indexed and every look-up raises, so a check that
             reads the stream but is not marked so fails loudly in the tests.
 
+    Attributes:
+        part: as given.
+        fused: whether checks may be skipped by :mod:`t2gen.checks.fused`'s
+            verdicts (the ``FUSED_CHECKS`` fast path), read once per stream.
+
     Raises:
         RuntimeError: (from a look-up) the stream of an ``object`` run was read.
     """
@@ -131,6 +137,7 @@ class Stream:
     ) -> None:
         self._objects = objects
         self.part = part
+        self.fused = fastpaths.enabled("FUSED_CHECKS")
         self._indexed = part != "object"
         self._names: dict[tuple[str, Any], set[Any]] = {}
         self._services: dict[tuple[str, Any], list[dict[str, Any]]] = {}
