@@ -268,7 +268,10 @@ def test_a_rule_whose_fields_are_taken_out_of_a_file_it_speaks_on_is_silent() ->
     assert skippable - tested == set()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+# Repeats at length, on generated files, what the corpus tests above show; generating
+# schema-valid job files costs some 20 s here, so it runs in `make fuzz`.
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
 @given(job=SCHEMA_JOBS)
 def test_generated_job_files_lose_no_finding(job: dict[str, Any]) -> None:
     if not is_valid_fast(job):
