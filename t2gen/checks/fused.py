@@ -19,6 +19,7 @@ read once per run of the checks (``T2GEN_NO_FUSED_CHECKS`` turns it off).
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from typing import Any
 
 from t2gen.checks.base import as_value, quantity_findings
@@ -202,18 +203,17 @@ def metadata_clean(obj: dict[str, Any]) -> bool:
         return False
     # object-name reads the kind (these two, or any other) and the name alone
     key = (kind if kind in ("Service", "StatefulSet") else "", name)
-    if key not in _NAMES:
-        for _ in object_name.run({"kind": kind, "metadata": {"name": name}}, None):
-            return False
-        _remember(_NAMES, key)
+    named = {"kind": kind, "metadata": {"name": name}}
+    if not _judged(
+        _NAMES, key, lambda: next(iter(object_name.run(named, None)), None) is None
+    ):
+        return False
     namespace = metadata.get("namespace")
     if namespace is not None:
-        if type(namespace) is not str:
+        if type(namespace) is not str or not _judged(
+            _NAMESPACES, namespace, lambda: validators.is_dns1123_label(namespace)
+        ):
             return False
-        if namespace not in _NAMESPACES:
-            if not validators.is_dns1123_label(namespace):
-                return False
-            _remember(_NAMESPACES, namespace)
         annotations = metadata.get("annotations")
         if annotations is not None:
             if type(annotations) is not dict:
@@ -223,6 +223,16 @@ def metadata_clean(obj: dict[str, Any]) -> bool:
                 return False
     for _ in label_findings("metadata.labels", metadata.get("labels")):
         return False
+    return True
+
+
+def _judged(known: set[Any], item: Any, clean: Callable[[], bool]) -> bool:
+    """Whether ``item`` is clean: in ``known``, or ``clean()`` says so (then remembered)."""
+    if item in known:
+        return True
+    if not clean():
+        return False
+    _remember(known, item)
     return True
 
 

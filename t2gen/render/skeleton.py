@@ -80,31 +80,26 @@ def _read_back(value: Any, depth: int = 0) -> Any:
         if depth > _MAX_DEPTH:
             raise _Unusual
         # A shallow copy in C, then only the containers replaced: scalars stay.
-        if kind is dict:
+        result: Any
+        mapping = kind is dict
+        if mapping:
             result = dict(value)
-            for key, item in result.items():
-                if type(key) is not str or key not in _plain_keys:
-                    _check_key(key)
-                simple = type(item)  # the common cases, without a call
-                if simple is str:
-                    if not (item.isascii() and item.isprintable()) and re.search(
-                        _ODD, item
-                    ):
-                        raise _Unusual
-                elif not (simple is int or simple is bool or item is None):
-                    result[key] = _read_back(item, depth + 1)
-            return result
-        items = list(value)
-        for index, item in enumerate(items):
-            simple = type(item)
+            slots = result.items()
+        else:
+            result = list(value)
+            slots = enumerate(result)
+        for slot, item in slots:  # assigning to a slot keeps the size
+            if mapping and (type(slot) is not str or slot not in _plain_keys):
+                _check_key(slot)
+            simple = type(item)  # the common cases, without a call
             if simple is str:
                 if not (item.isascii() and item.isprintable()) and re.search(
                     _ODD, item
                 ):
                     raise _Unusual
             elif not (simple is int or simple is bool or item is None):
-                items[index] = _read_back(item, depth + 1)
-        return items
+                result[slot] = _read_back(item, depth + 1)
+        return result
     if kind is str:
         if not (value.isascii() and value.isprintable()) and re.search(_ODD, value):
             raise _Unusual
