@@ -181,7 +181,8 @@ def _rule_excess(
 
     It reads the groups, resources and verbs, and whether ``resourceNames`` has
     any (not which: they name each job's objects); ``reads`` and ``writes`` are
-    this module's constants, told apart by identity.
+    this module's constants, told apart by identity (each entry holds them, so
+    an id is never that of another table).
     """
     groups = tuple(as_list(rule.get("apiGroups")))
     resources = tuple(as_list(rule.get("resources")))
@@ -189,23 +190,22 @@ def _rule_excess(
     named = bool(as_list(rule.get("resourceNames")))
     key = (id(reads), id(writes), named, groups, resources, verbs)
     try:
-        known = _EXCESS.get(key)
+        entry = _EXCESS.get(key)
     except TypeError:  # a list or a map among them: not remembered
         return tuple(_excess(rule, reads, writes))
-    if known is None:
-        known = tuple(_excess(rule, reads, writes))
-        # only strings are kept (a string equals no other type: True == 1 == 1.0),
-        # and only a short answer (a rule's answer grows with its groups x resources x verbs)
-        if len(known) <= 8 and _STR.issuperset(
-            map(type, (*groups, *resources, *verbs))
-        ):
-            if len(_EXCESS) >= 1024:  # bounded, whatever the input
-                _EXCESS.clear()
-            _EXCESS[key] = known
+    if entry is not None and entry[0] is reads and entry[1] is writes:
+        return entry[2]
+    known = tuple(_excess(rule, reads, writes))
+    # only strings are kept (a string equals no other type: True == 1 == 1.0),
+    # and only a short answer (a rule's answer grows with its groups x resources x verbs)
+    if len(known) <= 8 and _STR.issuperset(map(type, (*groups, *resources, *verbs))):
+        if len(_EXCESS) >= 1024:  # bounded, whatever the input
+            _EXCESS.clear()
+        _EXCESS[key] = (reads, writes, known)
     return known
 
 
-_EXCESS: dict[tuple[Any, ...], tuple[str, ...]] = {}
+_EXCESS: dict[tuple[Any, ...], tuple[Any, Any, tuple[str, ...]]] = {}
 _STR = frozenset({str})
 
 

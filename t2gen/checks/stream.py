@@ -156,13 +156,10 @@ class Stream:
         names, services, bindings = self._names, self._services, self._bindings
         templates = self._templates
         for obj in objects:
+            namespace = namespace_of(obj)
             metadata = obj.get("metadata")
-            if not isinstance(metadata, dict):
-                metadata = {}
-            namespace = metadata.get("namespace")
-            if not isinstance(namespace, str):
-                namespace = ""
-            kind, name = obj.get("kind"), metadata.get("name")
+            name = metadata.get("name") if isinstance(metadata, dict) else None
+            kind = obj.get("kind")
             # `check` refuses others (read.py)
             if (type(kind) is str or hashable(kind)) and (
                 type(name) is str or hashable(name)

@@ -12,7 +12,7 @@ file, in registry order: :func:`t2gen.jobfile.rules.run_rules` runs only those
 Nothing here is kept by hand beside the rules: the fields are the ones
 ``docs/rules.md`` lists ("Reads"). ``tests/jobfile/rules/test_written.py``
 checks, on every example, case and golden job file (an invalid one less the
-values the schema refused) and on generated ones, that a rule left out finds
+values the schema refused) and, in ``make fuzz``, on generated ones, that a rule left out finds
 nothing when run; and, on every such file a rule speaks on, that taking the
 rule's fields out of it (as far as the schema lets) silences the rule, so a
 rule that speaks from a field it does not declare fails the test.
