@@ -14,20 +14,19 @@ What runs where, and why:
 * Each process loads, validates and renders its jobs and checks each object's
   size, as :func:`t2gen.pipeline.job.render_jobs` does for all of them.
 * The output checks split in two (:attr:`t2gen.checks.base.Check.reads`).
-  Most of their time goes to checks whose findings depend on one object alone
-  (labels, names, quantities, containers: about 90% of it for the 500-job
-  batch of ``bench/bench.py``); they give the same findings whatever else is
-  in the stream, so each process runs them on its own objects
+  The checks whose findings depend on one object alone (labels, names,
+  quantities, containers) give the same findings whatever else is in the
+  stream, so each process runs them on its own objects
   (``object_problems(part="object")``). The checks that look at other objects
   (a selector selects pods of another job, a ``serviceName``, a
   RoleBinding's references, a gang's members; all looked up within a
   namespace, but nothing keeps two jobs out of one namespace) must see every
   object, as in one process: the parent runs them once over all of them
   (``object_problems(part="stream")``), with :func:`t2gen.checks.duplicates.duplicate_findings`,
-  which spans jobs too. For the 500 jobs, in one process, all checks take
-  0.31 s and those across objects 0.036 s: running all of them in the parent
-  (after pickling every object to it) would, by those stage times, leave the
-  batch below 500 jobs/s on two CPUs.
+  which spans jobs too. For the 500 jobs of ``bench/bench.py``, in one
+  process with the collector off, all checks take 0.15-0.17 s (2026-12-08),
+  those of one object alone 0.06-0.10 s of it: the part the workers take off
+  the parent.
 * Each worker sends its objects as soon as they are checked (:func:`_pack`:
   ``marshal``, which writes plain data at about half pickle's CPU), then
   emits them as text (:func:`t2gen.output.stream.yaml_stream_texts`: one text per object,
