@@ -253,7 +253,7 @@ def main() -> None:
         # The first of them alone, on the same command line, gives what the
         # batch costs before its second job (start-up, imports, the first
         # render), so the marginal job is (batch - first) / 499: the figure
-        # issue 41's goal names. `--jobs 1` goes through Typer (some 90 ms of
+        # issue 41's goal names. `--jobs 1` goes through Typer (60-110 ms of
         # CPU here) and the plain command line does not (t2gen/cli/launch.py),
         # so each batch has its own first.
         batch_runs = max(3, runs // 5)
