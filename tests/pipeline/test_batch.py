@@ -465,9 +465,8 @@ def test_a_workers_objects_cross_the_pipe_as_they_were() -> None:
     assert got == obj and list(got) == list(obj) and list(got["z"]) == ["b", "a"]
     assert [type(value) for value in got["flags"]] == [type(v) for v in obj["flags"]]
     assert math.copysign(1, got["flags"][3]) == -1
-    assert (
-        got["labels"] is got["again"]
-    )  # one container, as PyYAML's emitter must see it
+    # one container, as PyYAML's emitter must see it
+    assert got["labels"] is got["again"]
 
     class Name(str):
         pass
