@@ -88,8 +88,8 @@ dist: $(STAMP) ## Build the sdist and wheel into dist/, after installing the whe
 
 check: lint typecheck test test-kube wheel-smoke ## Every gate CI runs
 
-bench: $(STAMP) $(HELM) ## (PREVIOUS=DIR: also run plan in a checkout of the previous version) Time t2gen against python -c pass (and peers: kubectl kustomize, helm template), writes bench/results.md; then t2gen plan on 100 to 8,000 realistic nodes, the flood files, the round-4 hostile corpus and the worst accepted and refused input per input kind (bench/kinds.py), each fast path by ablation, and the module layout's import overhead, and t2gen package of a 10 and a 100 MB jar against tar -czf
-	$(BIN)/python bench/bench.py
+bench: $(STAMP) $(HELM) ## (PREVIOUS=DIR: also run the 500-job batch, plan, the input kinds and package in a checkout of the previous version) Time t2gen against python -c pass (and peers: kubectl kustomize, helm template), writes bench/results.md; then t2gen plan on 100 to 8,000 realistic nodes, the flood files, the round-4 hostile corpus and the worst accepted and refused input per input kind (bench/kinds.py), each fast path by ablation, and the module layout's import overhead, and t2gen package of a 10 and a 100 MB jar against tar -czf
+	$(BIN)/python bench/bench.py $(if $(PREVIOUS),--previous $(PREVIOUS))
 	$(BIN)/python bench/plan_bench.py --append bench/results.md $(if $(PREVIOUS),--previous $(PREVIOUS))
 	$(BIN)/python bench/floods.py --append bench/results.md
 	$(BIN)/python bench/round4.py --append bench/results.md

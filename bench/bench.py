@@ -17,7 +17,10 @@ the machine's speed during the run falls on all of them alike:
   one process (``--jobs 1``) and by default (a process per usable CPU), and the
   first of them rendered alone on each command line, so that the marginal job,
   (500 jobs - the first) / 499, leaves out start-up; issue 41's budget is on the
-  default's marginal job;
+  default's marginal job; with ``--previous DIR`` (``make bench PREVIOUS=DIR``)
+  DIR's default batch and first job run in the same rounds, and the marginal
+  job is also given as a ratio to DIR's, which the machine's speed does not
+  decide as it decides milliseconds;
 * scale: render time for 1, 100, 10,000 and 100,000 workers in one group of one
   worker per pod, and 100,000 as 50 groups of 2,000 at 40 per pod (the cost
   grows with groups x workers per pod, not with workers alone);
@@ -152,13 +155,30 @@ def main() -> None:
         default=str(ROOT / "bench" / "results.md"),
         help="where to write the report",
     )
+    parser.add_argument(
+        "--previous",
+        help="a checkout of the previous version: its 500-job batch (default --jobs) "
+        "runs in the same rounds, and the marginal job is given as a ratio to it",
+    )
     args = parser.parse_args()
     t2gen, runs = args.t2gen, args.runs
+    # The previous version from its checkout, first on sys.path (before the
+    # current directory and this checkout's editable install), with this
+    # environment's libraries, started as the console script starts.
+    previous_root = str(Path(args.previous).resolve()) if args.previous else ""
+    previous_t2gen = [
+        args.python,
+        "-c",
+        f"import sys; sys.path.insert(0, {previous_root!r}); sys.argv[0] = 't2gen'; "
+        "from t2gen.cli.launch import main; main()",
+    ]
 
     # An editable install runs t2gen from the checkout: compile it as pip compiles a wheel.
-    subprocess.run(
-        [args.python, "-m", "compileall", "-q", str(ROOT / "t2gen")], check=False
-    )
+    for checkout in (ROOT, *([Path(previous_root)] if previous_root else [])):
+        subprocess.run(
+            [args.python, "-m", "compileall", "-q", str(checkout / "t2gen")],
+            check=False,
+        )
     work = Path(tempfile.mkdtemp(prefix="t2gen-bench-"))
     try:
         figures: dict[str, Figure] = {}
@@ -263,24 +283,43 @@ def main() -> None:
         batch = Figure(
             f"t2gen render of 500 job files (default: {usable_cpus()} usable CPUs)", []
         )
+        rounds: list[tuple[str, Figure, list[str]]] = [
+            ("batch_first", first, [t2gen, "render", batch_files[0]]),
+            (
+                "batch_first_one",
+                first_one,
+                [t2gen, "render", "--jobs", "1", batch_files[0]],
+            ),
+            (
+                "batch_one",
+                batch_one,
+                [t2gen, "render", "--jobs", "1", *batch_files],
+            ),
+            ("batch", batch, [t2gen, "render", *batch_files]),
+        ]
+        if previous_root:  # the same command lines, in the same rounds
+            rounds += [
+                (
+                    "previous_first",
+                    Figure("previous version: render of the first job file alone", []),
+                    [*previous_t2gen, "render", batch_files[0]],
+                ),
+                (
+                    "previous_batch",
+                    Figure(
+                        "previous version: render of the 500 job files (default)", []
+                    ),
+                    [*previous_t2gen, "render", *batch_files],
+                ),
+            ]
         for _ in range(batch_runs):
-            for figure, command in (
-                (first, [t2gen, "render", batch_files[0]]),
-                (first_one, [t2gen, "render", "--jobs", "1", batch_files[0]]),
-                (batch_one, [t2gen, "render", "--jobs", "1", *batch_files]),
-                (batch, [t2gen, "render", *batch_files]),
-            ):
+            for _, figure, command in rounds:
                 once = measure(
                     figure.label, command, 1, warmup=0 if figure.times else 1
                 )
                 figure.times += once.times
                 figure.peak_mb = max(figure.peak_mb, once.peak_mb)
-        for key, figure in (
-            ("batch_first", first),
-            ("batch_first_one", first_one),
-            ("batch_one", batch_one),
-            ("batch", batch),
-        ):
+        for key, figure, _ in rounds:
             figures[key] = figure
             print(f"{figure.label:<58} {figure.median_ms:9.1f} ms CPU", flush=True)
 
@@ -338,10 +377,10 @@ def main() -> None:
         "| command | median CPU ms | previous | x python -c pass | x render | peak MB | budget |",
         "|---|---:|---:|---:|---:|---:|---|",
     ]
-    for key, figure in figures.items():
+    for figure in figures.values():
         before = previous.get(figure.label)
         ours = figure.label.startswith("t2gen")
-        cpu = figure.median_ms / (500 if key in ("batch_one", "batch") else 1)
+        cpu = figure.median_ms / (500 if "500 job" in figure.label else 1)
         verdict = (
             "PASS"
             if cpu <= CPU_BUDGET_X * render and figure.peak_mb <= MEMORY_BUDGET_MB
@@ -370,6 +409,16 @@ def main() -> None:
         f"| batch, default: the marginal job, (500 jobs - the first alone) / 499 | {marginal:.2f} ms |",
         f"| `--validate` adds | {validate_extra:.1f} ms CPU |",
         f"| render, 100,000 workers / 1 worker | {scale[100_000].median_ms / scale[1].median_ms:.2f} |",
+    ]
+    if previous_root:
+        then = (
+            figures["previous_batch"].median_ms - figures["previous_first"].median_ms
+        ) / 499
+        lines += [
+            f"| previous version ({previous_root}), default: the marginal job | {then:.2f} ms |",
+            f"| batch, default: the marginal job / the previous version's, this run | {marginal / then:.2f} |",
+        ]
+    lines += [
         "",
         "| budget (issues 15, 41) | measured | |",
         "|---|---:|---|",
