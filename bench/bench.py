@@ -119,6 +119,17 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
+def _revision(checkout: str) -> str:
+    """``checkout``'s commit (short), or its path when git cannot tell."""
+    found = subprocess.run(
+        ["git", "-C", checkout, "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return found.stdout.strip() if found.returncode == 0 else checkout
+
+
 def machine() -> str:
     """One line describing where the figures were taken."""
     cpu = platform.processor() or platform.machine()
@@ -415,7 +426,7 @@ def main() -> None:
             figures["previous_batch"].median_ms - figures["previous_first"].median_ms
         ) / 499
         lines += [
-            f"| previous version ({previous_root}), default: the marginal job | {then:.2f} ms |",
+            f"| previous version ({_revision(previous_root)}), default: the marginal job | {then:.2f} ms |",
             f"| batch, default: the marginal job / the previous version's, this run | {marginal / then:.2f} |",
         ]
     lines += [
