@@ -137,10 +137,14 @@ KINDS: list[tuple[str, list[tuple[str, Callable[[Path], h.Made]]]]] = [
 
 
 _RUNNER = """
-import json, os, subprocess, sys
-command, stdin = json.loads(sys.stdin.read())
+import json, os, resource, subprocess, sys
+command, stdin, bounded = json.loads(sys.stdin.read())
+def bound():
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+    resource.setrlimit(resource.RLIMIT_CPU, (60, 65))
 with open(stdin or os.devnull, "rb") as feed:
-    child = subprocess.Popen(command, stdin=feed, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    child = subprocess.Popen(command, stdin=feed, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             preexec_fn=bound if bounded else None)
     head = child.stderr.read(400).decode("utf-8", "replace").partition("\\n")[0]
     child.stderr.read()
     _, status, usage = os.wait4(child.pid, 0)
@@ -148,7 +152,10 @@ print(json.dumps([usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
                   os.waitstatus_to_exitcode(status), head]))
 """
 """Runs the command from a small process of its own: a child's peak RSS counts its parent's at fork
-(Linux keeps the larger), so measuring from this script, which built the inputs, would report its size."""
+(Linux keeps the larger), so measuring from this script, which built the inputs, would report its size.
+The previous version runs bounded (4 GiB of address space, 60 s of CPU): a version from before
+issue 41's bounds can take all the machine's memory on an input of today's table (e451634 held
+15.9 GB after 5 minutes of CPU), and its row then shows the signal or error it ended with."""
 
 
 def run(
@@ -166,7 +173,9 @@ def run(
             f"from t2gen.cli.{entry} import main; main()"
         )
         program = [sys.executable, "-S", "-c", code]
-    argument = json.dumps([[*program, *command[1:]], str(stdin) if stdin else None])
+    argument = json.dumps(
+        [[*program, *command[1:]], str(stdin) if stdin else None, previous is not None]
+    )
     out = subprocess.run(  # the command on stdin: 10,000 arguments pass one argument's 128 KiB
         [sys.executable, "-c", _RUNNER],
         input=argument,
