@@ -203,10 +203,7 @@ def metadata_clean(obj: dict[str, Any]) -> bool:
         return False
     # object-name reads the kind (these two, or any other) and the name alone
     key = (kind if kind in ("Service", "StatefulSet") else "", name)
-    named = {"kind": kind, "metadata": {"name": name}}
-    if not _judged(
-        _NAMES, key, lambda: next(iter(object_name.run(named, None)), None) is None
-    ):
+    if not _judged(_NAMES, key, lambda: _named_clean(kind, name)):
         return False
     namespace = metadata.get("namespace")
     if namespace is not None:
@@ -224,6 +221,12 @@ def metadata_clean(obj: dict[str, Any]) -> bool:
     for _ in label_findings("metadata.labels", metadata.get("labels")):
         return False
     return True
+
+
+def _named_clean(kind: Any, name: Any) -> bool:
+    """Whether object-name finds nothing in an object of this kind and name alone."""
+    named = {"kind": kind, "metadata": {"name": name}}
+    return next(iter(object_name.run(named, None)), None) is None
 
 
 def _judged(known: set[Any], item: Any, clean: Callable[[], bool]) -> bool:
